@@ -1,0 +1,71 @@
+package io.koala.core;
+
+import io.koala.serialization.KryoSerde;
+import io.koala.serialization.SerializationException;
+import io.koala.serialization.TypeRegistry;
+
+/**
+ * Accumulates the records of one output channel until the batch is full by count or estimated
+ * bytes. Checks that every value's class can be serialized before it leaves the task, so a missing
+ * registration fails the emitting operator at once, in every deployment mode.
+ */
+final class BatchBuilder {
+  private final int maxRecords;
+  private final int maxBytes;
+  private final TypeRegistry registry;
+  private final String operator;
+  private Object[] values;
+  private long[] timestamps;
+  private int size;
+  private long bytes;
+  private Class<?> lastClass;
+
+  BatchBuilder(ChannelSettings settings, TypeRegistry registry, String operator) {
+    this.maxRecords = settings.maxBatchRecords();
+    this.maxBytes = settings.maxBatchBytes();
+    this.registry = registry;
+    this.operator = operator;
+    allocate();
+  }
+
+  /**
+   * Adds a record.
+   *
+   * @return whether the batch is now full
+   */
+  boolean add(Object value, long timestamp) {
+    Class<?> c = value == null ? null : value.getClass();
+    if (c != lastClass) {
+      if (c != null && !registry.isRegistered(c)) {
+        SerializationException cause = KryoSerde.unregistered(c.getName(), null);
+        throw new SerializationException(
+            "operator '" + operator + "' emitted a " + c.getName() + ": " + cause.getMessage(),
+            cause);
+      }
+      lastClass = c;
+    }
+    values[size] = value;
+    timestamps[size] = timestamp;
+    size++;
+    bytes += SizeEstimate.of(value);
+    return size >= maxRecords || bytes >= maxBytes;
+  }
+
+  boolean isEmpty() {
+    return size == 0;
+  }
+
+  /** Hands over the records added so far as a batch and starts a new one. */
+  RecordBatch take() {
+    RecordBatch b = new RecordBatch(values, timestamps, size);
+    allocate();
+    return b;
+  }
+
+  private void allocate() {
+    values = new Object[maxRecords];
+    timestamps = new long[maxRecords];
+    size = 0;
+    bytes = 0;
+  }
+}

@@ -1,0 +1,67 @@
+package io.koala.core;
+
+import io.koala.core.TaskSetup.OutputSpec;
+import io.koala.dataflow.KeySelector;
+
+/** Chooses, for each emitted record, the output channel of one edge. */
+abstract class Router {
+
+  /** The position (in the task's output list) of the channel the record goes to. */
+  abstract int route(Object value, TaskEngine engine);
+
+  static Router of(
+      OutputSpec spec,
+      int[] positions,
+      KeySelector<Object, Object> selector,
+      String consumer,
+      int buckets) {
+    switch (spec.partitioning()) {
+      case FORWARD -> {
+        if (positions.length != 1) {
+          throw new IllegalArgumentException("a forward edge has exactly one channel");
+        }
+        int pos = positions[0];
+        return new Router() {
+          @Override
+          int route(Object value, TaskEngine engine) {
+            return pos;
+          }
+        };
+      }
+      case REBALANCE -> {
+        return new Router() {
+          private int next;
+
+          @Override
+          int route(Object value, TaskEngine engine) {
+            int pos = positions[next];
+            next = next + 1 == positions.length ? 0 : next + 1;
+            return pos;
+          }
+        };
+      }
+      case KEYED -> {
+        RoutingTable table =
+            RoutingTable.of(
+                spec.routing().stream().mapToInt(Integer::intValue).toArray(), positions.length);
+        if (table.buckets() != buckets) {
+          throw new IllegalArgumentException(
+              "routing table has " + table.buckets() + " buckets, the job " + buckets);
+        }
+        return new Router() {
+          @Override
+          int route(Object value, TaskEngine engine) {
+            Object key;
+            try {
+              key = selector.key(value);
+            } catch (Exception e) {
+              throw new UserFunctionException(consumer + " (key selector)", e);
+            }
+            return positions[table.owner(Buckets.bucketOf(engine.keyBytes(key), buckets))];
+          }
+        };
+      }
+      default -> throw new IllegalStateException("unhandled partitioning " + spec.partitioning());
+    }
+  }
+}

@@ -1,0 +1,742 @@
+package io.koala.core;
+
+import io.koala.KoalaException;
+import io.koala.core.TaskSetup.InputSpec;
+import io.koala.core.TaskSetup.OutputSpec;
+import io.koala.core.state.KeyedStateBackend;
+import io.koala.dataflow.Collector;
+import io.koala.dataflow.KeySelector;
+import io.koala.dataflow.PartitionReader;
+import io.koala.dataflow.SourceSpec;
+import io.koala.operator.Operator;
+import io.koala.operator.OperatorContext;
+import io.koala.operator.Output;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.ExecutionPlan.VertexInput;
+import io.koala.plan.OperatorNode;
+import io.koala.plan.OperatorNode.Kind;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.state.KeyedStateContext;
+import io.koala.store.StateStore;
+import io.koala.store.StoreStats;
+import io.koala.store.Table;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
+ * and credits, runs the operator chain, batches and routes its output under credit-based flow
+ * control, and reports what to send and when to wake it through {@link Services}. It never blocks
+ * and never reads a clock except through {@link Services}, so the same engine runs inside a task
+ * actor and inside a deterministic simulator.
+ *
+ * <pre>
+ *   CREATED --start--> RUNNING --all inputs ended--> FINISHING --outputs drained--> FINISHED
+ *                         |                              |
+ *                         +--------- error -------------> FAILED      (any) --cancel--> CANCELLED
+ * </pre>
+ *
+ * <p>Flow control: an input item is consumed (and its credit returned) only when processed; while
+ * any output channel holds items waiting for credit, the task processes nothing more, so
+ * backpressure reaches the sources, which then fall behind their logs (lag).
+ */
+public final class TaskEngine {
+
+  /** The effects a task engine asks its host to carry out, and the clock it reads. */
+  public interface Services {
+    /** Sends a data-plane message to a task ({@link io.koala.plan.TaskId}) or {@link #CLIENT}. */
+    void send(Object target, KoalaMessage message);
+
+    /** Calls {@link #onTimer} once after {@code delayMillis} (0: as soon as possible). */
+    void schedule(Timer timer, long delayMillis);
+
+    /** The task has finished: every output channel has delivered end-of-channel. */
+    void finished();
+
+    /** The task has failed; it processes nothing more. */
+    void failed(ErrorInfo error);
+
+    long currentTimeMillis();
+
+    long nanoTime();
+  }
+
+  /** Target of the channel carrying results back to the job's client. */
+  public static final String CLIENT = "client";
+
+  /** One-shot wake-ups an engine asks for. */
+  public enum Timer {
+    /** Read more from the source partitions. */
+    POLL,
+    /** Send partial batches whose linger time has passed. */
+    FLUSH
+  }
+
+  /** Lifecycle of a task. */
+  public enum Status {
+    CREATED,
+    RUNNING,
+    FINISHING,
+    FINISHED,
+    FAILED,
+    CANCELLED
+  }
+
+  private final TaskSetup setup;
+  private final Services services;
+  private final KryoSerde serde;
+  private final KeyEncoder keys;
+  private final StateStore store;
+  private final KeyedStateBackend state;
+  private final boolean[] owned;
+  private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
+  private final Map<Integer, InputChannel> inputs = new HashMap<>();
+  private final ArrayDeque<Deliver> pending = new ArrayDeque<>();
+  private final List<OutputChannel> outputs = new ArrayList<>();
+  private final Map<Integer, Integer> outputIndex = new HashMap<>();
+  private final List<BatchBuilder> builders = new ArrayList<>();
+  private final List<Router> routers = new ArrayList<>();
+  private final int clientOutput;
+  private final List<Operator<Object, Object>> ops = new ArrayList<>();
+  private final List<String> opNames = new ArrayList<>();
+  private final SourceSpec<Object> source;
+  private final List<SourcePartition> partitions = new ArrayList<>();
+  private final TaskMetrics metrics = new TaskMetrics();
+  private final OutputChannel.Sender sender = this::sendItem;
+  private Output<Object> entry;
+  private int openInputs;
+  private Status status = Status.CREATED;
+  private boolean flushScheduled;
+  private boolean pollScheduled;
+  private long startMillis;
+
+  /**
+   * @param store the task's store, or {@code null} when the chain keeps no keyed state
+   */
+  @SuppressWarnings("unchecked")
+  public TaskEngine(
+      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, Services services) {
+    this.setup = setup;
+    this.services = services;
+    this.serde = serde;
+    this.keys = new KeyEncoder(serde);
+    this.store = store;
+    ChannelSettings settings = setup.settings();
+    String tail = vertex.tail().id().name();
+
+    if (setup.outputs().size() != vertex.outputs().size()) {
+      throw new IllegalArgumentException(
+          "task "
+              + setup.task()
+              + ": deployment has "
+              + setup.outputs().size()
+              + " output edges, the plan "
+              + vertex.outputs().size());
+    }
+    for (int e = 0; e < setup.outputs().size(); e++) {
+      OutputSpec out = setup.outputs().get(e);
+      int[] positions = new int[out.channels().size()];
+      for (int i = 0; i < positions.length; i++) {
+        positions[i] = addOutput(out.channels().get(i), out.targets().get(i), settings, tail);
+      }
+      KeySelector<Object, Object> selector =
+          (KeySelector<Object, Object>) vertex.outputs().get(e).keySelector();
+      String consumer = vertex.outputs().get(e).to().name();
+      routers.add(Router.of(out, positions, selector, consumer, setup.buckets()));
+    }
+    clientOutput = addOutput(setup.clientChannel(), CLIENT, settings, tail);
+
+    for (InputSpec in : setup.inputs()) {
+      inputs.put(
+          in.channel(), new InputChannel(in.channel(), in.from(), in.input(), settings.credits()));
+    }
+    openInputs = inputs.size();
+    for (VertexInput vi : vertex.inputs()) {
+      inputSelectors.add((KeySelector<Object, Object>) vi.keySelector());
+    }
+
+    OperatorNode head = vertex.head();
+    if (head.kind() == Kind.SOURCE) {
+      source = (SourceSpec<Object>) head.source();
+    } else {
+      source = null;
+    }
+    if (head.keyedState() || head.hasKeyedInput()) {
+      if (store == null) {
+        throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
+      }
+      state = new KeyedStateBackend(head.id().name(), store, serde);
+      owned = new boolean[setup.buckets()];
+      for (int b = 0; b < setup.buckets(); b++) {
+        owned[b] = setup.inputRouting().get(b) == setup.task().index();
+      }
+    } else {
+      state = null;
+      owned = null;
+    }
+    for (OperatorNode n : vertex.chain()) {
+      if (n.kind() != Kind.SOURCE) {
+        ops.add((Operator<Object, Object>) n.factory().create());
+        opNames.add(n.id().name());
+      }
+    }
+  }
+
+  private int addOutput(int channel, Object target, ChannelSettings settings, String operator) {
+    int pos = outputs.size();
+    outputs.add(new OutputChannel(channel, target, settings.credits()));
+    builders.add(new BatchBuilder(settings, serde.registry(), operator));
+    outputIndex.put(channel, pos);
+    return pos;
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Opens the operators and, for a source, its partitions; {@code startMillis} is the job's start
+   * time (origin of source rate schedules).
+   */
+  public void start(long startMillis) {
+    if (status != Status.CREATED) {
+      return;
+    }
+    this.startMillis = startMillis;
+    guard(
+        () -> {
+          Output<Object> downstream = this::emit;
+          for (int i = ops.size() - 1; i >= 0; i--) {
+            ops.get(i).open(new Context(i, downstream));
+            downstream = chained(i);
+          }
+          entry = downstream;
+          if (source != null) {
+            for (int p = setup.task().index(); p < source.partitions(); p += setup.parallelism()) {
+              partitions.add(new SourcePartition(p, source.open(p, startMillis)));
+            }
+          }
+          status = Status.RUNNING;
+          metrics.tick(services.currentTimeMillis());
+          if (source != null) {
+            schedulePoll(0);
+          } else if (openInputs == 0) {
+            finishInputs();
+          }
+          drain();
+        });
+  }
+
+  /** Stops processing for good; open writes are discarded. */
+  public void cancel() {
+    if (status != Status.FINISHED && status != Status.FAILED) {
+      status = Status.CANCELLED;
+    }
+    if (state != null) {
+      state.abort();
+    }
+  }
+
+  /** Closes the operators (after finish, failure or cancellation). Idempotent. */
+  public void close() {
+    if (state != null) {
+      state.abort();
+    }
+    for (Operator<Object, Object> op : ops) {
+      try {
+        op.close();
+      } catch (Exception e) {
+        // Closing is best effort: the task is already done, and its outcome reported.
+      }
+    }
+    ops.clear();
+  }
+
+  public Status status() {
+    return status;
+  }
+
+  // ---------------------------------------------------------------- inputs
+
+  /** A channel item arrived. */
+  public void onDeliver(Deliver d) {
+    if (status != Status.RUNNING && status != Status.CREATED) {
+      return;
+    }
+    guard(
+        () -> {
+          InputChannel ch = inputs.get(d.channel());
+          if (ch == null) {
+            throw new ProtocolViolationException(
+                "task " + setup.task() + " has no input channel " + d.channel());
+          }
+          ch.accept(d.seq());
+          pending.add(d);
+          drain();
+        });
+  }
+
+  /** A credit grant arrived for one of this task's output channels. */
+  public void onCredit(Credit c) {
+    Integer pos = outputIndex.get(c.channel());
+    if (pos == null) {
+      fail(
+          ErrorInfo.of(
+              opName(0),
+              setup.task(),
+              null,
+              new ProtocolViolationException(
+                  "task " + setup.task() + " has no output channel " + c.channel())));
+      return;
+    }
+    guard(
+        () -> {
+          outputs.get(pos).onCredit(c.limit(), sender);
+          if (status == Status.FINISHING) {
+            checkFinished();
+          } else if (status == Status.RUNNING && !blocked()) {
+            if (source != null) {
+              schedulePoll(0);
+            }
+            drain();
+          }
+        });
+  }
+
+  /** A timer asked for with {@link Services#schedule} is due. */
+  public void onTimer(Timer timer) {
+    switch (timer) {
+      case FLUSH -> {
+        flushScheduled = false;
+        if (status == Status.RUNNING) {
+          guard(this::flushAll);
+        }
+      }
+      case POLL -> {
+        pollScheduled = false;
+        if (status == Status.RUNNING) {
+          guard(this::poll);
+        }
+      }
+    }
+  }
+
+  /**
+   * Periodic housekeeping, about once per second: re-sends every credit grant (grants are
+   * cumulative, so a lost one cannot stall a channel) and rolls the per-second rates.
+   */
+  public void onTick() {
+    metrics.tick(services.currentTimeMillis());
+    if (status == Status.RUNNING || status == Status.FINISHING) {
+      for (InputChannel ch : inputs.values()) {
+        if (!ch.ended()) {
+          services.send(ch.source(), new Credit(ch.id(), ch.granted()));
+        }
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- processing
+
+  private void drain() {
+    while (status == Status.RUNNING && !pending.isEmpty() && !blocked()) {
+      Deliver d = pending.poll();
+      InputChannel ch = inputs.get(d.channel());
+      boolean end = d.item() == EndOfChannel.INSTANCE;
+      if (d.item() instanceof RecordBatch batch) {
+        process(ch.input(), batch);
+      }
+      long grant = ch.consumed(end);
+      if (grant >= 0) {
+        services.send(ch.source(), new Credit(ch.id(), grant));
+      }
+      if (end && --openInputs == 0) {
+        finishInputs();
+      }
+    }
+    scheduleFlushIfPartial();
+  }
+
+  private void process(int input, RecordBatch batch) {
+    long t0 = services.nanoTime();
+    Operator<Object, Object> head = ops.get(0);
+    KeySelector<Object, Object> selector = inputSelectors.get(input);
+    if (state != null) {
+      state.begin();
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      Object value = batch.value(i);
+      if (state != null) {
+        setKey(selector, value);
+      }
+      try {
+        head.process(value, batch.timestamp(i), input);
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(0), e);
+      }
+    }
+    endBatch();
+    if (state != null) {
+      state.commit();
+    }
+    metrics.batch(services.nanoTime() - t0, batch.size());
+  }
+
+  private void setKey(KeySelector<Object, Object> selector, Object value) {
+    Object key;
+    try {
+      key = selector.key(value);
+    } catch (Exception e) {
+      throw new UserFunctionException(opNames.get(0) + " (key selector)", e);
+    }
+    byte[] keyBytes = keys.encode(key);
+    int bucket = Buckets.bucketOf(keyBytes, owned.length);
+    if (!owned[bucket]) {
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + " received key "
+              + key
+              + " of bucket "
+              + bucket
+              + ", which it does not own");
+    }
+    state.setCurrentKey(key, keyBytes, bucket);
+  }
+
+  private void endBatch() {
+    for (int i = 0; i < ops.size(); i++) {
+      try {
+        ops.get(i).endBatch();
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(i), e);
+      }
+    }
+  }
+
+  private void poll() {
+    if (blocked()) {
+      return;
+    }
+    long now = services.currentTimeMillis();
+    long t0 = services.nanoTime();
+    int max = setup.settings().maxBatchRecords();
+    int read = 0;
+    boolean more = false;
+    long nextAt = Long.MAX_VALUE;
+    boolean allDone = true;
+    for (SourcePartition p : partitions) {
+      if (p.done) {
+        continue;
+      }
+      long available = p.reader.available(now);
+      long n = Math.min(available - p.offset, max);
+      for (long i = 0; i < n; i++) {
+        Object v;
+        try {
+          v = p.reader.read(p.offset);
+        } catch (KoalaException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new UserFunctionException(source.name(), e);
+        }
+        long ts = p.reader.timestamp(p.offset, v);
+        p.offset++;
+        entry.emit(v, ts);
+      }
+      read += (int) Math.max(n, 0);
+      if (p.offset >= p.reader.end()) {
+        p.done = true;
+        continue;
+      }
+      allDone = false;
+      if (p.offset < available) {
+        more = true;
+      } else {
+        nextAt = Math.min(nextAt, p.reader.availableAt(p.offset));
+      }
+    }
+    if (read > 0) {
+      endBatch();
+      metrics.batch(services.nanoTime() - t0, read);
+    }
+    if (allDone) {
+      finishInputs();
+      return;
+    }
+    scheduleFlushIfPartial();
+    if (blocked()) {
+      return; // a credit grant resumes polling
+    }
+    if (more) {
+      schedulePoll(0);
+    } else {
+      schedulePoll(Math.max(1, Math.min(nextAt - now, 1000)));
+    }
+  }
+
+  private void schedulePoll(long delay) {
+    if (!pollScheduled) {
+      pollScheduled = true;
+      services.schedule(Timer.POLL, delay);
+    }
+  }
+
+  // ---------------------------------------------------------------- output
+
+  private void emit(Object value, long timestamp) {
+    metrics.recordsOut++;
+    for (Router r : routers) {
+      int pos = r.route(value, this);
+      if (builders.get(pos).add(value, timestamp)) {
+        flush(pos);
+      }
+    }
+  }
+
+  private void collectForClient(Object value) {
+    if (builders.get(clientOutput).add(value, Long.MIN_VALUE)) {
+      flush(clientOutput);
+    }
+  }
+
+  private void flush(int pos) {
+    BatchBuilder b = builders.get(pos);
+    if (!b.isEmpty()) {
+      outputs.get(pos).offer(b.take(), sender);
+    }
+  }
+
+  private void flushAll() {
+    for (int i = 0; i < outputs.size(); i++) {
+      flush(i);
+    }
+  }
+
+  private void scheduleFlushIfPartial() {
+    if (flushScheduled || status != Status.RUNNING) {
+      return;
+    }
+    for (BatchBuilder b : builders) {
+      if (!b.isEmpty()) {
+        flushScheduled = true;
+        services.schedule(Timer.FLUSH, setup.settings().lingerMillis());
+        return;
+      }
+    }
+  }
+
+  private boolean blocked() {
+    for (OutputChannel ch : outputs) {
+      if (ch.queued() > 0) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private void sendItem(OutputChannel ch, long seq, ChannelItem item) {
+    services.send(ch.target(), new Deliver(ch.id(), seq, item));
+  }
+
+  /** Encodes a key for routing; shares the task's key encoder. */
+  byte[] keyBytes(Object key) {
+    return keys.encode(key);
+  }
+
+  // ---------------------------------------------------------------- end of input
+
+  private void finishInputs() {
+    for (int i = 0; i < ops.size(); i++) {
+      try {
+        ops.get(i).finish();
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(i), e);
+      }
+    }
+    flushAll();
+    for (OutputChannel ch : outputs) {
+      ch.offer(EndOfChannel.INSTANCE, sender);
+    }
+    status = Status.FINISHING;
+    checkFinished();
+  }
+
+  private void checkFinished() {
+    if (!blocked()) {
+      status = Status.FINISHED;
+      services.finished();
+    }
+  }
+
+  // ---------------------------------------------------------------- failure
+
+  private void guard(ThrowingRunnable r) {
+    try {
+      r.run();
+    } catch (UserFunctionException e) {
+      fail(ErrorInfo.of(e.operator(), setup.task(), currentKey(), e));
+    } catch (Exception e) {
+      fail(ErrorInfo.of(opName(0), setup.task(), currentKey(), e));
+    }
+  }
+
+  private Object currentKey() {
+    return state == null ? null : state.currentKey();
+  }
+
+  private void fail(ErrorInfo error) {
+    if (status == Status.FAILED || status == Status.CANCELLED) {
+      return;
+    }
+    status = Status.FAILED;
+    if (state != null) {
+      state.abort();
+    }
+    pending.clear();
+    services.failed(error);
+  }
+
+  private String opName(int i) {
+    return opNames.isEmpty() ? setup.task().operator().name() : opNames.get(i);
+  }
+
+  @FunctionalInterface
+  private interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  /** The task's metrics now. */
+  public TaskMetricsSnapshot metrics() {
+    long now = services.currentTimeMillis();
+    long lag = 0;
+    double lagSeconds = 0;
+    for (SourcePartition p : partitions) {
+      if (p.done) {
+        continue;
+      }
+      long available = p.reader.available(now);
+      if (available > p.offset) {
+        lag += available - p.offset;
+        lagSeconds = Math.max(lagSeconds, (now - p.reader.availableAt(p.offset)) / 1000.0);
+      }
+    }
+    long stateBytes = 0;
+    long stateEntries = 0;
+    if (store != null && status != Status.CANCELLED) {
+      StoreStats stats = store.stats();
+      stateBytes = stats.bytes();
+      stateEntries = stats.entries(Table.STATE);
+    }
+    return new TaskMetricsSnapshot(
+        setup.task(),
+        status.name(),
+        metrics.recordsIn,
+        metrics.recordsOut,
+        metrics.inRate(),
+        metrics.outRate(),
+        metrics.batches,
+        TaskMetricsSnapshot.encode(metrics.batchLatency),
+        lag,
+        Math.max(0, lagSeconds),
+        stateBytes,
+        stateEntries,
+        blocked());
+  }
+
+  // ---------------------------------------------------------------- chain plumbing
+
+  private Output<Object> chained(int i) {
+    Operator<Object, Object> op = ops.get(i);
+    String name = opNames.get(i);
+    return (value, ts) -> {
+      try {
+        op.process(value, ts, 0);
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(name, e);
+      }
+    };
+  }
+
+  /** The context of operator {@code i} of the chain. */
+  private final class Context implements OperatorContext<Object> {
+    private final int index;
+    private final Output<Object> output;
+
+    Context(int index, Output<Object> output) {
+      this.index = index;
+      this.output = output;
+    }
+
+    @Override
+    public String operatorName() {
+      return opNames.get(index);
+    }
+
+    @Override
+    public int taskIndex() {
+      return setup.task().index();
+    }
+
+    @Override
+    public int parallelism() {
+      return setup.parallelism();
+    }
+
+    @Override
+    public Output<Object> output() {
+      return output;
+    }
+
+    @Override
+    public KeyedStateContext keyedState() {
+      if (index != 0 || state == null) {
+        throw new IllegalStateException(
+            "operator '" + operatorName() + "' has no keyed state: it must follow keyBy(...)");
+      }
+      return state;
+    }
+
+    @Override
+    public Object currentKey() {
+      keyedState();
+      return state.currentKey();
+    }
+
+    @Override
+    public Collector<Object> clientResults() {
+      return TaskEngine.this::collectForClient;
+    }
+  }
+
+  /** One partition read by this source task. */
+  private static final class SourcePartition {
+    final int partition;
+    final PartitionReader<Object> reader;
+    long offset;
+    boolean done;
+
+    SourcePartition(int partition, PartitionReader<Object> reader) {
+      this.partition = partition;
+      this.reader = reader;
+      this.done = reader.end() == 0;
+    }
+
+    @Override
+    public String toString() {
+      return "partition " + partition + " at " + offset;
+    }
+  }
+}

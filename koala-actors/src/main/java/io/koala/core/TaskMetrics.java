@@ -1,0 +1,42 @@
+package io.koala.core;
+
+import org.HdrHistogram.Histogram;
+
+/** Counters and the batch latency histogram of one task; rates are taken once per second. */
+final class TaskMetrics {
+  long recordsIn;
+  long recordsOut;
+  long batches;
+  final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
+  private long lastTickMillis = -1;
+  private long lastIn;
+  private long lastOut;
+  private double inRate;
+  private double outRate;
+
+  void batch(long nanos, int records) {
+    batches++;
+    recordsIn += records;
+    batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
+  }
+
+  /** Updates the per-second rates; called about once per second. */
+  void tick(long nowMillis) {
+    if (lastTickMillis >= 0 && nowMillis > lastTickMillis) {
+      double seconds = (nowMillis - lastTickMillis) / 1000.0;
+      inRate = (recordsIn - lastIn) / seconds;
+      outRate = (recordsOut - lastOut) / seconds;
+    }
+    lastTickMillis = nowMillis;
+    lastIn = recordsIn;
+    lastOut = recordsOut;
+  }
+
+  double inRate() {
+    return inRate;
+  }
+
+  double outRate() {
+    return outRate;
+  }
+}

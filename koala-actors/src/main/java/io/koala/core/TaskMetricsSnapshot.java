@@ -1,0 +1,52 @@
+package io.koala.core;
+
+import io.koala.plan.TaskId;
+import java.nio.ByteBuffer;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Metrics of one task at one instant.
+ *
+ * @param recordsIn records consumed (read, for a source)
+ * @param recordsOut records sent to downstream tasks
+ * @param recordsInPerSecond rate over the last full second
+ * @param batchLatency compressed HdrHistogram of per-batch processing time in nanoseconds
+ * @param lagRecords for a source: records available but not yet read
+ * @param lagSeconds for a source: age of the oldest available record not yet read
+ * @param backpressured whether the task is waiting for credit from downstream
+ */
+public record TaskMetricsSnapshot(
+    TaskId task,
+    String status,
+    long recordsIn,
+    long recordsOut,
+    double recordsInPerSecond,
+    double recordsOutPerSecond,
+    long batches,
+    byte[] batchLatency,
+    long lagRecords,
+    double lagSeconds,
+    long stateBytes,
+    long stateEntries,
+    boolean backpressured)
+    implements KoalaMessage {
+
+  /** The batch latency histogram. */
+  public Histogram latencyHistogram() {
+    try {
+      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(batchLatency), 0);
+    } catch (DataFormatException e) {
+      throw new IllegalStateException("corrupt latency histogram of " + task, e);
+    }
+  }
+
+  static byte[] encode(Histogram h) {
+    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(buf);
+    byte[] out = new byte[n];
+    buf.flip();
+    buf.get(out);
+    return out;
+  }
+}

@@ -1,0 +1,284 @@
+package io.koala.core.state;
+
+import io.koala.core.Murmur3;
+import io.koala.serialization.Codecs;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.state.Codec;
+import io.koala.state.KeyedStateContext;
+import io.koala.state.ListState;
+import io.koala.state.MapState;
+import io.koala.state.ValueState;
+import io.koala.store.KeyLayout;
+import io.koala.store.StateStore;
+import io.koala.store.Table;
+import io.koala.store.WriteTxn;
+import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * Keyed state of one task on its {@link StateStore}: hands out state handles bound to the current
+ * key and runs each input batch in one write transaction ({@link #begin}, {@link #commit}). Every
+ * access reads or writes the store inside that transaction; nothing of the state is kept on the
+ * heap between batches. A state id is the hash of its name; names must be unique per operator.
+ */
+public final class KeyedStateBackend implements KeyedStateContext {
+  private static final byte[] NO_NAMESPACE = new byte[0];
+
+  private final String operatorName;
+  private final StateStore store;
+  private final KryoSerde serde;
+  private final KeyEncoder mapKeys;
+  private final Map<Integer, String> stateNames = new HashMap<>();
+
+  private WriteTxn txn;
+  private Object currentKey;
+  private byte[] currentKeyBytes;
+  private int currentBucket = -1;
+
+  public KeyedStateBackend(String operatorName, StateStore store, KryoSerde serde) {
+    this.operatorName = operatorName;
+    this.store = Objects.requireNonNull(store);
+    this.serde = serde;
+    this.mapKeys = new KeyEncoder(serde);
+  }
+
+  /** Opens the batch's write transaction. */
+  public void begin() {
+    txn = store.beginWrite();
+  }
+
+  /** Commits the batch's writes. */
+  public void commit() {
+    WriteTxn t = txn;
+    txn = null;
+    currentKey = null;
+    t.commit();
+  }
+
+  /** Aborts the batch's writes, if a transaction is open. */
+  public void abort() {
+    if (txn != null) {
+      txn.close();
+      txn = null;
+    }
+    currentKey = null;
+  }
+
+  /** Sets the key the next state accesses refer to. */
+  public void setCurrentKey(Object key, byte[] keyBytes, int bucket) {
+    this.currentKey = key;
+    this.currentKeyBytes = keyBytes;
+    this.currentBucket = bucket;
+  }
+
+  /** The key being processed, or {@code null} outside record processing. */
+  public Object currentKey() {
+    return currentKey;
+  }
+
+  @Override
+  public String operatorName() {
+    return operatorName;
+  }
+
+  @Override
+  public <T> ValueState<T> valueState(String name, Class<T> type) {
+    return valueState(name, Codecs.forClass(type, serde));
+  }
+
+  @Override
+  public <T> ValueState<T> valueState(String name, Codec<T> codec) {
+    int id = declare(name);
+    return new ValueState<>() {
+      @Override
+      public T value() {
+        byte[] b = txn().get(Table.STATE, key(id, NO_NAMESPACE));
+        return b == null ? null : codec.decode(b);
+      }
+
+      @Override
+      public void update(T value) {
+        if (value == null) {
+          clear();
+        } else {
+          txn().put(Table.STATE, key(id, NO_NAMESPACE), codec.encode(value));
+        }
+      }
+
+      @Override
+      public void clear() {
+        txn().delete(Table.STATE, key(id, NO_NAMESPACE));
+      }
+    };
+  }
+
+  @Override
+  public <T> ListState<T> listState(String name, Class<T> elementType) {
+    int id = declare(name);
+    Codec<T> codec = Codecs.forClass(elementType, serde);
+    return new ListState<>() {
+      @Override
+      public List<T> get() {
+        byte[] b = txn().get(Table.STATE, key(id, NO_NAMESPACE));
+        return b == null ? new ArrayList<>() : decodeList(b, codec);
+      }
+
+      @Override
+      public void add(T value) {
+        List<T> list = get();
+        list.add(Objects.requireNonNull(value, "list elements must not be null"));
+        update(list);
+      }
+
+      @Override
+      public void update(List<T> values) {
+        if (values.isEmpty()) {
+          clear();
+        } else {
+          txn().put(Table.STATE, key(id, NO_NAMESPACE), encodeList(values, codec));
+        }
+      }
+
+      @Override
+      public void clear() {
+        txn().delete(Table.STATE, key(id, NO_NAMESPACE));
+      }
+    };
+  }
+
+  @Override
+  public <K, V> MapState<K, V> mapState(String name, Class<K> keyType, Class<V> valueType) {
+    int id = declare(name);
+    Codec<V> codec = Codecs.forClass(valueType, serde);
+    return new MapState<>() {
+      @Override
+      public V get(K mapKey) {
+        byte[] b = txn().get(Table.STATE, key(id, mapKeys.encode(mapKey)));
+        return b == null ? null : codec.decode(b);
+      }
+
+      @Override
+      public void put(K mapKey, V value) {
+        Objects.requireNonNull(value, "map values must not be null");
+        txn().put(Table.STATE, key(id, mapKeys.encode(mapKey)), codec.encode(value));
+      }
+
+      @Override
+      public void remove(K mapKey) {
+        txn().delete(Table.STATE, key(id, mapKeys.encode(mapKey)));
+      }
+
+      @Override
+      public boolean contains(K mapKey) {
+        return txn().get(Table.STATE, key(id, mapKeys.encode(mapKey))) != null;
+      }
+
+      @Override
+      public Map<K, V> entries() {
+        Map<K, V> out = new LinkedHashMap<>();
+        byte[] prefix = KeyLayout.statePrefix(currentBucket, currentKeyBytes, id);
+        txn()
+            .scan(
+                Table.STATE,
+                prefix,
+                (k, v) -> {
+                  byte[] ns = namespaceOf(k, prefix.length);
+                  out.put(keyType.cast(mapKeys.decode(ns)), codec.decode(v));
+                  return true;
+                });
+        return out;
+      }
+
+      @Override
+      public boolean isEmpty() {
+        byte[] prefix = KeyLayout.statePrefix(currentBucket, currentKeyBytes, id);
+        return txn().scan(Table.STATE, prefix, null, 1, (k, v) -> false) == 0;
+      }
+
+      @Override
+      public void clear() {
+        txn().deletePrefix(Table.STATE, KeyLayout.statePrefix(currentBucket, currentKeyBytes, id));
+      }
+    };
+  }
+
+  private int declare(String name) {
+    Objects.requireNonNull(name, "state name");
+    int id = Murmur3.hash32(name.getBytes(StandardCharsets.UTF_8));
+    String previous = stateNames.putIfAbsent(id, name);
+    if (previous != null) {
+      throw new IllegalArgumentException(
+          previous.equals(name)
+              ? "operator '" + operatorName + "' declares state '" + name + "' twice"
+              : "operator '"
+                  + operatorName
+                  + "': state names '"
+                  + previous
+                  + "' and '"
+                  + name
+                  + "' hash to the same id; rename one");
+    }
+    return id;
+  }
+
+  private WriteTxn txn() {
+    if (txn == null || currentKey == null) {
+      throw new IllegalStateException(
+          "state of operator '" + operatorName + "' used outside the processing of a record");
+    }
+    return txn;
+  }
+
+  private byte[] key(int stateId, byte[] namespace) {
+    return KeyLayout.stateKey(currentBucket, currentKeyBytes, stateId, namespace);
+  }
+
+  private static byte[] namespaceOf(byte[] storeKey, int statePrefixLength) {
+    int len =
+        ((storeKey[statePrefixLength] & 0xFF) << 8) | (storeKey[statePrefixLength + 1] & 0xFF);
+    byte[] ns = new byte[len];
+    System.arraycopy(storeKey, statePrefixLength + 2, ns, 0, len);
+    return ns;
+  }
+
+  private static <T> byte[] encodeList(List<T> values, Codec<T> codec) {
+    List<byte[]> parts = new ArrayList<>(values.size());
+    int total = 4;
+    for (T v : values) {
+      byte[] b = codec.encode(Objects.requireNonNull(v, "list elements must not be null"));
+      parts.add(b);
+      total += 4 + b.length;
+    }
+    ByteBuffer buf = ByteBuffer.allocate(total);
+    buf.putInt(parts.size());
+    for (byte[] b : parts) {
+      buf.putInt(b.length).put(b);
+    }
+    return buf.array();
+  }
+
+  private static <T> List<T> decodeList(byte[] bytes, Codec<T> codec) {
+    ByteBuffer buf = ByteBuffer.wrap(bytes);
+    int n = buf.getInt();
+    List<T> out = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      byte[] b = new byte[buf.getInt()];
+      buf.get(b);
+      out.add(codec.decode(b));
+    }
+    return out;
+  }
+
+  /** Names of the declared states, for diagnostics. */
+  public List<String> stateNames() {
+    return Collections.unmodifiableList(new ArrayList<>(stateNames.values()));
+  }
+}

@@ -1,0 +1,140 @@
+package io.koala.dataflow;
+
+import io.koala.core.Buckets;
+import io.koala.operator.OperatorFactory;
+import io.koala.plan.InputEdge;
+import io.koala.plan.LogicalPlan;
+import io.koala.plan.OperatorId;
+import io.koala.plan.OperatorNode;
+import io.koala.plan.OperatorNode.Kind;
+import io.koala.plan.Partitioning;
+import java.util.ArrayList;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Objects;
+import java.util.Set;
+
+/**
+ * Defines a dataflow. Not thread-safe; defines nothing until {@link #build()}, which validates the
+ * whole definition and throws {@link DataflowDefinitionException} naming the faulty operator.
+ */
+public final class DataflowBuilder {
+  private final String name;
+  private final List<Draft> drafts = new ArrayList<>();
+  private final Set<Class<?>> types = new LinkedHashSet<>();
+  private int defaultParallelism = 1;
+  private int buckets = Buckets.DEFAULT_BUCKETS;
+  private boolean built;
+
+  /** A node while it is being defined. */
+  static final class Draft {
+    final String name;
+    final Kind kind;
+    final SourceSpec<?> source;
+    final OperatorFactory<?, ?> factory;
+    final boolean keyedState;
+    final List<DraftInput> inputs;
+    Integer parallelism;
+
+    Draft(
+        String name,
+        Kind kind,
+        SourceSpec<?> source,
+        OperatorFactory<?, ?> factory,
+        boolean keyedState,
+        List<DraftInput> inputs) {
+      this.name = name;
+      this.kind = kind;
+      this.source = source;
+      this.factory = factory;
+      this.keyedState = keyedState;
+      this.inputs = List.copyOf(inputs);
+    }
+  }
+
+  /** An input edge while being defined; a null partitioning means forward or rebalance. */
+  record DraftInput(Draft from, KeySelector<?, ?> keySelector) {}
+
+  DataflowBuilder(String name) {
+    this.name = name;
+  }
+
+  /** Parallelism of operators that do not set their own (default 1). */
+  public DataflowBuilder parallelism(int parallelism) {
+    this.defaultParallelism = parallelism;
+    return this;
+  }
+
+  /** Number of buckets of keyed edges, fixed for the job's life (default 128). */
+  public DataflowBuilder buckets(int buckets) {
+    this.buckets = buckets;
+    return this;
+  }
+
+  /**
+   * Registers classes that travel between tasks or live in state, so Koala's serializer (which
+   * requires registration) can encode them. Classes of nested fields must be registered too.
+   */
+  public DataflowBuilder registerTypes(Class<?>... classes) {
+    for (Class<?> c : classes) {
+      types.add(Objects.requireNonNull(c));
+    }
+    return this;
+  }
+
+  /** Adds a source. Its parallelism defaults to {@code min(default parallelism, partitions)}. */
+  public <T> Stage<T> source(SourceSpec<T> spec) {
+    Objects.requireNonNull(spec, "source spec");
+    Draft d = add(new Draft(spec.name(), Kind.SOURCE, spec, null, false, List.of()));
+    d.parallelism = null;
+    return new Stage<>(this, List.of(d));
+  }
+
+  Draft add(Draft d) {
+    if (built) {
+      throw new IllegalStateException("dataflow '" + name + "' is already built");
+    }
+    drafts.add(d);
+    return d;
+  }
+
+  /**
+   * Validates the definition and returns the immutable dataflow.
+   *
+   * @throws DataflowDefinitionException naming the operator at fault
+   */
+  public Dataflow build() {
+    List<OperatorNode> nodes = new ArrayList<>();
+    for (Draft d : drafts) {
+      int p = parallelismOf(d);
+      List<InputEdge> inputs = new ArrayList<>();
+      for (DraftInput in : d.inputs) {
+        Partitioning partitioning;
+        if (in.keySelector() != null) {
+          partitioning = Partitioning.KEYED;
+        } else if (parallelismOf(in.from()) == p) {
+          partitioning = Partitioning.FORWARD;
+        } else {
+          partitioning = Partitioning.REBALANCE;
+        }
+        inputs.add(new InputEdge(new OperatorId(in.from().name), partitioning, in.keySelector()));
+      }
+      nodes.add(
+          new OperatorNode(
+              new OperatorId(d.name), d.kind, p, inputs, d.source, d.factory, d.keyedState));
+    }
+    Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
+    built = true;
+    return dataflow;
+  }
+
+  private int parallelismOf(Draft d) {
+    if (d.parallelism != null) {
+      return d.parallelism;
+    }
+    if (d.kind == Kind.SOURCE) {
+      return Math.min(defaultParallelism, d.source.partitions());
+    }
+    return defaultParallelism;
+  }
+}

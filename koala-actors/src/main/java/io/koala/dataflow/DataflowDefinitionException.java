@@ -1,0 +1,15 @@
+package io.koala.dataflow;
+
+import io.koala.KoalaException;
+
+/**
+ * A dataflow definition is invalid. Thrown by {@link DataflowBuilder#build()} (never later), with a
+ * message naming the operator and the problem.
+ */
+public class DataflowDefinitionException extends KoalaException {
+  private static final long serialVersionUID = 1L;
+
+  public DataflowDefinitionException(String message) {
+    super(message);
+  }
+}

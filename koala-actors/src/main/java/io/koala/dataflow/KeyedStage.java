@@ -1,0 +1,76 @@
+package io.koala.dataflow;
+
+import io.koala.dataflow.DataflowBuilder.Draft;
+import io.koala.operator.AggregateOperator;
+import io.koala.operator.KeyedProcessOperator;
+import io.koala.operator.OperatorFactory;
+import io.koala.operator.ReduceOperator;
+import io.koala.plan.OperatorNode.Kind;
+import java.util.List;
+import java.util.Objects;
+import java.util.function.Supplier;
+
+/**
+ * A stage partitioned by key. The next operator receives every record of a key at the same task,
+ * and may keep state per key; that state moves with its bucket when the operator is reconfigured.
+ */
+public final class KeyedStage<K, T> {
+  private final Stage<T> input;
+  private final KeySelector<T, K> selector;
+
+  KeyedStage(DataflowBuilder builder, List<Draft> heads, KeySelector<T, K> selector) {
+    this.input = new Stage<>(builder, heads);
+    this.selector = selector;
+  }
+
+  /** Runs a keyed function; {@code function} is called once per task for a fresh instance. */
+  public <R> Stage<R> process(
+      String name, Supplier<? extends KeyedProcessFunction<K, T, R>> function) {
+    Objects.requireNonNull(function, "function supplier");
+    return transform(name, () -> new KeyedProcessOperator<K, T, R>(function));
+  }
+
+  /** A rolling reduce per key: emits the reduced value after every record. */
+  public Stage<T> reduce(String name, ReduceFunction<T> fn) {
+    Objects.requireNonNull(fn, "function");
+    return transform(name, () -> new ReduceOperator<>(fn));
+  }
+
+  /** A rolling aggregate per key: emits {@code (key, result)} after every record. */
+  public <A, R> Stage<KeyValue<K, R>> aggregate(String name, AggregateFunction<T, A, R> fn) {
+    Objects.requireNonNull(fn, "function");
+    return transform(name, () -> new AggregateOperator<K, T, A, R>(fn, objectClass()));
+  }
+
+  /** Counts records per key: emits {@code (key, count so far)} after every record. */
+  public Stage<KeyValue<K, Long>> count(String name) {
+    AggregateFunction<T, Long, Long> counter =
+        new AggregateFunction<>() {
+          @Override
+          public Long createAccumulator() {
+            return 0L;
+          }
+
+          @Override
+          public Long add(T value, Long acc) {
+            return acc + 1;
+          }
+
+          @Override
+          public Long result(Long acc) {
+            return acc;
+          }
+        };
+    return transform(name, () -> new AggregateOperator<K, T, Long, Long>(counter, Long.class));
+  }
+
+  /** Adds an operator of the low-level SPI that may use keyed state. */
+  public <R> Stage<R> transform(String name, OperatorFactory<T, R> factory) {
+    return input.add(name, Kind.TRANSFORM, factory, true, selector);
+  }
+
+  @SuppressWarnings("unchecked")
+  private static <A> Class<A> objectClass() {
+    return (Class<A>) Object.class;
+  }
+}

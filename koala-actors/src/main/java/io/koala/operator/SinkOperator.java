@@ -1,0 +1,60 @@
+package io.koala.operator;
+
+import io.koala.dataflow.Collector;
+import io.koala.dataflow.SinkContext;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SinkWriter;
+
+/** Runs the writer of a {@link SinkSpec}; flushes it after every input batch. */
+public final class SinkOperator<T> implements Operator<T, Void> {
+  private final SinkSpec<T> spec;
+  private SinkWriter<T> writer;
+
+  public SinkOperator(SinkSpec<T> spec) {
+    this.spec = spec;
+  }
+
+  @Override
+  public void open(OperatorContext<Void> ctx) throws Exception {
+    writer =
+        spec.open(
+            new SinkContext() {
+              @Override
+              public String sinkName() {
+                return ctx.operatorName();
+              }
+
+              @Override
+              public int taskIndex() {
+                return ctx.taskIndex();
+              }
+
+              @Override
+              public int parallelism() {
+                return ctx.parallelism();
+              }
+
+              @Override
+              public Collector<Object> clientResults() {
+                return ctx.clientResults();
+              }
+            });
+  }
+
+  @Override
+  public void process(T value, long timestamp, int input) throws Exception {
+    writer.write(value, timestamp);
+  }
+
+  @Override
+  public void endBatch() throws Exception {
+    writer.flush();
+  }
+
+  @Override
+  public void close() throws Exception {
+    if (writer != null) {
+      writer.close();
+    }
+  }
+}

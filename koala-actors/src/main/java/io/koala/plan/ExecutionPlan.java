@@ -1,0 +1,161 @@
+package io.koala.plan;
+
+import io.koala.dataflow.KeySelector;
+import io.koala.plan.OperatorNode.Kind;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+
+/**
+ * The logical plan cut into vertices: chains of operators that run in one task and call each other
+ * directly. An operator is chained to its input when the edge is forward, the parallelism is the
+ * same, the input feeds nothing else and the operator has no other input; keyed edges always cut a
+ * chain. A vertex is named by its head operator, and its tasks by {@link TaskId}.
+ */
+public final class ExecutionPlan {
+  private final LogicalPlan logical;
+  private final Map<OperatorId, Vertex> vertices;
+
+  /** One input edge of a vertex's head operator. */
+  public record VertexInput(
+      int index, OperatorId from, Partitioning partitioning, KeySelector<?, ?> keySelector) {}
+
+  /** One output edge of a vertex's tail operator: into input {@code inputIndex} of {@code to}. */
+  public record VertexOutput(
+      OperatorId to, int inputIndex, Partitioning partitioning, KeySelector<?, ?> keySelector) {}
+
+  /** A chain of operators run by each of {@code parallelism} tasks. */
+  public record Vertex(
+      OperatorId id,
+      List<OperatorNode> chain,
+      int parallelism,
+      List<VertexInput> inputs,
+      List<VertexOutput> outputs) {
+    public Vertex {
+      chain = List.copyOf(chain);
+      inputs = List.copyOf(inputs);
+      outputs = List.copyOf(outputs);
+    }
+
+    /** The first operator of the chain. */
+    public OperatorNode head() {
+      return chain.get(0);
+    }
+
+    /** The last operator of the chain. */
+    public OperatorNode tail() {
+      return chain.get(chain.size() - 1);
+    }
+
+    /** Whether the chain starts with a source. */
+    public boolean isSource() {
+      return head().kind() == Kind.SOURCE;
+    }
+
+    /** Whether the head reads keyed input (and so owns buckets). */
+    public boolean isKeyed() {
+      return head().hasKeyedInput();
+    }
+
+    /** The task ids of this vertex. */
+    public List<TaskId> tasks() {
+      List<TaskId> out = new ArrayList<>(parallelism);
+      for (int i = 0; i < parallelism; i++) {
+        out.add(new TaskId(id, i));
+      }
+      return out;
+    }
+  }
+
+  private ExecutionPlan(LogicalPlan logical, Map<OperatorId, Vertex> vertices) {
+    this.logical = logical;
+    this.vertices = vertices;
+  }
+
+  /** Cuts {@code plan} into chained vertices. */
+  public static ExecutionPlan of(LogicalPlan plan) {
+    Map<OperatorId, List<OperatorNode>> chains = new LinkedHashMap<>();
+    for (OperatorNode n : plan.topologicalOrder()) {
+      if (chainedToInput(plan, n)) {
+        continue;
+      }
+      List<OperatorNode> chain = new ArrayList<>();
+      OperatorNode cur = n;
+      chain.add(cur);
+      while (true) {
+        List<OperatorNode> consumers = plan.consumers(cur.id());
+        if (consumers.size() == 1 && chainedToInput(plan, consumers.get(0))) {
+          cur = consumers.get(0);
+          chain.add(cur);
+        } else {
+          break;
+        }
+      }
+      chains.put(n.id(), chain);
+    }
+    Map<OperatorId, OperatorId> vertexOf = new LinkedHashMap<>();
+    chains.forEach((head, chain) -> chain.forEach(op -> vertexOf.put(op.id(), head)));
+    Map<OperatorId, Vertex> vertices = new LinkedHashMap<>();
+    chains.forEach(
+        (head, chain) -> {
+          OperatorNode h = chain.get(0);
+          OperatorNode tail = chain.get(chain.size() - 1);
+          List<VertexInput> inputs = new ArrayList<>();
+          for (int i = 0; i < h.inputs().size(); i++) {
+            InputEdge e = h.inputs().get(i);
+            inputs.add(
+                new VertexInput(i, vertexOf.get(e.from()), e.partitioning(), e.keySelector()));
+          }
+          List<VertexOutput> outputs = new ArrayList<>();
+          for (OperatorNode c : plan.topologicalOrder()) {
+            for (int i = 0; i < c.inputs().size(); i++) {
+              InputEdge e = c.inputs().get(i);
+              if (e.from().equals(tail.id()) && !vertexOf.get(c.id()).equals(head)) {
+                outputs.add(new VertexOutput(c.id(), i, e.partitioning(), e.keySelector()));
+              }
+            }
+          }
+          vertices.put(head, new Vertex(head, chain, h.parallelism(), inputs, outputs));
+        });
+    return new ExecutionPlan(plan, vertices);
+  }
+
+  private static boolean chainedToInput(LogicalPlan plan, OperatorNode n) {
+    if (n.kind() == Kind.SOURCE || n.inputs().size() != 1) {
+      return false;
+    }
+    InputEdge e = n.inputs().get(0);
+    OperatorNode from = plan.node(e.from());
+    return e.partitioning() == Partitioning.FORWARD
+        && from.parallelism() == n.parallelism()
+        && plan.consumers(from.id()).size() == 1;
+  }
+
+  public LogicalPlan logical() {
+    return logical;
+  }
+
+  /** Vertices in topological order. */
+  public List<Vertex> vertices() {
+    return List.copyOf(vertices.values());
+  }
+
+  /** The vertex headed by {@code id}. */
+  public Vertex vertex(OperatorId id) {
+    return Objects.requireNonNull(vertices.get(id), () -> "no vertex headed by " + id);
+  }
+
+  /** The vertex that runs operator {@code op}. */
+  public Vertex vertexOf(OperatorId op) {
+    for (Vertex v : vertices.values()) {
+      for (OperatorNode n : v.chain()) {
+        if (n.id().equals(op)) {
+          return v;
+        }
+      }
+    }
+    throw new IllegalArgumentException("no operator named '" + op + "' in " + logical.name());
+  }
+}

@@ -1,0 +1,46 @@
+package io.koala.plan;
+
+import io.koala.dataflow.SourceSpec;
+import io.koala.operator.OperatorFactory;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * One operator of a logical plan: a source (with its {@link SourceSpec}), or an operator created
+ * per task by its {@link OperatorFactory} (sinks included). Immutable.
+ *
+ * @param keyedState whether the operator reads or writes keyed state (all its inputs must be keyed)
+ */
+public record OperatorNode(
+    OperatorId id,
+    Kind kind,
+    int parallelism,
+    List<InputEdge> inputs,
+    SourceSpec<?> source,
+    OperatorFactory<?, ?> factory,
+    boolean keyedState) {
+
+  /** What an operator is. */
+  public enum Kind {
+    SOURCE,
+    TRANSFORM,
+    SINK
+  }
+
+  public OperatorNode {
+    Objects.requireNonNull(id, "id");
+    Objects.requireNonNull(kind, "kind");
+    inputs = List.copyOf(inputs);
+    if ((kind == Kind.SOURCE) != (source != null)) {
+      throw new IllegalArgumentException("operator " + id + ": a source spec goes with SOURCE");
+    }
+    if ((kind == Kind.SOURCE) != (factory == null)) {
+      throw new IllegalArgumentException("operator " + id + ": non-sources need a factory");
+    }
+  }
+
+  /** Whether any input is keyed. */
+  public boolean hasKeyedInput() {
+    return inputs.stream().anyMatch(e -> e.partitioning() == Partitioning.KEYED);
+  }
+}

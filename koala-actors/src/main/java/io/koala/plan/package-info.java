@@ -1,0 +1,6 @@
+/**
+ * The immutable plan of a dataflow: the validated logical graph ({@link io.koala.plan.LogicalPlan})
+ * and its cut into chained vertices ({@link io.koala.plan.ExecutionPlan}). Plain Java: imports
+ * neither Pekko nor lmdbjava.
+ */
+package io.koala.plan;

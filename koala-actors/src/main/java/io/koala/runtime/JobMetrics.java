@@ -1,0 +1,63 @@
+package io.koala.runtime;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskMetricsSnapshot;
+import java.util.List;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of a job's metrics: one entry per task. Tasks are named by the first operator of the
+ * chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below take that name.
+ */
+public record JobMetrics(
+    String jobId, JobStatus status, long atMillis, List<TaskMetricsSnapshot> tasks)
+    implements KoalaMessage {
+
+  public JobMetrics {
+    tasks = List.copyOf(tasks);
+  }
+
+  /** The tasks whose chain starts with {@code operator}. */
+  public List<TaskMetricsSnapshot> tasksOf(String operator) {
+    return tasks.stream().filter(t -> t.task().operator().name().equals(operator)).toList();
+  }
+
+  /** Records consumed by the tasks of {@code operator}. */
+  public long recordsIn(String operator) {
+    return tasksOf(operator).stream().mapToLong(TaskMetricsSnapshot::recordsIn).sum();
+  }
+
+  /** Records per second consumed by the tasks of {@code operator}, over the last second. */
+  public double recordsInPerSecond(String operator) {
+    return tasksOf(operator).stream().mapToDouble(TaskMetricsSnapshot::recordsInPerSecond).sum();
+  }
+
+  /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */
+  public Histogram batchLatency(String operator) {
+    Histogram h = new Histogram(60_000_000_000L, 2);
+    for (TaskMetricsSnapshot t : tasksOf(operator)) {
+      h.add(t.latencyHistogram());
+    }
+    return h;
+  }
+
+  /** Records available at the sources but not yet read. */
+  public long sourceLagRecords() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::lagRecords).sum();
+  }
+
+  /** Age of the oldest unread record at any source, in seconds. */
+  public double sourceLagSeconds() {
+    return tasks.stream().mapToDouble(TaskMetricsSnapshot::lagSeconds).max().orElse(0);
+  }
+
+  /** Bytes of state in every task's store. */
+  public long stateBytes() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::stateBytes).sum();
+  }
+
+  /** State entries in every task's store. */
+  public long stateEntries() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::stateEntries).sum();
+  }
+}

@@ -1,0 +1,233 @@
+package io.koala.runtime;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValueFactory;
+import io.koala.core.ChannelSettings;
+import io.koala.store.StoreOptions;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+
+/**
+ * The validated {@code koala { }} configuration (defaults in {@code reference.conf}). Every value
+ * is read and checked when the object is created, so invalid configuration fails at start-up with a
+ * {@link ConfigurationException} naming the path and the allowed values. Immutable; the {@code
+ * with*} methods return copies.
+ *
+ * <pre>{@code
+ * KoalaConfig config = KoalaConfig.load().withWorkers(4).withSeparateSystems(true);
+ * }</pre>
+ */
+public final class KoalaConfig {
+  private final Config config;
+  private final int workers;
+  private final boolean separateSystems;
+  private final Path dataDir;
+  private final boolean deleteJobState;
+  private final ChannelSettings channels;
+  private final StoreOptions store;
+  private final List<Class<?>> types;
+  private final Duration deployTimeout;
+  private final Duration metricsTimeout;
+
+  private KoalaConfig(Config config) {
+    this.config = config;
+    this.workers = intIn(config, "koala.workers", 1, 1024);
+    String mode = string(config, "koala.worker-systems");
+    if (!mode.equals("shared") && !mode.equals("separate")) {
+      throw new ConfigurationException(
+          "koala.worker-systems = \"" + mode + "\" is invalid; allowed: \"shared\", \"separate\"");
+    }
+    this.separateSystems = mode.equals("separate");
+    String dir = string(config, "koala.data-dir");
+    this.dataDir = dir.isEmpty() ? null : Path.of(dir);
+    this.deleteJobState = bool(config, "koala.delete-job-state");
+    this.channels =
+        new ChannelSettings(
+            intIn(config, "koala.batch.max-records", 1, 1_000_000),
+            (int) bytesIn(config, "koala.batch.max-bytes", 1024, 64L << 20),
+            durationIn(config, "koala.batch.linger", Duration.ZERO, Duration.ofSeconds(10))
+                .toMillis(),
+            intIn(config, "koala.channel.credits", 1, 1024));
+    long initial = bytesIn(config, "koala.store.initial-map-size", 1L << 20, 1L << 50);
+    long max = bytesIn(config, "koala.store.max-map-size", 1L << 20, 1L << 50);
+    if (max < initial) {
+      throw new ConfigurationException(
+          "koala.store.max-map-size ("
+              + max
+              + " bytes) must not be below koala.store.initial-map-size ("
+              + initial
+              + " bytes)");
+    }
+    this.store = new StoreOptions(initial, max, 2);
+    this.types = classes(config, "koala.serialization.types");
+    this.deployTimeout =
+        durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
+    this.metricsTimeout =
+        durationIn(config, "koala.metrics-timeout", Duration.ofMillis(1), Duration.ofHours(1));
+  }
+
+  /** The configuration of the application ({@code application.conf} over the defaults). */
+  public static KoalaConfig load() {
+    return from(ConfigFactory.load());
+  }
+
+  /**
+   * A configuration from a resolved Typesafe config that contains Koala's defaults.
+   *
+   * @throws ConfigurationException naming the first invalid path
+   */
+  public static KoalaConfig from(Config config) {
+    return new KoalaConfig(config.withFallback(ConfigFactory.defaultReference()).resolve());
+  }
+
+  /** A copy with {@code path} set to {@code value} (validated like everything else). */
+  public KoalaConfig with(String path, Object value) {
+    return new KoalaConfig(config.withValue(path, ConfigValueFactory.fromAnyRef(value)));
+  }
+
+  public KoalaConfig withWorkers(int n) {
+    return with("koala.workers", n);
+  }
+
+  /** Runs every worker in its own ActorSystem over Artery TCP (true) or all in one (false). */
+  public KoalaConfig withSeparateSystems(boolean separate) {
+    return with("koala.worker-systems", separate ? "separate" : "shared");
+  }
+
+  public KoalaConfig withDataDir(Path dir) {
+    return with("koala.data-dir", dir.toAbsolutePath().toString());
+  }
+
+  /** The whole underlying configuration (Pekko's settings included). */
+  public Config underlying() {
+    return config;
+  }
+
+  public int workers() {
+    return workers;
+  }
+
+  public boolean separateSystems() {
+    return separateSystems;
+  }
+
+  /** The configured data directory, or {@code null} for a temporary one. */
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  public boolean deleteJobState() {
+    return deleteJobState;
+  }
+
+  public ChannelSettings channels() {
+    return channels;
+  }
+
+  public StoreOptions store() {
+    return store;
+  }
+
+  /** Classes registered at start-up. */
+  public List<Class<?>> types() {
+    return types;
+  }
+
+  public Duration deployTimeout() {
+    return deployTimeout;
+  }
+
+  public Duration metricsTimeout() {
+    return metricsTimeout;
+  }
+
+  /** The effective {@code koala} block, for logging. */
+  public String render() {
+    return config
+        .getConfig("koala")
+        .root()
+        .render(ConfigRenderOptions.concise().setFormatted(true).setJson(false));
+  }
+
+  // ---------------------------------------------------------------- readers
+
+  private static <T> T read(String path, String expected, java.util.function.Supplier<T> r) {
+    try {
+      return r.get();
+    } catch (ConfigException.Missing e) {
+      throw new ConfigurationException(path + " is missing; expected " + expected, e);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          path + " is invalid: " + e.getMessage() + "; expected " + expected, e);
+    }
+  }
+
+  private static String string(Config c, String path) {
+    return read(path, "a string", () -> c.getString(path));
+  }
+
+  private static boolean bool(Config c, String path) {
+    return read(path, "on/off (true/false)", () -> c.getBoolean(path));
+  }
+
+  private static int intIn(Config c, String path, int min, int max) {
+    int v = read(path, "an integer in [" + min + ", " + max + "]", () -> c.getInt(path));
+    if (v < min || v > max) {
+      throw new ConfigurationException(
+          path + " = " + v + " is out of range; allowed: [" + min + ", " + max + "]");
+    }
+    return v;
+  }
+
+  private static long bytesIn(Config c, String path, long min, long max) {
+    long v =
+        read(
+            path,
+            "a size such as \"256 KiB\" in [" + min + ", " + max + "] bytes",
+            () -> c.getBytes(path));
+    if (v < min || v > max) {
+      throw new ConfigurationException(
+          path + " = " + v + " bytes is out of range; allowed: [" + min + ", " + max + "] bytes");
+    }
+    return v;
+  }
+
+  private static Duration durationIn(Config c, String path, Duration min, Duration max) {
+    Duration v =
+        read(
+            path,
+            "a duration such as \"5 ms\" in [" + min + ", " + max + "]",
+            () -> c.getDuration(path));
+    if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+      throw new ConfigurationException(
+          path + " = " + v + " is out of range; allowed: [" + min + ", " + max + "]");
+    }
+    return v;
+  }
+
+  private static List<Class<?>> classes(Config c, String path) {
+    List<String> names = read(path, "a list of class names", () -> c.getStringList(path));
+    List<Class<?>> out = new ArrayList<>();
+    for (int i = 0; i < names.size(); i++) {
+      String name = Objects.requireNonNull(names.get(i));
+      try {
+        out.add(Class.forName(name, false, KoalaConfig.class.getClassLoader()));
+      } catch (ClassNotFoundException e) {
+        throw new ConfigurationException(
+            path + "[" + i + "] = \"" + name + "\": no such class on the classpath", e);
+      }
+    }
+    return List.copyOf(out);
+  }
+
+  @Override
+  public String toString() {
+    return "KoalaConfig" + render();
+  }
+}

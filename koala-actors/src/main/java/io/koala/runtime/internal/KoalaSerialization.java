@@ -1,0 +1,140 @@
+package io.koala.runtime.internal;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.Serializer;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import io.koala.core.ChannelSettings;
+import io.koala.core.Credit;
+import io.koala.core.Deliver;
+import io.koala.core.EndOfChannel;
+import io.koala.core.ErrorInfo;
+import io.koala.core.RecordBatch;
+import io.koala.core.TaskMetricsSnapshot;
+import io.koala.core.TaskSetup;
+import io.koala.plan.OperatorId;
+import io.koala.plan.Partitioning;
+import io.koala.plan.TaskId;
+import io.koala.runtime.JobMetrics;
+import io.koala.runtime.JobStatus;
+import io.koala.serialization.TypeRegistry;
+import org.apache.pekko.actor.AbstractExtensionId;
+import org.apache.pekko.actor.ExtendedActorSystem;
+import org.apache.pekko.actor.Extension;
+import org.apache.pekko.actor.ExtensionIdProvider;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+
+/**
+ * The {@link TypeRegistry} of one ActorSystem: Koala's own messages, typed actor references (as
+ * their serialization format), the configured types and those of submitted dataflows. Used by
+ * {@link KoalaSerializer} and by the tasks' state codecs.
+ */
+public final class KoalaSerialization extends AbstractExtensionId<KoalaSerialization.Registry>
+    implements ExtensionIdProvider {
+
+  public static final KoalaSerialization ID = new KoalaSerialization();
+
+  private KoalaSerialization() {}
+
+  /** The registry extension of {@code system}. */
+  public static TypeRegistry registry(org.apache.pekko.actor.typed.ActorSystem<?> system) {
+    return ID.get(Adapter.toClassic(system)).registry();
+  }
+
+  @Override
+  public KoalaSerialization lookup() {
+    return ID;
+  }
+
+  @Override
+  public Registry createExtension(ExtendedActorSystem system) {
+    TypeRegistry registry = TypeRegistry.withDefaults();
+    registerMessages(registry);
+    ActorRefResolver resolver = ActorRefResolver.get(Adapter.toTyped(system));
+    registry.register(ActorRef.class, r -> new ActorRefSerializer(resolver));
+    registry.alias(ActorRef.class);
+    return new Registry(registry);
+  }
+
+  /** Registers every message class Koala's actors exchange. */
+  static void registerMessages(TypeRegistry registry) {
+    registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
+    registry.register(
+        EndOfChannel.class,
+        Deliver.class,
+        Credit.class,
+        ChannelSettings.class,
+        TaskSetup.class,
+        TaskSetup.InputSpec.class,
+        TaskSetup.OutputSpec.class,
+        ErrorInfo.class,
+        TaskMetricsSnapshot.class,
+        TaskId.class,
+        OperatorId.class,
+        Partitioning.class,
+        JobMetrics.class,
+        JobStatus.class);
+    for (Class<?> c : Messages.ALL) {
+      registry.register(c);
+    }
+  }
+
+  /** The extension value: one registry per ActorSystem. */
+  public record Registry(TypeRegistry registry) implements Extension {}
+
+  /** Writes a typed actor reference as its serialization format. */
+  static final class ActorRefSerializer extends Serializer<ActorRef<?>> {
+    private final ActorRefResolver resolver;
+
+    ActorRefSerializer(ActorRefResolver resolver) {
+      this.resolver = resolver;
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, ActorRef<?> ref) {
+      output.writeString(resolver.toSerializationFormat(ref));
+    }
+
+    @Override
+    public ActorRef<?> read(Kryo kryo, Input input, Class<? extends ActorRef<?>> type) {
+      return resolver.resolveActorRef(input.readString());
+    }
+  }
+
+  /** Writes a batch as its size, then per record the value and the timestamp delta. */
+  static final class RecordBatchSerializer extends Serializer<RecordBatch> {
+    RecordBatchSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, RecordBatch batch) {
+      int n = batch.size();
+      output.writeVarInt(n, true);
+      long previous = 0;
+      for (int i = 0; i < n; i++) {
+        kryo.writeClassAndObject(output, batch.value(i));
+        long ts = batch.timestamp(i);
+        output.writeVarLong(ts - previous, false);
+        previous = ts;
+      }
+    }
+
+    @Override
+    public RecordBatch read(Kryo kryo, Input input, Class<? extends RecordBatch> type) {
+      int n = input.readVarInt(true);
+      Object[] values = new Object[n];
+      long[] timestamps = new long[n];
+      long previous = 0;
+      for (int i = 0; i < n; i++) {
+        values[i] = kryo.readClassAndObject(input);
+        previous += input.readVarLong(false);
+        timestamps[i] = previous;
+      }
+      return new RecordBatch(values, timestamps, n);
+    }
+  }
+}

@@ -1,0 +1,35 @@
+package io.koala.runtime.internal;
+
+import java.util.List;
+
+/** Every message class of the runtime's actors, for serializer registration. */
+final class Messages {
+  private Messages() {}
+
+  static final List<Class<?>> ALL =
+      List.of(
+          TaskActor.Start.class,
+          TaskActor.Cancel.class,
+          TaskActor.GetMetrics.class,
+          TaskActor.TaskRef.class,
+          TaskActor.Wake.class,
+          TaskActor.Tick.class,
+          io.koala.core.TaskEngine.Timer.class,
+          Worker.DeployTasks.class,
+          Worker.StopJob.class,
+          Worker.TaskStopped.class,
+          JobCoordinator.TasksDeployed.class,
+          JobCoordinator.DeployFailed.class,
+          JobCoordinator.TaskFinished.class,
+          JobCoordinator.TaskFailed.class,
+          JobCoordinator.ResultsDelivered.class,
+          JobCoordinator.GetMetrics.class,
+          JobCoordinator.GetCollected.class,
+          JobCoordinator.Collected.class,
+          JobCoordinator.Cancel.class,
+          JobCoordinator.MetricsGathered.class,
+          JobCoordinator.DeployTimeout.class,
+          MetricsAggregator.Reply.class,
+          MetricsAggregator.Timeout.class,
+          JobListener.StatusChanged.class);
+}

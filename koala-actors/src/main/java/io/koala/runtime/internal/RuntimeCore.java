@@ -1,0 +1,228 @@
+package io.koala.runtime.internal;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import io.koala.KoalaException;
+import io.koala.dataflow.Dataflow;
+import io.koala.plan.ExecutionPlan;
+import io.koala.runtime.JobMetrics;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
+import io.koala.serialization.TypeRegistry;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorRefResolver;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The actor side of an embedded runtime: its ActorSystems (one, or one per worker plus one for the
+ * coordinators), the workers, and job submission. {@link io.koala.runtime.KoalaRuntime} is its
+ * public face.
+ */
+public final class RuntimeCore implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
+  private static final AtomicInteger RUNTIMES = new AtomicInteger();
+
+  private final KoalaConfig config;
+  private final ActorSystem<Void> main;
+  private final List<ActorSystem<Void>> systems = new ArrayList<>();
+  private final List<ActorRef<Worker.Command>> workers = new ArrayList<>();
+  private final DataflowCatalog catalog = new DataflowCatalog();
+  private final Path dataDir;
+  private final boolean temporaryDataDir;
+  private final AtomicInteger jobs = new AtomicInteger();
+
+  /** Starts the systems and workers. */
+  public RuntimeCore(KoalaConfig config) {
+    this.config = config;
+    int n = RUNTIMES.incrementAndGet();
+    try {
+      if (config.dataDir() == null) {
+        dataDir = Files.createTempDirectory("koala-");
+        temporaryDataDir = true;
+      } else {
+        dataDir = Files.createDirectories(config.dataDir());
+        temporaryDataDir = false;
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
+    }
+    Config pekko = systemConfig(config);
+    main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+    systems.add(main);
+    try {
+      for (Class<?> type : config.types()) {
+        KoalaSerialization.registry(main).register(type);
+      }
+      for (int w = 0; w < config.workers(); w++) {
+        ActorSystem<Void> host = main;
+        if (config.separateSystems()) {
+          host = ActorSystem.create(Behaviors.empty(), "koala-" + n + "-worker-" + w, pekko);
+          systems.add(host);
+          for (Class<?> type : config.types()) {
+            KoalaSerialization.registry(host).register(type);
+          }
+        }
+        ActorRef<Worker.Command> ref =
+            host.systemActorOf(
+                Worker.create(
+                    w,
+                    dataDir.resolve("worker-" + w),
+                    catalog,
+                    KoalaSerialization.registry(host),
+                    config.store(),
+                    config.deleteJobState()),
+                "worker-" + w,
+                Props.empty());
+        // Seen from the main system: through remoting when the worker lives elsewhere.
+        String address = ActorRefResolver.get(host).toSerializationFormat(ref);
+        workers.add(ActorRefResolver.get(main).resolveActorRef(address));
+      }
+    } catch (RuntimeException e) {
+      close();
+      throw e;
+    }
+    LOG.info(
+        "Koala runtime started: {} workers in {} ActorSystem(s), data in {}",
+        config.workers(),
+        systems.size(),
+        dataDir);
+  }
+
+  private static Config systemConfig(KoalaConfig config) {
+    StringBuilder s = new StringBuilder();
+    s.append("pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]\n");
+    s.append("pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"\n");
+    s.append("pekko.log-dead-letters-during-shutdown = off\n");
+    s.append("pekko.actor.allow-java-serialization = off\n");
+    s.append("pekko.coordinated-shutdown.exit-jvm = off\n");
+    s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
+    if (config.separateSystems()) {
+      s.append("pekko.actor.provider = remote\n");
+      s.append("pekko.remote.artery.transport = tcp\n");
+      s.append("pekko.remote.artery.canonical.hostname = \"127.0.0.1\"\n");
+      s.append("pekko.remote.artery.canonical.port = 0\n");
+      s.append("pekko.remote.artery.advanced.maximum-frame-size = 1 MiB\n");
+    }
+    return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
+  }
+
+  /** The client's view of a submitted job. */
+  public record Submitted(
+      String jobId,
+      ActorRef<JobCoordinator.Command> coordinator,
+      AtomicReference<JobStatus> status,
+      CompletableFuture<JobStatus> completion) {}
+
+  /** Deploys {@code dataflow} and returns the handles of its job. */
+  public Submitted submit(Dataflow dataflow) {
+    String jobId = sanitize(dataflow.name()) + "-" + jobs.incrementAndGet();
+    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
+    for (ActorSystem<Void> s : systems) {
+      TypeRegistry registry = KoalaSerialization.registry(s);
+      for (Class<?> type : dataflow.plan().types()) {
+        registry.register(type);
+      }
+    }
+    catalog.put(jobId, plan);
+    AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
+    CompletableFuture<JobStatus> completion = new CompletableFuture<>();
+    completion.whenComplete((s, e) -> catalog.remove(jobId));
+    ActorRef<JobListener.Event> listener =
+        main.systemActorOf(
+            JobListener.create(jobId, status, completion), jobId + "-listener", Props.empty());
+    ActorRef<JobCoordinator.Command> coordinator =
+        main.systemActorOf(
+            JobCoordinator.create(
+                jobId,
+                plan,
+                List.copyOf(workers),
+                config.channels(),
+                config.deployTimeout(),
+                config.metricsTimeout(),
+                listener),
+            jobId + "-coordinator",
+            Props.empty());
+    return new Submitted(jobId, coordinator, status, completion);
+  }
+
+  /** Asks the job's coordinator to cancel it. */
+  public CompletionStage<JobStatus> cancel(Submitted job) {
+    return AskPattern.ask(
+        job.coordinator(), JobCoordinator.Cancel::new, askTimeout(), main.scheduler());
+  }
+
+  /** Asks the job's coordinator for a metrics snapshot. */
+  public CompletionStage<JobMetrics> metrics(Submitted job) {
+    return AskPattern.ask(
+        job.coordinator(), JobCoordinator.GetMetrics::new, askTimeout(), main.scheduler());
+  }
+
+  /** Asks the job's coordinator for what a collecting sink has received. */
+  public CompletionStage<List<Object>> collected(Submitted job, String sink) {
+    CompletionStage<JobCoordinator.Collected> reply =
+        AskPattern.ask(
+            job.coordinator(),
+            r -> new JobCoordinator.GetCollected(sink, r),
+            askTimeout(),
+            main.scheduler());
+    return reply.thenApply(JobCoordinator.Collected::values);
+  }
+
+  /** The system that hosts coordinators and clients. */
+  public ActorSystem<Void> mainSystem() {
+    return main;
+  }
+
+  public Path dataDir() {
+    return dataDir;
+  }
+
+  private static String sanitize(String name) {
+    String s = name.replaceAll("[^A-Za-z0-9._-]", "_");
+    return s.length() > 40 ? s.substring(0, 40) : s;
+  }
+
+  @Override
+  public void close() {
+    List<ActorSystem<Void>> reversed = new ArrayList<>(systems);
+    java.util.Collections.reverse(reversed);
+    for (ActorSystem<Void> s : reversed) {
+      s.terminate();
+    }
+    for (ActorSystem<Void> s : reversed) {
+      try {
+        s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+      } catch (TimeoutException e) {
+        LOG.warn("ActorSystem {} did not terminate within 30 s", s.name());
+      } catch (Exception e) {
+        throw new KoalaException("failed to stop ActorSystem " + s.name(), e);
+      }
+    }
+    systems.clear();
+    if (temporaryDataDir) {
+      Worker.deleteRecursively(dataDir);
+    }
+  }
+
+  private Duration askTimeout() {
+    return config.metricsTimeout().plusSeconds(5);
+  }
+}

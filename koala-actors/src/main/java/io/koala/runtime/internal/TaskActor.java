@@ -1,0 +1,222 @@
+package io.koala.runtime.internal;
+
+import io.koala.core.Credit;
+import io.koala.core.Deliver;
+import io.koala.core.ErrorInfo;
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskEngine;
+import io.koala.core.TaskMessage;
+import io.koala.core.TaskMetricsSnapshot;
+import io.koala.core.TaskSetup;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.TaskId;
+import io.koala.serialization.KryoSerde;
+import io.koala.serialization.TypeRegistry;
+import io.koala.store.StateStore;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+
+/**
+ * The actor shell of one task: hands every message to its {@link TaskEngine} and carries out the
+ * engine's effects (sends, timers, reports). Data that arrives before {@link Start} is stashed.
+ * Owns the task's state store and closes it when it stops.
+ */
+final class TaskActor {
+
+  /** Coordinator → task: where every task is; start processing. */
+  record Start(List<TaskRef> addressBook, long startMillis) implements TaskMessage {}
+
+  /** Coordinator → task: stop processing for good (the worker stops the actor afterwards). */
+  enum Cancel implements TaskMessage {
+    INSTANCE
+  }
+
+  /** Anyone → task: reply with the task's metrics. */
+  record GetMetrics(ActorRef<TaskMetricsSnapshot> replyTo) implements TaskMessage {}
+
+  /** A task and its actor reference. */
+  record TaskRef(TaskId task, ActorRef<TaskMessage> ref) implements KoalaMessage {}
+
+  /** Self: a timer the engine asked for is due. */
+  record Wake(TaskEngine.Timer timer) implements TaskMessage {}
+
+  /** Self, every second: engine housekeeping. */
+  enum Tick implements TaskMessage {
+    INSTANCE
+  }
+
+  private static final int STASH = 100_000;
+
+  private final ActorContext<TaskMessage> ctx;
+  private final TaskSetup setup;
+  private final StateStore store;
+  private final ActorRef<JobCoordinator.Command> coordinator;
+  private final TaskEngine engine;
+  private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
+  private final TimerScheduler<TaskMessage> timers;
+
+  static Behavior<TaskMessage> create(
+      TaskSetup setup,
+      Vertex vertex,
+      StateStore store,
+      TypeRegistry registry,
+      ActorRef<JobCoordinator.Command> coordinator) {
+    return Behaviors.setup(
+        ctx ->
+            Behaviors.withTimers(
+                timers ->
+                    Behaviors.withStash(
+                        STASH,
+                        stash ->
+                            new TaskActor(ctx, timers, setup, vertex, store, registry, coordinator)
+                                .waiting(stash))));
+  }
+
+  private TaskActor(
+      ActorContext<TaskMessage> ctx,
+      TimerScheduler<TaskMessage> timers,
+      TaskSetup setup,
+      Vertex vertex,
+      StateStore store,
+      TypeRegistry registry,
+      ActorRef<JobCoordinator.Command> coordinator) {
+    this.ctx = ctx;
+    this.timers = timers;
+    this.setup = setup;
+    this.store = store;
+    this.coordinator = coordinator;
+    this.engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), new Effects());
+  }
+
+  private Behavior<TaskMessage> waiting(StashBuffer<TaskMessage> stash) {
+    return Behaviors.receive(TaskMessage.class)
+        .onMessage(Start.class, start -> onStart(start, stash))
+        .onMessage(GetMetrics.class, this::onGetMetrics)
+        .onMessage(Cancel.class, c -> onCancel())
+        .onMessage(
+            TaskMessage.class,
+            m -> {
+              stash.stash(m);
+              return Behaviors.same();
+            })
+        .onSignal(PostStop.class, s -> onStop())
+        .build();
+  }
+
+  private Behavior<TaskMessage> onStart(Start start, StashBuffer<TaskMessage> stash) {
+    for (TaskRef r : start.addressBook()) {
+      refs.put(r.task(), r.ref());
+    }
+    timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofSeconds(1));
+    engine.start(start.startMillis());
+    return stash.unstashAll(running());
+  }
+
+  private Behavior<TaskMessage> running() {
+    return Behaviors.receive(TaskMessage.class)
+        .onMessage(Deliver.class, this::onDeliver)
+        .onMessage(Credit.class, this::onCredit)
+        .onMessage(Wake.class, this::onWake)
+        .onMessage(Tick.class, t -> onTick())
+        .onMessage(GetMetrics.class, this::onGetMetrics)
+        .onMessage(Cancel.class, c -> onCancel())
+        .onMessage(Start.class, s -> Behaviors.same())
+        .onSignal(PostStop.class, s -> onStop())
+        .build();
+  }
+
+  private Behavior<TaskMessage> onDeliver(Deliver d) {
+    engine.onDeliver(d);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onCredit(Credit c) {
+    engine.onCredit(c);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onWake(Wake w) {
+    engine.onTimer(w.timer());
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onTick() {
+    engine.onTick();
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onGetMetrics(GetMetrics m) {
+    m.replyTo().tell(engine.metrics());
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onCancel() {
+    engine.cancel();
+    timers.cancelAll();
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onStop() {
+    engine.cancel();
+    engine.close();
+    if (store != null) {
+      store.close();
+    }
+    return Behaviors.same();
+  }
+
+  /** Carries out the engine's effects. */
+  private final class Effects implements TaskEngine.Services {
+    @Override
+    public void send(Object target, KoalaMessage message) {
+      if (target == TaskEngine.CLIENT) {
+        coordinator.tell(new JobCoordinator.ResultsDelivered(setup.task(), (Deliver) message));
+        return;
+      }
+      ActorRef<TaskMessage> ref = refs.get(target);
+      if (ref == null) {
+        throw new IllegalStateException("task " + setup.task() + " has no address for " + target);
+      }
+      ref.tell((TaskMessage) message);
+    }
+
+    @Override
+    public void schedule(TaskEngine.Timer timer, long delayMillis) {
+      if (delayMillis <= 0) {
+        ctx.getSelf().tell(new Wake(timer));
+      } else {
+        timers.startSingleTimer(timer, new Wake(timer), Duration.ofMillis(delayMillis));
+      }
+    }
+
+    @Override
+    public void finished() {
+      coordinator.tell(new JobCoordinator.TaskFinished(setup.task()));
+    }
+
+    @Override
+    public void failed(ErrorInfo error) {
+      ctx.getLog().error("{}: {}", setup.task(), error.describe());
+      coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+    }
+
+    @Override
+    public long currentTimeMillis() {
+      return System.currentTimeMillis();
+    }
+
+    @Override
+    public long nanoTime() {
+      return System.nanoTime();
+    }
+  }
+}

@@ -1,0 +1,200 @@
+package io.koala.runtime.internal;
+
+import io.koala.core.ErrorInfo;
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskMessage;
+import io.koala.core.TaskSetup;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.TaskId;
+import io.koala.serialization.TypeRegistry;
+import io.koala.store.LmdbStateStore;
+import io.koala.store.StateStore;
+import io.koala.store.StoreOptions;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.Receive;
+
+/**
+ * One node's host of tasks: creates a job's tasks on request (each keyed task with its own LMDB
+ * environment under the worker's directory), and stops them when the job ends.
+ */
+final class Worker extends AbstractBehavior<Worker.Command> {
+
+  interface Command extends KoalaMessage {}
+
+  /** Coordinator → worker: create these tasks; reply {@link JobCoordinator.TasksDeployed}. */
+  record DeployTasks(
+      String jobId, List<TaskSetup> tasks, ActorRef<JobCoordinator.Command> coordinator)
+      implements Command {}
+
+  /** Coordinator → worker: stop every task of the job and release its state. */
+  record StopJob(String jobId) implements Command {}
+
+  /** Self: a task actor has stopped. */
+  record TaskStopped(String jobId, TaskId task) implements Command {}
+
+  private final int index;
+  private final Path directory;
+  private final DataflowCatalog catalog;
+  private final TypeRegistry registry;
+  private final StoreOptions storeOptions;
+  private final boolean deleteJobState;
+  private final Map<String, Map<TaskId, ActorRef<TaskMessage>>> jobs = new HashMap<>();
+  private final Set<String> stopping = new HashSet<>();
+
+  static Behavior<Command> create(
+      int index,
+      Path directory,
+      DataflowCatalog catalog,
+      TypeRegistry registry,
+      StoreOptions storeOptions,
+      boolean deleteJobState) {
+    return Behaviors.setup(
+        ctx -> new Worker(ctx, index, directory, catalog, registry, storeOptions, deleteJobState));
+  }
+
+  private Worker(
+      ActorContext<Command> ctx,
+      int index,
+      Path directory,
+      DataflowCatalog catalog,
+      TypeRegistry registry,
+      StoreOptions storeOptions,
+      boolean deleteJobState) {
+    super(ctx);
+    this.index = index;
+    this.directory = directory;
+    this.catalog = catalog;
+    this.registry = registry;
+    this.storeOptions = storeOptions;
+    this.deleteJobState = deleteJobState;
+  }
+
+  @Override
+  public Receive<Command> createReceive() {
+    return newReceiveBuilder()
+        .onMessage(DeployTasks.class, this::onDeploy)
+        .onMessage(StopJob.class, this::onStopJob)
+        .onMessage(TaskStopped.class, this::onTaskStopped)
+        .build();
+  }
+
+  private Behavior<Command> onDeploy(DeployTasks d) {
+    List<TaskActor.TaskRef> refs = new ArrayList<>();
+    Map<TaskId, ActorRef<TaskMessage>> tasks =
+        jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
+    TaskSetup current = null;
+    try {
+      ExecutionPlan plan =
+          catalog
+              .get(d.jobId())
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "worker " + index + " does not know the dataflow of job " + d.jobId()));
+      for (TaskSetup setup : d.tasks()) {
+        current = setup;
+        Vertex vertex = plan.vertex(setup.task().operator());
+        StateStore store = null;
+        if (vertex.isKeyed()) {
+          store = LmdbStateStore.open(taskDirectory(d.jobId(), setup.task()), storeOptions);
+        }
+        ActorRef<TaskMessage> ref =
+            getContext()
+                .spawn(
+                    TaskActor.create(setup, vertex, store, registry, d.coordinator()),
+                    actorName(d.jobId(), setup.task()));
+        getContext().watchWith(ref, new TaskStopped(d.jobId(), setup.task()));
+        tasks.put(setup.task(), ref);
+        refs.add(new TaskActor.TaskRef(setup.task(), ref));
+      }
+      d.coordinator().tell(new JobCoordinator.TasksDeployed(index, refs));
+    } catch (RuntimeException e) {
+      TaskId task = current == null ? null : current.task();
+      getContext()
+          .getLog()
+          .error("worker {} cannot deploy {} of job {}", index, task, d.jobId(), e);
+      d.coordinator()
+          .tell(
+              new JobCoordinator.DeployFailed(
+                  index,
+                  ErrorInfo.of(
+                      task == null ? "deployment" : task.operator().name(),
+                      task == null
+                          ? new TaskId(new io.koala.plan.OperatorId("worker"), index)
+                          : task,
+                      null,
+                      e)));
+    }
+    return this;
+  }
+
+  private Behavior<Command> onStopJob(StopJob s) {
+    Map<TaskId, ActorRef<TaskMessage>> tasks = jobs.get(s.jobId());
+    stopping.add(s.jobId());
+    if (tasks == null || tasks.isEmpty()) {
+      jobStopped(s.jobId());
+      return this;
+    }
+    for (ActorRef<TaskMessage> ref : tasks.values()) {
+      getContext().stop(ref);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onTaskStopped(TaskStopped s) {
+    Map<TaskId, ActorRef<TaskMessage>> tasks = jobs.get(s.jobId());
+    if (tasks != null) {
+      tasks.remove(s.task());
+      if (tasks.isEmpty() && stopping.contains(s.jobId())) {
+        jobStopped(s.jobId());
+      }
+    }
+    return this;
+  }
+
+  private void jobStopped(String jobId) {
+    jobs.remove(jobId);
+    stopping.remove(jobId);
+    if (deleteJobState) {
+      deleteRecursively(directory.resolve(jobId));
+    }
+  }
+
+  private Path taskDirectory(String jobId, TaskId task) {
+    return directory.resolve(jobId).resolve(task.operator().name() + "-" + task.index());
+  }
+
+  private static String actorName(String jobId, TaskId task) {
+    return jobId + "_" + task.operator().name() + "-" + task.index();
+  }
+
+  static void deleteRecursively(Path root) {
+    if (!Files.exists(root)) {
+      return;
+    }
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
+        Files.deleteIfExists(p);
+      }
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot delete " + root, e);
+    }
+  }
+}

@@ -1,0 +1,5 @@
+/**
+ * Actor shells (coordinator, worker, task), the Kryo Pekko serializer and the embedded runtime's
+ * plumbing. Not API: anything here may change.
+ */
+package io.koala.runtime.internal;

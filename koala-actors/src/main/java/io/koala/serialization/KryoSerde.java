@@ -1,0 +1,122 @@
+package io.koala.serialization;
+
+import com.esotericsoftware.kryo.Kryo;
+import com.esotericsoftware.kryo.KryoException;
+import com.esotericsoftware.kryo.io.Input;
+import com.esotericsoftware.kryo.io.Output;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * Serializes values with a Kryo instance of a {@link TypeRegistry}. Not thread-safe: one per task
+ * (tasks are confined to one thread at a time). Failures become {@link SerializationException}s
+ * that name the class and how to register it.
+ */
+public final class KryoSerde {
+  private static final Pattern UNREGISTERED = Pattern.compile("Class is not registered: (\\S+)");
+
+  private final TypeRegistry registry;
+  private final Kryo kryo;
+  private final Output output = new Output(256, -1);
+  private final Input input = new Input();
+  private int version;
+
+  public KryoSerde(TypeRegistry registry) {
+    this.registry = registry;
+    this.kryo = registry.newKryo();
+    this.version = registry.version();
+  }
+
+  /** The registry this serde draws its classes from. */
+  public TypeRegistry registry() {
+    return registry;
+  }
+
+  /** Serializes {@code value} together with its class. */
+  public byte[] toBytes(Object value) {
+    refresh();
+    output.reset();
+    try {
+      kryo.writeClassAndObject(output, value);
+    } catch (RuntimeException e) {
+      throw translate(e, value == null ? "null" : value.getClass().getName());
+    }
+    return output.toBytes();
+  }
+
+  /** Deserializes a value written by {@link #toBytes(Object)}. */
+  public Object fromBytes(byte[] bytes) {
+    refresh();
+    input.setBuffer(bytes);
+    try {
+      return kryo.readClassAndObject(input);
+    } catch (RuntimeException e) {
+      throw translate(e, "a value");
+    }
+  }
+
+  /** Serializes {@code value} as an instance of exactly {@code type} (no class on the wire). */
+  public <T> byte[] toBytes(T value, Class<T> type) {
+    refresh();
+    output.reset();
+    try {
+      kryo.writeObject(output, value);
+    } catch (RuntimeException e) {
+      throw translate(e, type.getName());
+    }
+    return output.toBytes();
+  }
+
+  /** Deserializes a value written by {@link #toBytes(Object, Class)}. */
+  public <T> T fromBytes(byte[] bytes, Class<T> type) {
+    refresh();
+    input.setBuffer(bytes);
+    try {
+      return kryo.readObject(input, type);
+    } catch (RuntimeException e) {
+      throw translate(e, type.getName());
+    }
+  }
+
+  /** The Kryo instance, for serializers that stream into their own buffers. */
+  public Kryo kryo() {
+    refresh();
+    return kryo;
+  }
+
+  private void refresh() {
+    if (version != registry.version()) {
+      version = registry.refresh(kryo, version);
+    }
+  }
+
+  /** Turns a Kryo failure into an error that says what to register. */
+  public static SerializationException translate(RuntimeException e, String subject) {
+    if (e instanceof SerializationException se) {
+      return se;
+    }
+    Throwable t = e;
+    while (t != null) {
+      Matcher m = UNREGISTERED.matcher(String.valueOf(t.getMessage()));
+      if (m.find()) {
+        return unregistered(m.group(1), e);
+      }
+      t = t.getCause();
+    }
+    String what = e instanceof KryoException ? "Kryo" : e.getClass().getSimpleName();
+    return new SerializationException(
+        "cannot serialize " + subject + " (" + what + ": " + e.getMessage() + ")", e);
+  }
+
+  /** The error for a class that is not registered. */
+  public static SerializationException unregistered(String className, Throwable cause) {
+    return new SerializationException(
+        "class "
+            + className
+            + " is not registered with Koala's serializer; register it with"
+            + " DataflowBuilder.registerTypes("
+            + className.replace('$', '.')
+            + ".class) or list it in the configuration at koala.serialization.types",
+        cause);
+  }
+}

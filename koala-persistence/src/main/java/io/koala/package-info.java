@@ -1,0 +1,2 @@
+/** Koala's root package: the exception hierarchy shared by every module. */
+package io.koala;

@@ -1,0 +1,98 @@
+package io.koala.store;
+
+/**
+ * Byte layout of store keys. State keys are {@code bucket(2) | keyLen(4) | key | stateId(4) |
+ * namespaceLen(2) | namespace}, all integers big-endian, so that one bucket is one contiguous range
+ * and a key's whole state (every state id and namespace) is one contiguous range: fetching,
+ * installing, draining or deleting a key is one prefix operation. Pure functions; no allocation
+ * beyond the returned array.
+ */
+public final class KeyLayout {
+  /** Bytes in a bucket prefix. */
+  public static final int BUCKET_BYTES = 2;
+
+  /** Largest bucket number a key can carry. */
+  public static final int MAX_BUCKETS = 1 << 15;
+
+  private KeyLayout() {}
+
+  /** The prefix of every key in {@code bucket}. */
+  public static byte[] bucketPrefix(int bucket) {
+    checkBucket(bucket);
+    return new byte[] {(byte) (bucket >>> 8), (byte) bucket};
+  }
+
+  /** The prefix of every state entry of {@code key} in {@code bucket}. */
+  public static byte[] keyPrefix(int bucket, byte[] key) {
+    checkBucket(bucket);
+    byte[] out = new byte[BUCKET_BYTES + 4 + key.length];
+    writeBucketAndKey(out, bucket, key);
+    return out;
+  }
+
+  /** The key of one state entry. */
+  public static byte[] stateKey(int bucket, byte[] key, int stateId, byte[] namespace) {
+    checkBucket(bucket);
+    if (namespace.length > 0xFFFF) {
+      throw new StoreException("namespace of " + namespace.length + " bytes exceeds 65535 bytes");
+    }
+    byte[] out = new byte[BUCKET_BYTES + 4 + key.length + 4 + 2 + namespace.length];
+    int p = writeBucketAndKey(out, bucket, key);
+    p = writeInt(out, p, stateId);
+    out[p++] = (byte) (namespace.length >>> 8);
+    out[p++] = (byte) namespace.length;
+    System.arraycopy(namespace, 0, out, p, namespace.length);
+    return out;
+  }
+
+  /** The prefix of every entry of one state id of a key, across all namespaces. */
+  public static byte[] statePrefix(int bucket, byte[] key, int stateId) {
+    checkBucket(bucket);
+    byte[] out = new byte[BUCKET_BYTES + 4 + key.length + 4];
+    int p = writeBucketAndKey(out, bucket, key);
+    writeInt(out, p, stateId);
+    return out;
+  }
+
+  /** The bucket a key of this layout belongs to. */
+  public static int bucketOf(byte[] storeKey) {
+    return ((storeKey[0] & 0xFF) << 8) | (storeKey[1] & 0xFF);
+  }
+
+  /** The user key bytes inside a state key or key prefix. */
+  public static byte[] userKeyOf(byte[] storeKey) {
+    int len = readInt(storeKey, BUCKET_BYTES);
+    byte[] key = new byte[len];
+    System.arraycopy(storeKey, BUCKET_BYTES + 4, key, 0, len);
+    return key;
+  }
+
+  private static int writeBucketAndKey(byte[] out, int bucket, byte[] key) {
+    out[0] = (byte) (bucket >>> 8);
+    out[1] = (byte) bucket;
+    int p = writeInt(out, BUCKET_BYTES, key.length);
+    System.arraycopy(key, 0, out, p, key.length);
+    return p + key.length;
+  }
+
+  private static int writeInt(byte[] out, int p, int v) {
+    out[p] = (byte) (v >>> 24);
+    out[p + 1] = (byte) (v >>> 16);
+    out[p + 2] = (byte) (v >>> 8);
+    out[p + 3] = (byte) v;
+    return p + 4;
+  }
+
+  private static int readInt(byte[] in, int p) {
+    return ((in[p] & 0xFF) << 24)
+        | ((in[p + 1] & 0xFF) << 16)
+        | ((in[p + 2] & 0xFF) << 8)
+        | (in[p + 3] & 0xFF);
+  }
+
+  private static void checkBucket(int bucket) {
+    if (bucket < 0 || bucket >= MAX_BUCKETS) {
+      throw new IllegalArgumentException("bucket " + bucket + " outside [0, " + MAX_BUCKETS + ")");
+    }
+  }
+}
