@@ -626,6 +626,9 @@ public final class TaskEngine {
         continue;
       }
       long available = p.reader.available(now);
+      if (available == Long.MAX_VALUE) {
+        continue; // an unlimited source is never behind
+      }
       if (available > p.offset) {
         lag += available - p.offset;
         lagSeconds = Math.max(lagSeconds, (now - p.reader.availableAt(p.offset)) / 1000.0);

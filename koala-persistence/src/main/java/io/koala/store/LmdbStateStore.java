@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Objects;
@@ -16,6 +17,7 @@ import org.lmdbjava.Env;
 import org.lmdbjava.EnvFlags;
 import org.lmdbjava.GetOp;
 import org.lmdbjava.LmdbException;
+import org.lmdbjava.PutFlags;
 import org.lmdbjava.Stat;
 import org.lmdbjava.Txn;
 import org.slf4j.Logger;
@@ -455,9 +457,18 @@ public final class LmdbStateStore implements StateStore {
   private final class LmdbWriteTxn extends LmdbView implements WriteTxn {
     final Thread owner = Thread.currentThread();
     private final List<Write> redo = new ArrayList<>();
+    private final EnumMap<Table, Cursor<DirectBuffer>> cursors = new EnumMap<>(Table.class);
     private Txn<DirectBuffer> txn;
     private WriteState state = WriteState.OPEN;
     private int scanDepth;
+
+    /**
+     * The key a table's cursor was left on by the last {@link #get}, so that a read-modify-write of
+     * that key overwrites it in place ({@code MDB_CURRENT}) instead of searching the tree again.
+     */
+    private Table positionedTable;
+
+    private byte[] positionedKey;
 
     LmdbWriteTxn(Txn<DirectBuffer> txn) {
       this.txn = txn;
@@ -483,6 +494,33 @@ public final class LmdbStateStore implements StateStore {
     @Override
     void scanEnded() {
       scanDepth--;
+    }
+
+    @Override
+    public byte[] get(Table table, byte[] key) {
+      Txn<DirectBuffer> live = readableTxn();
+      StoreChecks.checkKey(table, key, maxKeySize, where);
+      positionedKey = null;
+      try {
+        Cursor<DirectBuffer> cursor = cursor(table, live);
+        if (!cursor.get(writerKey.set(key), GetOp.MDB_SET_KEY)) {
+          return null;
+        }
+        positionedTable = table;
+        positionedKey = key;
+        return DirectSlot.copy(cursor.val());
+      } catch (LmdbException e) {
+        throw failure("get from table " + table, e);
+      }
+    }
+
+    private Cursor<DirectBuffer> cursor(Table table, Txn<DirectBuffer> live) {
+      Cursor<DirectBuffer> cursor = cursors.get(table);
+      if (cursor == null) {
+        cursor = dbis.get(table).openCursor(live);
+        cursors.put(table, cursor);
+      }
+      return cursor;
     }
 
     @Override
@@ -513,6 +551,7 @@ public final class LmdbStateStore implements StateStore {
       while (true) {
         ensureLive();
         try {
+          closeCursors();
           txn.commit();
           break;
         } catch (Env.MapFullException e) {
@@ -609,9 +648,17 @@ public final class LmdbStateStore implements StateStore {
     private long apply(Write write) {
       Dbi<DirectBuffer> dbi = dbis.get(write.table());
       if (write instanceof Put put) {
-        dbi.put(txn, writerKey.set(put.key()), writerValue.set(put.value()));
+        if (put.table() == positionedTable && Arrays.equals(put.key(), positionedKey)) {
+          cursors
+              .get(put.table())
+              .put(writerKey.set(put.key()), writerValue.set(put.value()), PutFlags.MDB_CURRENT);
+        } else {
+          positionedKey = null;
+          dbi.put(txn, writerKey.set(put.key()), writerValue.set(put.value()));
+        }
         return 1;
       }
+      positionedKey = null;
       if (write instanceof Delete delete) {
         return dbi.delete(txn, writerKey.set(delete.key())) ? 1 : 0;
       }
@@ -651,8 +698,17 @@ public final class LmdbStateStore implements StateStore {
       Txn<DirectBuffer> current = txn;
       txn = null;
       if (current != null) {
+        closeCursors();
         current.close();
       }
+    }
+
+    private void closeCursors() {
+      positionedKey = null;
+      for (Cursor<DirectBuffer> c : cursors.values()) {
+        c.close();
+      }
+      cursors.clear();
     }
   }
 }

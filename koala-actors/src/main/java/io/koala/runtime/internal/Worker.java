@@ -25,6 +25,7 @@ import java.util.Set;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -119,7 +120,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
             getContext()
                 .spawn(
                     TaskActor.create(setup, vertex, store, registry, d.coordinator()),
-                    actorName(d.jobId(), setup.task()));
+                    actorName(d.jobId(), setup.task()),
+                    DispatcherSelector.fromConfig("koala.task-dispatcher"));
         getContext().watchWith(ref, new TaskStopped(d.jobId(), setup.task()));
         tasks.put(setup.task(), ref);
         refs.add(new TaskActor.TaskRef(setup.task(), ref));

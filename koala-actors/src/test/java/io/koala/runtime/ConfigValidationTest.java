@@ -1,0 +1,66 @@
+package io.koala.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
+
+/** Every invalid value fails at start-up with one error naming its path and what is allowed. */
+class ConfigValidationTest {
+
+  @ParameterizedTest(name = "{0} = {1}")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "koala.workers | 0 | allowed: [1, 1024]",
+        "koala.workers | many | expected an integer",
+        "koala.worker-systems | both | allowed: \"shared\", \"separate\"",
+        "koala.batch.max-records | 0 | allowed: [1, 1000000]",
+        "koala.batch.max-bytes | 12 | allowed: [1024, 67108864] bytes",
+        "koala.batch.max-bytes | lots | expected a size",
+        "koala.batch.linger | -1 ms | allowed: [PT0S, PT10S]",
+        "koala.batch.linger | soon | expected a duration",
+        "koala.channel.credits | 0 | allowed: [1, 1024]",
+        "koala.delete-job-state | maybe | expected on/off",
+        "koala.deploy-timeout | 0 s | allowed: [PT0.001S, PT1H]",
+      })
+  void invalidValueNamesItsPath(String path, String value, String hint) {
+    assertThatThrownBy(() -> KoalaConfig.load().with(path, value))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith(path)
+        .hasMessageContaining(hint);
+  }
+
+  @Test
+  void unknownSerializationTypeNamesItsIndex() {
+    assertThatThrownBy(
+            () ->
+                KoalaConfig.load()
+                    .with(
+                        "koala.serialization.types", List.of("java.lang.String", "com.acme.Nope")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.serialization.types[1]")
+        .hasMessageContaining("com.acme.Nope");
+  }
+
+  @Test
+  void mapSizesMustBeOrdered() {
+    assertThatThrownBy(
+            () ->
+                KoalaConfig.load()
+                    .with("koala.store.initial-map-size", "2 GiB")
+                    .with("koala.store.max-map-size", "1 GiB"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.store.max-map-size");
+  }
+
+  @Test
+  void defaultsAreValid() {
+    KoalaConfig c = KoalaConfig.load();
+    assertThat(c.workers()).isPositive();
+    assertThat(c.render()).contains("workers");
+  }
+}

@@ -1,0 +1,86 @@
+package io.koala.samples.cli;
+
+import io.koala.runtime.KoalaConfig;
+import io.koala.samples.bench.BenchResult;
+import io.koala.samples.bench.KeyedCountBench;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+import picocli.CommandLine.Parameters;
+
+/** {@code koala bench WORKLOAD}: one benchmark run; with --json the last line is its JSON. */
+@Command(
+    name = "bench",
+    mixinStandardHelpOptions = true,
+    description = "Runs a benchmark workload and prints its figures (last line JSON with --json).")
+final class BenchCommand implements Callable<Integer> {
+
+  @Parameters(index = "0", description = "Workload: ${COMPLETION-CANDIDATES}")
+  Workload workload;
+
+  @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
+  int seconds;
+
+  @Option(names = "--warmup", defaultValue = "5", description = "Warm-up seconds (default 5).")
+  int warmup;
+
+  @Option(names = "--parallelism", defaultValue = "2", description = "Parallelism (default 2).")
+  int parallelism;
+
+  @Option(names = "--workers", description = "Workers (default: the parallelism).")
+  Integer workers;
+
+  @Option(names = "--keys", defaultValue = "1000000", description = "Key space (default 1M).")
+  long keys;
+
+  @Option(
+      names = "--state-bytes",
+      defaultValue = "8",
+      description = "Bytes of state per key (default 8: the count).")
+  int stateBytes;
+
+  @Option(
+      names = "--rate",
+      defaultValue = "0",
+      description = "Input records per second; 0: as fast as the dataflow reads (default).")
+  double rate;
+
+  @Option(
+      names = "--separate-systems",
+      description = "Each worker in its own ActorSystem over Artery TCP (default: one system).")
+  boolean separate;
+
+  @Option(names = "--seed", defaultValue = "42", description = "Generator seed (default 42).")
+  long seed;
+
+  @Option(names = "--json", description = "Print the figures as one JSON line (the last line).")
+  boolean json;
+
+  enum Workload {
+    keyed_count;
+
+    @Override
+    public String toString() {
+      return name().replace('_', '-');
+    }
+  }
+
+  @Override
+  public Integer call() throws Exception {
+    BenchResult result =
+        KeyedCountBench.run(
+            new KeyedCountBench.Settings(
+                seconds,
+                warmup,
+                parallelism,
+                workers == null ? parallelism : workers,
+                keys,
+                stateBytes,
+                separate,
+                rate,
+                seed),
+            KoalaConfig.load());
+    System.out.println(json ? result.toJson() : result.toText());
+    return 0;
+  }
+}
