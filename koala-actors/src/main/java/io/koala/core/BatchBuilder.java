@@ -44,10 +44,23 @@ final class BatchBuilder {
       }
       lastClass = c;
     }
+    int estimate = SizeEstimate.of(value);
+    if (estimate > ChannelSettings.MAX_RECORD_BYTES) {
+      throw new SerializationException(
+          "operator '"
+              + operator
+              + "' emitted a "
+              + c.getName()
+              + " of about "
+              + estimate
+              + " bytes; records are limited to "
+              + ChannelSettings.MAX_RECORD_BYTES
+              + " bytes (half of a message frame)");
+    }
     values[size] = value;
     timestamps[size] = timestamp;
     size++;
-    bytes += SizeEstimate.of(value);
+    bytes += estimate;
     return size >= maxRecords || bytes >= maxBytes;
   }
 

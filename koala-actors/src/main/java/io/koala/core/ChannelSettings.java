@@ -11,6 +11,19 @@ package io.koala.core;
 public record ChannelSettings(
     int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits)
     implements KoalaMessage {
+
+  /**
+   * Largest message Koala sends between tasks (Artery's frame, which the runtime sets to this). A
+   * batch is bounded to a quarter of it by configuration, and a single record to half of it.
+   */
+  public static final int FRAME_BYTES = 1 << 20;
+
+  /** Largest estimated size of one record. */
+  public static final int MAX_RECORD_BYTES = FRAME_BYTES / 2;
+
+  /** Largest configurable batch size in bytes. */
+  public static final int MAX_BATCH_BYTES = FRAME_BYTES / 4;
+
   public ChannelSettings {
     if (maxBatchRecords < 1 || maxBatchBytes < 1 || lingerMillis < 0 || credits < 1) {
       throw new IllegalArgumentException(

@@ -13,6 +13,7 @@ public final class InputChannel {
   private long expectedSeq;
   private long consumed;
   private long granted;
+  private boolean endReceived;
   private boolean ended;
 
   /**
@@ -43,12 +44,12 @@ public final class InputChannel {
   }
 
   /**
-   * Accepts item {@code seq}.
+   * Accepts item {@code seq}; {@code endOfChannel} says whether it is the channel's last.
    *
    * @throws ProtocolViolationException on a gap, a repeat, or an item after end-of-channel
    */
-  public void accept(long seq) {
-    if (ended) {
+  public void accept(long seq, boolean endOfChannel) {
+    if (endReceived) {
       throw new ProtocolViolationException(
           "channel " + id + " from " + source + ": item " + seq + " after end-of-channel");
     }
@@ -69,6 +70,7 @@ public final class InputChannel {
           "channel " + id + " from " + source + ": item " + seq + " sent without credit");
     }
     expectedSeq++;
+    endReceived = endOfChannel;
   }
 
   /**

@@ -114,6 +114,9 @@ public final class TaskEngine {
   private boolean pollScheduled;
   private long startMillis;
 
+  /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
+  private Object recordKey;
+
   /**
    * @param store the task's store, or {@code null} when the chain keeps no keyed state
    */
@@ -272,7 +275,7 @@ public final class TaskEngine {
             throw new ProtocolViolationException(
                 "task " + setup.task() + " has no input channel " + d.channel());
           }
-          ch.accept(d.seq());
+          ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
           pending.add(d);
           drain();
         });
@@ -280,6 +283,9 @@ public final class TaskEngine {
 
   /** A credit grant arrived for one of this task's output channels. */
   public void onCredit(Credit c) {
+    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.FINISHED) {
+      return; // a stopped task sends nothing more
+    }
     Integer pos = outputIndex.get(c.channel());
     if (pos == null) {
       fail(
@@ -383,16 +389,19 @@ public final class TaskEngine {
     if (state != null) {
       state.commit();
     }
+    recordKey = null;
     metrics.batch(services.nanoTime() - t0, batch.size());
   }
 
   private void setKey(KeySelector<Object, Object> selector, Object value) {
+    recordKey = null;
     Object key;
     try {
       key = selector.key(value);
     } catch (Exception e) {
       throw new UserFunctionException(opNames.get(0) + " (key selector)", e);
     }
+    recordKey = key;
     byte[] keyBytes = keys.encode(key);
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
     if (!owned[bucket]) {
@@ -590,7 +599,7 @@ public final class TaskEngine {
   }
 
   private Object currentKey() {
-    return state == null ? null : state.currentKey();
+    return recordKey;
   }
 
   private void fail(ErrorInfo error) {

@@ -106,6 +106,10 @@ public final class DataflowBuilder {
   public Dataflow build() {
     List<OperatorNode> nodes = new ArrayList<>();
     for (Draft d : drafts) {
+      if (d.name == null) {
+        throw new DataflowDefinitionException(
+            "an operator of kind " + d.kind + " has no name; every operator needs a unique name");
+      }
       int p = parallelismOf(d);
       List<InputEdge> inputs = new ArrayList<>();
       for (DraftInput in : d.inputs) {

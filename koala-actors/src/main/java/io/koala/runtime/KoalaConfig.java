@@ -50,7 +50,7 @@ public final class KoalaConfig {
     this.channels =
         new ChannelSettings(
             intIn(config, "koala.batch.max-records", 1, 1_000_000),
-            (int) bytesIn(config, "koala.batch.max-bytes", 1024, 64L << 20),
+            (int) bytesIn(config, "koala.batch.max-bytes", 1024, ChannelSettings.MAX_BATCH_BYTES),
             durationIn(config, "koala.batch.linger", Duration.ZERO, Duration.ofSeconds(10))
                 .toMillis(),
             intIn(config, "koala.channel.credits", 1, 1024));

@@ -13,6 +13,7 @@ import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -44,6 +45,8 @@ public final class TypeRegistry {
       new ConcurrentHashMap<>();
   private final Map<Class<?>, Class<?>> aliases = new ConcurrentHashMap<>();
   private volatile int version;
+  private Kryo template; // guarded by this
+  private int templateVersion; // guarded by this
 
   private TypeRegistry() {}
 
@@ -78,6 +81,14 @@ public final class TypeRegistry {
         java.time.LocalDateTime.class,
         KeyValue.class);
     r.register(UUID.class, x -> new DefaultSerializers.UUIDSerializer());
+    // Kryo has default serializers for these JDK classes; they only need registering.
+    r.register(
+        Collections.emptyList().getClass(),
+        Collections.emptySet().getClass(),
+        Collections.emptyMap().getClass(),
+        Collections.singletonList(0).getClass(),
+        Collections.singleton(0).getClass(),
+        Collections.singletonMap(0, 0).getClass());
     return r;
   }
 
@@ -150,35 +161,26 @@ public final class TypeRegistry {
     version++;
   }
 
-  /** Whether values of exactly this class can be serialized. */
-  public boolean isRegistered(Class<?> type) {
-    if (type.isPrimitive() || ids.containsKey(type) || BUILT_IN.contains(type)) {
+  /**
+   * Whether values of exactly this class can be serialized: asks a Kryo instance configured like
+   * every other, so the answer never promises what serialization then refuses.
+   */
+  public synchronized boolean isRegistered(Class<?> type) {
+    if (type.isPrimitive()) {
       return true;
     }
-    if (type.isEnum() || (type.getSuperclass() != null && type.getSuperclass().isEnum())) {
-      Class<?> e = type.isEnum() ? type : type.getSuperclass();
-      return ids.containsKey(e);
+    if (template == null) {
+      template = newKryo();
+      templateVersion = version;
     }
-    for (Class<?> base : aliases.keySet()) {
-      if (base.isAssignableFrom(type)) {
-        return true;
-      }
+    templateVersion = refresh(template, templateVersion);
+    try {
+      template.getRegistration(type);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
     }
-    return type.getName().startsWith("java.util.ImmutableCollections$")
-        || type.getName().startsWith("java.util.Collections$");
   }
-
-  private static final java.util.Set<Class<?>> BUILT_IN =
-      java.util.Set.of(
-          String.class,
-          Long.class,
-          Integer.class,
-          Short.class,
-          Byte.class,
-          Character.class,
-          Double.class,
-          Float.class,
-          Boolean.class);
 
   /** Registration version; grows with every change. */
   public int version() {

@@ -183,29 +183,31 @@ public final class KeyedStateBackend implements KeyedStateContext {
 
       @Override
       public Map<K, V> entries() {
+        WriteTxn t = txn();
         Map<K, V> out = new LinkedHashMap<>();
         byte[] prefix = KeyLayout.statePrefix(currentBucket, currentKeyBytes, id);
-        txn()
-            .scan(
-                Table.STATE,
-                prefix,
-                (k, v) -> {
-                  byte[] ns = namespaceOf(k, prefix.length);
-                  out.put(keyType.cast(mapKeys.decode(ns)), codec.decode(v));
-                  return true;
-                });
+        t.scan(
+            Table.STATE,
+            prefix,
+            (k, v) -> {
+              byte[] ns = namespaceOf(k, prefix.length);
+              out.put(keyType.cast(mapKeys.decode(ns)), codec.decode(v));
+              return true;
+            });
         return out;
       }
 
       @Override
       public boolean isEmpty() {
+        WriteTxn t = txn();
         byte[] prefix = KeyLayout.statePrefix(currentBucket, currentKeyBytes, id);
-        return txn().scan(Table.STATE, prefix, null, 1, (k, v) -> false) == 0;
+        return t.scan(Table.STATE, prefix, null, 1, (k, v) -> false) == 0;
       }
 
       @Override
       public void clear() {
-        txn().deletePrefix(Table.STATE, KeyLayout.statePrefix(currentBucket, currentKeyBytes, id));
+        WriteTxn t = txn();
+        t.deletePrefix(Table.STATE, KeyLayout.statePrefix(currentBucket, currentKeyBytes, id));
       }
     };
   }

@@ -245,7 +245,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               new ProtocolViolationException("unknown client channel " + d.channel())));
     }
     try {
-      ch.accept(d.seq());
+      ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
     } catch (ProtocolViolationException e) {
       return fail(ErrorInfo.of(sinkOf.get(m.from()).name(), m.from(), null, e));
     }

@@ -3,6 +3,7 @@ package io.koala.runtime.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.koala.KoalaException;
+import io.koala.core.ChannelSettings;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
 import io.koala.runtime.JobMetrics;
@@ -48,6 +49,7 @@ public final class RuntimeCore implements AutoCloseable {
   private final Path dataDir;
   private final boolean temporaryDataDir;
   private final AtomicInteger jobs = new AtomicInteger();
+  private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Starts the systems and workers. */
   public RuntimeCore(KoalaConfig config) {
@@ -114,12 +116,15 @@ public final class RuntimeCore implements AutoCloseable {
     s.append("pekko.actor.allow-java-serialization = off\n");
     s.append("pekko.coordinated-shutdown.exit-jvm = off\n");
     s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
+    // The same frame in both modes, so a job that runs in one ActorSystem also runs distributed.
+    s.append("pekko.remote.artery.advanced.maximum-frame-size = ")
+        .append(ChannelSettings.FRAME_BYTES)
+        .append("\n");
     if (config.separateSystems()) {
       s.append("pekko.actor.provider = remote\n");
       s.append("pekko.remote.artery.transport = tcp\n");
       s.append("pekko.remote.artery.canonical.hostname = \"127.0.0.1\"\n");
       s.append("pekko.remote.artery.canonical.port = 0\n");
-      s.append("pekko.remote.artery.advanced.maximum-frame-size = 1 MiB\n");
     }
     return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
   }
@@ -160,7 +165,10 @@ public final class RuntimeCore implements AutoCloseable {
                 listener),
             jobId + "-coordinator",
             Props.empty());
-    return new Submitted(jobId, coordinator, status, completion);
+    Submitted job = new Submitted(jobId, coordinator, status, completion);
+    submitted.add(job);
+    completion.whenComplete((st, e) -> submitted.remove(job));
+    return job;
   }
 
   /** Asks the job's coordinator to cancel it. */
@@ -202,6 +210,17 @@ public final class RuntimeCore implements AutoCloseable {
 
   @Override
   public void close() {
+    for (Submitted job : submitted) {
+      try {
+        cancel(job).toCompletableFuture().get(askTimeout().toMillis(), TimeUnit.MILLISECONDS);
+      } catch (Exception e) {
+        LOG.warn("job {} did not confirm its cancellation: {}", job.jobId(), e.toString());
+      }
+      // whatever the coordinator answered, the job ends with the runtime
+      if (job.completion().complete(JobStatus.CANCELLED)) {
+        job.status().set(JobStatus.CANCELLED);
+      }
+    }
     List<ActorSystem<Void>> reversed = new ArrayList<>(systems);
     java.util.Collections.reverse(reversed);
     for (ActorSystem<Void> s : reversed) {

@@ -1,0 +1,53 @@
+package io.koala.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.dataflow.Stage;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** Union of two sources into one keyed aggregate, and the JSON-lines and logging sinks. */
+class UnionAndSinksTest {
+
+  @Test
+  void unionFeedsOneKeyedOperatorAndJsonLinesWritesEveryRecord(@TempDir Path dir)
+      throws IOException {
+    DataflowBuilder b = Dataflow.builder("union").parallelism(2);
+    Stage<String> left = b.source(SourceSpec.collection("left", List.of("a", "b", "a")));
+    Stage<String> right =
+        b.source(SourceSpec.collection("right", List.of("b", "c", "a", "a")).partitions(2));
+    Stage<KeyValue<String, Long>> counts = left.union(right).keyBy(s -> s).count("count");
+    counts.sink(SinkSpec.jsonLines("json", dir));
+    counts.sink(SinkSpec.logging("log"));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      assertThat(job.await(Duration.ofSeconds(30))).isEqualTo(JobStatus.FINISHED);
+      assertThat(job.metrics().recordsIn("log")).isEqualTo(7);
+    }
+    List<String> lines = new ArrayList<>();
+    try (Stream<Path> files = Files.list(dir)) {
+      for (Path f : files.sorted().toList()) {
+        assertThat(f.getFileName().toString()).matches("json-[01]\\.jsonl");
+        lines.addAll(Files.readAllLines(f));
+      }
+    }
+    assertThat(lines).hasSize(7);
+    assertThat(lines)
+        .contains(
+            "{\"key\":\"a\",\"value\":4}",
+            "{\"key\":\"b\",\"value\":2}",
+            "{\"key\":\"c\",\"value\":1}");
+  }
+}

@@ -1,0 +1,268 @@
+package io.koala.runtime.internal;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.tngtech.archunit.core.domain.JavaClass;
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.domain.JavaModifier;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import io.koala.core.ChannelItem;
+import io.koala.core.ChannelSettings;
+import io.koala.core.Credit;
+import io.koala.core.Deliver;
+import io.koala.core.DeploymentPlan;
+import io.koala.core.EndOfChannel;
+import io.koala.core.ErrorInfo;
+import io.koala.core.KoalaMessage;
+import io.koala.core.RecordBatch;
+import io.koala.core.TaskEngine;
+import io.koala.core.TaskMetricsSnapshot;
+import io.koala.core.TaskSetup;
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import io.koala.serialization.TypeRegistry;
+import java.lang.reflect.RecordComponent;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+import org.HdrHistogram.Histogram;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Adapter;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.serialization.Serialization;
+import org.apache.pekko.serialization.SerializationExtension;
+import org.apache.pekko.serialization.Serializer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Every message Koala's actors exchange is registered with the runtime's serializer, found by
+ * scanning the classpath rather than listed by hand, and the data-plane messages survive a round
+ * trip through Pekko's serialization.
+ */
+class MessageCoverageTest {
+  private static ActorSystem<Void> system;
+  private static TypeRegistry registry;
+  private static final JavaClasses CLASSES =
+      new ClassFileImporter()
+          .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+          .importPackages("io.koala");
+
+  @BeforeAll
+  static void startSystem() {
+    system = ActorSystem.create(Behaviors.empty(), "message-coverage");
+    registry = KoalaSerialization.registry(system);
+  }
+
+  @AfterAll
+  static void stopSystem() throws Exception {
+    system.terminate();
+    system.getWhenTerminated().toCompletableFuture().get(10, TimeUnit.SECONDS);
+  }
+
+  /** Concrete classes (records, enums, enum constant bodies, classes) that are a {@code type}. */
+  private static List<Class<?>> concreteImplementationsOf(Class<?> type) {
+    List<Class<?>> out = new ArrayList<>();
+    for (JavaClass c : CLASSES) {
+      if (c.isAssignableTo(type)
+          && !c.isInterface()
+          && !c.getModifiers().contains(JavaModifier.ABSTRACT)) {
+        out.add(c.reflect());
+      }
+    }
+    return out;
+  }
+
+  static Stream<Class<?>> messageClasses() {
+    List<Class<?>> all = new ArrayList<>(concreteImplementationsOf(KoalaMessage.class));
+    all.addAll(concreteImplementationsOf(ChannelItem.class));
+    return all.stream();
+  }
+
+  @Test
+  void theScanFindsTheKnownMessages() {
+    List<Class<?>> found = messageClasses().toList();
+    assertThat(found)
+        .contains(
+            Deliver.class,
+            Credit.class,
+            TaskSetup.class,
+            TaskSetup.InputSpec.class,
+            ErrorInfo.class,
+            TaskMetricsSnapshot.class,
+            RecordBatch.class,
+            EndOfChannel.class,
+            TaskActor.Start.class,
+            JobCoordinator.Collected.class);
+    assertThat(found).hasSizeGreaterThan(25);
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("messageClasses")
+  void everyMessageClassIsRegistered(Class<?> message) {
+    assertThat(registry.isRegistered(message))
+        .as("%s is a message but is not registered with KoalaSerialization", message.getName())
+        .isTrue();
+  }
+
+  /**
+   * A registered record is only serializable if its fields are: every Koala type a message record
+   * holds directly (enums, records, classes; for an interface, each of its implementations) is
+   * registered too.
+   */
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("messageClasses")
+  void everyKoalaTypeAMessageHoldsIsRegistered(Class<?> message) {
+    if (!message.isRecord()) {
+      return;
+    }
+    for (RecordComponent rc : message.getRecordComponents()) {
+      Class<?> type = rc.getType();
+      if (!type.getName().startsWith("io.koala.")) {
+        continue;
+      }
+      List<Class<?>> concrete =
+          type.isInterface() ? concreteImplementationsOf(type) : List.of(type);
+      for (Class<?> c : concrete) {
+        assertThat(registry.isRegistered(c))
+            .as("%s.%s holds a %s, which is not registered", message.getName(), rc.getName(), c)
+            .isTrue();
+      }
+    }
+  }
+
+  // ------------------------------------------------------------------ round trips
+
+  private static Object roundTrip(Object message) {
+    Serialization serialization = SerializationExtension.get(Adapter.toClassic(system));
+    Serializer serializer = serialization.findSerializerFor(message);
+    assertThat(serializer).isInstanceOf(KoalaSerializer.class);
+    byte[] bytes = serialization.serialize(message).get();
+    return serialization.deserialize(bytes, serializer.identifier(), "").get();
+  }
+
+  @Test
+  void deliverWithARecordBatchRoundTrips() {
+    Object[] values = {"word", 42L, new KeyValue<>("k", 7L), null, List.of(1, 2)};
+    long[] timestamps = {Long.MIN_VALUE, -5, 0, 1_700_000_000_000L, Long.MAX_VALUE};
+    Deliver d = new Deliver(3, 17, new RecordBatch(values, timestamps, values.length));
+    Deliver back = (Deliver) roundTrip(d);
+    assertThat(back.channel()).isEqualTo(3);
+    assertThat(back.seq()).isEqualTo(17);
+    RecordBatch batch = (RecordBatch) back.item();
+    assertThat(batch.size()).isEqualTo(values.length);
+    for (int i = 0; i < values.length; i++) {
+      assertThat(batch.value(i)).as("value %d", i).isEqualTo(values[i]);
+      assertThat(batch.timestamp(i)).as("timestamp %d", i).isEqualTo(timestamps[i]);
+    }
+  }
+
+  @Test
+  void onlyTheFilledPartOfABatchTravels() {
+    Deliver d = new Deliver(0, 0, new RecordBatch(new Object[] {"a", "b", "c"}, new long[3], 2));
+    RecordBatch batch = (RecordBatch) ((Deliver) roundTrip(d)).item();
+    assertThat(batch.size()).isEqualTo(2);
+    assertThat(batch.value(1)).isEqualTo("b");
+  }
+
+  @Test
+  void deliverOfEndOfChannelRoundTrips() {
+    Deliver back = (Deliver) roundTrip(new Deliver(1, 2, EndOfChannel.INSTANCE));
+    assertThat(back).isEqualTo(new Deliver(1, 2, EndOfChannel.INSTANCE));
+    assertThat(back.item()).isSameAs(EndOfChannel.INSTANCE);
+  }
+
+  @Test
+  void creditRoundTrips() {
+    assertThat(roundTrip(new Credit(5, Long.MAX_VALUE))).isEqualTo(new Credit(5, Long.MAX_VALUE));
+  }
+
+  @Test
+  void taskSetupRoundTrips() {
+    DataflowBuilder b = Dataflow.builder("wc").parallelism(2);
+    b.source(SourceSpec.collection("words", List.of("a")).partitions(2))
+        .keyBy((String w) -> w)
+        .count("count")
+        .sink(SinkSpec.collecting("out"));
+    ExecutionPlan plan = ExecutionPlan.of(b.build().plan());
+    DeploymentPlan deployment =
+        DeploymentPlan.of("job-7", plan, 2, new ChannelSettings(1024, 262_144, 5, 8));
+    for (TaskSetup setup : deployment.setups().values()) {
+      assertThat(roundTrip(setup)).isEqualTo(setup);
+    }
+    TaskSetup keyed = deployment.setups().get(new TaskId(new OperatorId("count"), 1));
+    assertThat(keyed.inputRouting()).hasSize(128);
+    assertThat(roundTrip(keyed)).usingRecursiveComparison().isEqualTo(keyed);
+  }
+
+  @Test
+  void errorInfoRoundTrips() {
+    ErrorInfo e =
+        ErrorInfo.of(
+            "count",
+            new TaskId(new OperatorId("count"), 1),
+            "some-key",
+            new IllegalStateException("boom"));
+    assertThat(roundTrip(e)).isEqualTo(e);
+    ErrorInfo noKey =
+        ErrorInfo.of("src", new TaskId(new OperatorId("src"), 0), null, new RuntimeException());
+    assertThat(roundTrip(noKey)).isEqualTo(noKey);
+  }
+
+  @Test
+  void taskMetricsSnapshotRoundTrips() {
+    Histogram h = new Histogram(60_000_000_000L, 2);
+    h.recordValue(1_000);
+    h.recordValue(2_000_000);
+    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(buf);
+    byte[] encoded = Arrays.copyOf(buf.array(), n);
+    TaskMetricsSnapshot m =
+        new TaskMetricsSnapshot(
+            new TaskId(new OperatorId("count"), 2),
+            "RUNNING",
+            100,
+            90,
+            12.5,
+            11.25,
+            7,
+            encoded,
+            3,
+            0.25,
+            4096,
+            12,
+            true);
+    TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
+    assertThat(back).usingRecursiveComparison().isEqualTo(m);
+    assertThat(back.batchLatency()).isEqualTo(encoded);
+    assertThat(back.latencyHistogram().getTotalCount()).isEqualTo(2);
+    assertThat(back.latencyHistogram().getMaxValue()).isEqualTo(h.getMaxValue());
+  }
+
+  @Test
+  void runtimeMessagesWithActorReferencesRoundTrip() {
+    TaskActor.TaskRef ref =
+        new TaskActor.TaskRef(
+            new TaskId(new OperatorId("count"), 0),
+            Adapter.toTyped(Adapter.toClassic(system).deadLetters()));
+    Object back = roundTrip(ref);
+    assertThat(back).isInstanceOf(TaskActor.TaskRef.class);
+    assertThat(((TaskActor.TaskRef) back).task()).isEqualTo(ref.task());
+    assertThat(roundTrip(new TaskActor.Wake(TaskEngine.Timer.FLUSH)))
+        .isEqualTo(new TaskActor.Wake(TaskEngine.Timer.FLUSH));
+    assertThat(roundTrip(TaskActor.Tick.INSTANCE)).isSameAs(TaskActor.Tick.INSTANCE);
+  }
+}
