@@ -86,7 +86,6 @@ public final class DataflowBuilder {
   public <T> Stage<T> source(SourceSpec<T> spec) {
     Objects.requireNonNull(spec, "source spec");
     Draft d = add(new Draft(spec.name(), Kind.SOURCE, spec, null, false, List.of()));
-    d.parallelism = null;
     return new Stage<>(this, List.of(d));
   }
 

@@ -59,22 +59,6 @@ public final class RateSchedule {
     return new Segment(from, perSecond);
   }
 
-  /** Whether every record is available at once. */
-  public boolean isUnlimited() {
-    return segments.isEmpty();
-  }
-
-  /** The rate in records per second at {@code elapsedMillis} ({@code +∞} when unlimited). */
-  public double rateAt(long elapsedMillis) {
-    double rate = Double.POSITIVE_INFINITY;
-    for (Segment s : segments) {
-      if (s.fromMillis() <= elapsedMillis) {
-        rate = s.perSecond();
-      }
-    }
-    return rate;
-  }
-
   /** Number of records (all partitions) available {@code elapsedMillis} after the start. */
   public long available(long elapsedMillis) {
     if (segments.isEmpty()) {

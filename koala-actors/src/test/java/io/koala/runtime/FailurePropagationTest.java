@@ -97,6 +97,22 @@ class FailurePropagationTest {
         .hasMessageContaining("no key for 3");
   }
 
+  @Test
+  void throwingOperatorFactoryFailsTheJob() {
+    DataflowBuilder b = Dataflow.builder("bad-factory");
+    b.source(SourceSpec.generator("n", (i, s) -> i).count(10))
+        .<Long>transform(
+            "broken",
+            () -> {
+              throw new IllegalStateException("factory is broken");
+            })
+        .sink(SinkSpec.discarding("out"));
+    JobHandle job = runtime.submit(b.build());
+    assertThatThrownBy(() -> job.await(Duration.ofSeconds(30)))
+        .isInstanceOf(JobFailedException.class)
+        .hasMessageContaining("factory is broken");
+  }
+
   private static JobFailedException catchFailure(JobHandle job) {
     try {
       job.await(Duration.ofSeconds(1));

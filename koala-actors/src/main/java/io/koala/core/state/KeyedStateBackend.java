@@ -16,7 +16,6 @@ import io.koala.store.WriteTxn;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -277,10 +276,5 @@ public final class KeyedStateBackend implements KeyedStateContext {
       out.add(codec.decode(b));
     }
     return out;
-  }
-
-  /** Names of the declared states, for diagnostics. */
-  public List<String> stateNames() {
-    return Collections.unmodifiableList(new ArrayList<>(stateNames.values()));
   }
 }

@@ -76,9 +76,23 @@ final class TaskActor {
                 timers ->
                     Behaviors.withStash(
                         STASH,
-                        stash ->
-                            new TaskActor(ctx, timers, setup, vertex, store, registry, coordinator)
-                                .waiting(stash))));
+                        stash -> {
+                          try {
+                            return new TaskActor(
+                                    ctx, timers, setup, vertex, store, registry, coordinator)
+                                .waiting(stash);
+                          } catch (RuntimeException e) {
+                            // e.g. a user operator factory threw: fail the job, not just the actor
+                            ErrorInfo error =
+                                ErrorInfo.of(setup.task().operator().name(), setup.task(), null, e);
+                            ctx.getLog().error("{}: {}", setup.task(), error.describe());
+                            coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+                            if (store != null) {
+                              store.close();
+                            }
+                            return Behaviors.stopped();
+                          }
+                        })));
   }
 
   private TaskActor(

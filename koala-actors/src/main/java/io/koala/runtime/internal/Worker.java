@@ -112,16 +112,24 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       for (TaskSetup setup : d.tasks()) {
         current = setup;
         Vertex vertex = plan.vertex(setup.task().operator());
-        StateStore store = null;
-        if (vertex.isKeyed()) {
-          store = LmdbStateStore.open(taskDirectory(d.jobId(), setup.task()), storeOptions);
+        StateStore store =
+            vertex.isKeyed()
+                ? LmdbStateStore.open(taskDirectory(d.jobId(), setup.task()), storeOptions)
+                : null;
+        ActorRef<TaskMessage> ref;
+        try {
+          ref =
+              getContext()
+                  .spawn(
+                      TaskActor.create(setup, vertex, store, registry, d.coordinator()),
+                      actorName(d.jobId(), setup.task()),
+                      DispatcherSelector.fromConfig("koala.task-dispatcher"));
+        } catch (RuntimeException e) {
+          if (store != null) {
+            store.close(); // the task that would have owned it does not exist
+          }
+          throw e;
         }
-        ActorRef<TaskMessage> ref =
-            getContext()
-                .spawn(
-                    TaskActor.create(setup, vertex, store, registry, d.coordinator()),
-                    actorName(d.jobId(), setup.task()),
-                    DispatcherSelector.fromConfig("koala.task-dispatcher"));
         getContext().watchWith(ref, new TaskStopped(d.jobId(), setup.task()));
         tasks.put(setup.task(), ref);
         refs.add(new TaskActor.TaskRef(setup.task(), ref));

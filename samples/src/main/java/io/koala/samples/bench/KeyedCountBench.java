@@ -14,7 +14,6 @@ import io.koala.runtime.KoalaRuntime;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.nio.ByteBuffer;
-import java.time.Duration;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -102,8 +101,20 @@ public final class KeyedCountBench {
       Thread.sleep(s.warmupSeconds() * 1000L);
       JobMetrics m0 = job.metrics();
       long t0 = System.nanoTime();
-      Thread.sleep(s.seconds() * 1000L);
-      JobMetrics m1 = job.metrics();
+      JobMetrics m1 = m0;
+      long previousAt = t0;
+      for (int second = 0; second < s.seconds(); second += INTERVAL_SECONDS) {
+        Thread.sleep(Math.min(INTERVAL_SECONDS, s.seconds() - second) * 1000L);
+        JobMetrics now = job.metrics();
+        long at = System.nanoTime();
+        System.err.printf(
+            "keyed-count: %3d s  %,12.0f records/s  lag %,d records%n",
+            Math.round((at - t0) / 1e9),
+            (now.recordsIn("count") - m1.recordsIn("count")) / ((at - previousAt) / 1e9),
+            now.sourceLagRecords());
+        m1 = now;
+        previousAt = at;
+      }
       double elapsed = (System.nanoTime() - t0) / 1e9;
       job.cancel().toCompletableFuture().join();
       long records = m1.recordsIn("count") - m0.recordsIn("count");
@@ -133,6 +144,6 @@ public final class KeyedCountBench {
     return Math.round(v * 1000) / 1000.0;
   }
 
-  /** Default warm-up before measuring. */
-  public static final Duration WARMUP = Duration.ofSeconds(5);
+  /** Seconds between the progress lines printed on stderr. */
+  private static final int INTERVAL_SECONDS = 5;
 }
