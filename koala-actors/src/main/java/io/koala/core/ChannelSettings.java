@@ -7,9 +7,14 @@ package io.koala.core;
  * @param maxBatchBytes estimated bytes per batch at most
  * @param lingerMillis how long a partial batch may wait before it is sent
  * @param credits credit window of every channel, in items
+ * @param watermarkIntervalMillis how often a source emits its watermark
  */
 public record ChannelSettings(
-    int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits)
+    int maxBatchRecords,
+    int maxBatchBytes,
+    long lingerMillis,
+    int credits,
+    long watermarkIntervalMillis)
     implements KoalaMessage {
 
   /**
@@ -25,16 +30,28 @@ public record ChannelSettings(
   public static final int MAX_BATCH_BYTES = FRAME_BYTES / 4;
 
   public ChannelSettings {
-    if (maxBatchRecords < 1 || maxBatchBytes < 1 || lingerMillis < 0 || credits < 1) {
+    if (maxBatchRecords < 1
+        || maxBatchBytes < 1
+        || lingerMillis < 0
+        || credits < 1
+        || watermarkIntervalMillis < 1) {
       throw new IllegalArgumentException(
-          "invalid channel settings "
+          "invalid channel settings: "
               + maxBatchRecords
-              + "/"
+              + " records, "
               + maxBatchBytes
-              + "/"
+              + " bytes, linger "
               + lingerMillis
-              + "/"
-              + credits);
+              + " ms, "
+              + credits
+              + " credits, watermarks every "
+              + watermarkIntervalMillis
+              + " ms");
     }
+  }
+
+  /** Settings with watermarks every 200 ms. */
+  public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
+    this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);
   }
 }

@@ -59,7 +59,10 @@ public record DeploymentPlan(Map<TaskId, TaskSetup> setups, Map<TaskId, Integer>
             channels.add(channel);
             inputs.get(target).add(new InputSpec(channel, sender, out.inputIndex()));
           }
-          outputs.get(sender).add(new OutputSpec(out.partitioning(), channels, targets, routing));
+          outputs
+              .get(sender)
+              .add(
+                  new OutputSpec(out.partitioning(), channels, targets, routing, out.sideOutput()));
         }
       }
     }

@@ -4,10 +4,15 @@ import io.koala.KoalaException;
 import io.koala.core.TaskSetup.InputSpec;
 import io.koala.core.TaskSetup.OutputSpec;
 import io.koala.core.state.KeyedStateBackend;
+import io.koala.core.state.KeyedTimers;
 import io.koala.dataflow.Collector;
 import io.koala.dataflow.KeySelector;
+import io.koala.dataflow.OutputTag;
 import io.koala.dataflow.PartitionReader;
 import io.koala.dataflow.SourceSpec;
+import io.koala.dataflow.WatermarkStrategy;
+import io.koala.operator.InternalTimers;
+import io.koala.operator.NamespacedState;
 import io.koala.operator.Operator;
 import io.koala.operator.OperatorContext;
 import io.koala.operator.Output;
@@ -18,6 +23,7 @@ import io.koala.plan.OperatorNode.Kind;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.state.KeyedStateContext;
+import io.koala.state.TimeDomain;
 import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
@@ -29,20 +35,26 @@ import java.util.Map;
 
 /**
  * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
- * and credits, runs the operator chain, batches and routes its output under credit-based flow
- * control, and reports what to send and when to wake it through {@link Services}. It never blocks
- * and never reads a clock except through {@link Services}, so the same engine runs inside a task
- * actor and inside a deterministic simulator.
+ * and credits, runs the operator chain, tracks event time, fires timers, batches and routes its
+ * output under credit-based flow control, and reports what to send and when to wake it through
+ * {@link Services}. It never blocks and never reads a clock except through {@link Services}, so the
+ * same engine runs inside a task actor and inside a deterministic simulator.
  *
  * <pre>
- *   CREATED --start--> RUNNING --all inputs ended--> FINISHING --outputs drained--> FINISHED
- *                         |                              |
- *                         +--------- error -------------> FAILED      (any) --cancel--> CANCELLED
+ *   CREATED --start--> RUNNING --all inputs ended, timers fired--> FINISHING --outputs drained-->
+ *                         |                                             FINISHED
+ *                         +--------- error ---------> FAILED      (any) --cancel--> CANCELLED
  * </pre>
  *
  * <p>Flow control: an input item is consumed (and its credit returned) only when processed; while
  * any output channel holds items waiting for credit, the task processes nothing more, so
  * backpressure reaches the sources, which then fall behind their logs (lag).
+ *
+ * <p>Event time (DESIGN §4.5): items of all channels are processed in arrival order, so a watermark
+ * is applied only after every record that arrived before it. The task's watermark is the minimum
+ * over its channels ({@link WatermarkTracker}); when it advances, the due event-time timers fire in
+ * timestamp order (in chunks, pausing while the output is backpressured), the operators see the
+ * watermark, and it is forwarded on every output channel after the records emitted before it.
  */
 public final class TaskEngine {
 
@@ -73,7 +85,9 @@ public final class TaskEngine {
     /** Read more from the source partitions. */
     POLL,
     /** Send partial batches whose linger time has passed. */
-    FLUSH
+    FLUSH,
+    /** Fire the processing-time timers that are due. */
+    PROCESSING_TIME
   }
 
   /** Lifecycle of a task. */
@@ -86,33 +100,48 @@ public final class TaskEngine {
     CANCELLED
   }
 
+  private static final long NONE = WatermarkTracker.NONE;
+
   private final TaskSetup setup;
   private final Services services;
   private final KryoSerde serde;
   private final KeyEncoder keys;
   private final StateStore store;
   private final KeyedStateBackend state;
+  private final KeyedTimers timers;
   private final boolean[] owned;
   private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
+  private final int[] logicalInputs;
   private final Map<Integer, InputChannel> inputs = new HashMap<>();
+  private final Map<Integer, Integer> inputIndex = new HashMap<>();
+  private final WatermarkTracker watermarks;
   private final ArrayDeque<Deliver> pending = new ArrayDeque<>();
   private final List<OutputChannel> outputs = new ArrayList<>();
   private final Map<Integer, Integer> outputIndex = new HashMap<>();
   private final List<BatchBuilder> builders = new ArrayList<>();
-  private final List<Router> routers = new ArrayList<>();
+  private final List<Router> mainRouters = new ArrayList<>();
+  private final Map<String, List<Router>> sideRouters = new HashMap<>();
   private final int clientOutput;
   private final List<Operator<Object, Object>> ops = new ArrayList<>();
   private final List<String> opNames = new ArrayList<>();
   private final SourceSpec<Object> source;
+  private final WatermarkStrategy sourceWatermarks;
   private final List<SourcePartition> partitions = new ArrayList<>();
+  private WatermarkTracker sourceTracker;
   private final TaskMetrics metrics = new TaskMetrics();
   private final OutputChannel.Sender sender = this::sendItem;
   private Output<Object> entry;
   private int openInputs;
+  private boolean inputsEnded;
   private Status status = Status.CREATED;
   private boolean flushScheduled;
   private boolean pollScheduled;
-  private long startMillis;
+  private long processingTimerAt = Long.MAX_VALUE;
+  private long currentWatermark = NONE;
+  private long pendingWatermark = NONE;
+  private long sourceWatermark = NONE;
+  private long nextSourceWatermarkAt;
+  private boolean idleSent;
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
   private Object recordKey;
@@ -149,24 +178,35 @@ public final class TaskEngine {
       KeySelector<Object, Object> selector =
           (KeySelector<Object, Object>) vertex.outputs().get(e).keySelector();
       String consumer = vertex.outputs().get(e).to().name();
-      routers.add(Router.of(out, positions, selector, consumer, setup.buckets()));
+      Router router = Router.of(out, positions, selector, consumer, setup.buckets());
+      if (out.sideOutput() == null) {
+        mainRouters.add(router);
+      } else {
+        sideRouters.computeIfAbsent(out.sideOutput(), k -> new ArrayList<>()).add(router);
+      }
     }
     clientOutput = addOutput(setup.clientChannel(), CLIENT, settings, tail);
 
     for (InputSpec in : setup.inputs()) {
+      inputIndex.put(in.channel(), inputs.size());
       inputs.put(
           in.channel(), new InputChannel(in.channel(), in.from(), in.input(), settings.credits()));
     }
     openInputs = inputs.size();
+    watermarks = new WatermarkTracker(inputs.size());
+    logicalInputs = new int[vertex.inputs().size()];
     for (VertexInput vi : vertex.inputs()) {
       inputSelectors.add((KeySelector<Object, Object>) vi.keySelector());
+      logicalInputs[vi.index()] = vi.logicalInput();
     }
 
     OperatorNode head = vertex.head();
     if (head.kind() == Kind.SOURCE) {
       source = (SourceSpec<Object>) head.source();
+      sourceWatermarks = head.watermarks();
     } else {
       source = null;
+      sourceWatermarks = WatermarkStrategy.none();
     }
     if (head.keyedState() || head.hasKeyedInput()) {
       if (store == null) {
@@ -174,12 +214,23 @@ public final class TaskEngine {
       }
       state = new KeyedStateBackend(head.id().name(), store, serde);
       owned = new boolean[setup.buckets()];
+      List<Integer> mine = new ArrayList<>();
       for (int b = 0; b < setup.buckets(); b++) {
         owned[b] = setup.inputRouting().get(b) == setup.task().index();
+        if (owned[b]) {
+          mine.add(b);
+        }
       }
+      timers =
+          new KeyedTimers(
+              state,
+              mine.stream().mapToInt(Integer::intValue).toArray(),
+              () -> currentWatermark,
+              services::currentTimeMillis);
     } else {
       state = null;
       owned = null;
+      timers = null;
     }
     for (OperatorNode n : vertex.chain()) {
       if (n.kind() != Kind.SOURCE) {
@@ -207,7 +258,6 @@ public final class TaskEngine {
     if (status != Status.CREATED) {
       return;
     }
-    this.startMillis = startMillis;
     guard(
         () -> {
           Output<Object> downstream = this::emit;
@@ -216,17 +266,34 @@ public final class TaskEngine {
             downstream = chained(i);
           }
           entry = downstream;
+          long now = services.currentTimeMillis();
           if (source != null) {
             for (int p = setup.task().index(); p < source.partitions(); p += setup.parallelism()) {
-              partitions.add(new SourcePartition(p, source.open(p, startMillis)));
+              partitions.add(
+                  new SourcePartition(
+                      p,
+                      source.open(p, startMillis),
+                      new PartitionWatermarks(sourceWatermarks, now)));
+            }
+            sourceTracker = new WatermarkTracker(partitions.size());
+            for (int i = 0; i < partitions.size(); i++) {
+              if (partitions.get(i).done) {
+                sourceTracker.onEnd(i);
+              }
             }
           }
+          if (timers != null) {
+            state.begin();
+            timers.recoverNext();
+            state.commit();
+            scheduleProcessingTimers();
+          }
           status = Status.RUNNING;
-          metrics.tick(services.currentTimeMillis());
+          metrics.tick(now);
           if (source != null) {
             schedulePoll(0);
           } else if (openInputs == 0) {
-            finishInputs();
+            inputsEnded = true;
           }
           drain();
         });
@@ -326,6 +393,17 @@ public final class TaskEngine {
           guard(this::poll);
         }
       }
+      case PROCESSING_TIME -> {
+        processingTimerAt = Long.MAX_VALUE;
+        if (status == Status.RUNNING) {
+          guard(
+              () -> {
+                fireTimers(TimeDomain.PROCESSING_TIME, services.currentTimeMillis());
+                scheduleProcessingTimers();
+                scheduleFlushIfPartial();
+              });
+        }
+      }
     }
   }
 
@@ -346,29 +424,68 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- processing
 
+  /**
+   * Processes what can be processed: the watermark being applied, then queued items in arrival
+   * order, stopping while the output is backpressured.
+   */
   private void drain() {
-    while (status == Status.RUNNING && !pending.isEmpty() && !blocked()) {
-      Deliver d = pending.poll();
-      InputChannel ch = inputs.get(d.channel());
-      boolean end = d.item() == EndOfChannel.INSTANCE;
-      if (d.item() instanceof RecordBatch batch) {
-        process(ch.input(), batch);
+    while (status == Status.RUNNING && !blocked()) {
+      if (pendingWatermark != NONE) {
+        if (!applyWatermark()) {
+          break; // timers left to fire once the output drains
+        }
+        continue;
       }
-      long grant = ch.consumed(end);
-      if (grant >= 0) {
-        services.send(ch.source(), new Credit(ch.id(), grant));
-      }
-      if (end && --openInputs == 0) {
+      if (inputsEnded) {
         finishInputs();
+        break;
       }
+      Deliver d = pending.poll();
+      if (d == null) {
+        break;
+      }
+      consume(d);
     }
     scheduleFlushIfPartial();
   }
 
-  private void process(int input, RecordBatch batch) {
+  private void consume(Deliver d) {
+    InputChannel ch = inputs.get(d.channel());
+    int index = inputIndex.get(d.channel());
+    ChannelItem item = d.item();
+    long advanced = NONE;
+    if (item instanceof RecordBatch batch) {
+      watermarks.onData(index);
+      idleSent = false;
+      process(ch.input(), batch);
+    } else if (item instanceof Watermark w) {
+      advanced = watermarks.onWatermark(index, w.timestamp());
+    } else if (item == Idle.INSTANCE) {
+      advanced = watermarks.onIdle(index);
+    } else if (item == EndOfChannel.INSTANCE) {
+      advanced = watermarks.onEnd(index);
+      if (--openInputs == 0) {
+        inputsEnded = true;
+      }
+    } else {
+      throw new IllegalStateException("unhandled " + item);
+    }
+    long grant = ch.consumed(item == EndOfChannel.INSTANCE);
+    if (grant >= 0) {
+      services.send(ch.source(), new Credit(ch.id(), grant));
+    }
+    if (advanced != NONE) {
+      pendingWatermark = advanced;
+    } else if (item == Idle.INSTANCE && watermarks.allIdle()) {
+      emitIdle();
+    }
+  }
+
+  private void process(int edge, RecordBatch batch) {
     long t0 = services.nanoTime();
     Operator<Object, Object> head = ops.get(0);
-    KeySelector<Object, Object> selector = inputSelectors.get(input);
+    KeySelector<Object, Object> selector = inputSelectors.get(edge);
+    int input = logicalInputs[edge];
     if (state != null) {
       state.begin();
     }
@@ -388,6 +505,7 @@ public final class TaskEngine {
     endBatch();
     if (state != null) {
       state.commit();
+      scheduleProcessingTimers();
     }
     recordKey = null;
     metrics.batch(services.nanoTime() - t0, batch.size());
@@ -429,6 +547,111 @@ public final class TaskEngine {
     }
   }
 
+  // ---------------------------------------------------------------- event time and timers
+
+  /**
+   * Applies {@link #pendingWatermark}: fires due event-time timers, tells the operators, forwards
+   * it downstream.
+   *
+   * @return false when the output became backpressured with timers still due (resume later)
+   */
+  private boolean applyWatermark() {
+    long w = pendingWatermark;
+    currentWatermark = w;
+    if (timers != null && !fireTimers(TimeDomain.EVENT_TIME, w)) {
+      return false;
+    }
+    for (int i = 0; i < ops.size(); i++) {
+      try {
+        ops.get(i).processWatermark(w);
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(i), e);
+      }
+    }
+    pendingWatermark = NONE;
+    if (w != Long.MAX_VALUE) {
+      forward(new Watermark(w));
+    }
+    return true;
+  }
+
+  /**
+   * Fires the timers of {@code domain} due at {@code upTo}, a chunk per write transaction.
+   *
+   * @return false when it stopped with timers still due because the output is backpressured
+   */
+  private boolean fireTimers(TimeDomain domain, long upTo) {
+    int chunk = setup.settings().maxBatchRecords();
+    while (true) {
+      if (timers.next(domain) > upTo) {
+        return true;
+      }
+      long t0 = services.nanoTime();
+      state.begin();
+      List<KeyedTimers.Due> due = timers.due(domain, upTo, chunk);
+      for (KeyedTimers.Due t : due) {
+        timers.remove(t);
+        Object key = keys.decode(t.key());
+        recordKey = key;
+        state.setCurrentKey(key, t.key(), t.bucket());
+        try {
+          ops.get(0).onTimer(t.timestamp(), t.namespace(), domain);
+        } catch (KoalaException e) {
+          throw e;
+        } catch (Exception e) {
+          throw new UserFunctionException(opNames.get(0), e);
+        }
+      }
+      endBatch();
+      if (due.size() < chunk) {
+        timers.refresh(domain);
+      }
+      state.commit();
+      recordKey = null;
+      if (!due.isEmpty()) {
+        metrics.timers(services.nanoTime() - t0, due.size());
+      }
+      if (due.size() < chunk) {
+        return true;
+      }
+      if (blocked()) {
+        return false;
+      }
+    }
+  }
+
+  private void scheduleProcessingTimers() {
+    if (timers == null) {
+      return;
+    }
+    long next = timers.next(TimeDomain.PROCESSING_TIME);
+    if (next < processingTimerAt) {
+      processingTimerAt = next;
+      services.schedule(Timer.PROCESSING_TIME, Math.max(0, next - services.currentTimeMillis()));
+    }
+  }
+
+  /** Sends {@code item} on every data output channel after the records emitted before it. */
+  private void forward(ChannelItem item) {
+    for (int i = 0; i < outputs.size(); i++) {
+      if (i != clientOutput) {
+        flush(i);
+        outputs.get(i).offer(item, sender);
+      }
+    }
+  }
+
+  private void emitIdle() {
+    if (!idleSent) {
+      idleSent = true;
+      forward(Idle.INSTANCE);
+    }
+  }
+
+  // ---------------------------------------------------------------- sources
+
   private void poll() {
     if (blocked()) {
       return;
@@ -440,7 +663,8 @@ public final class TaskEngine {
     boolean more = false;
     long nextAt = Long.MAX_VALUE;
     boolean allDone = true;
-    for (SourcePartition p : partitions) {
+    for (int pi = 0; pi < partitions.size(); pi++) {
+      SourcePartition p = partitions.get(pi);
       if (p.done) {
         continue;
       }
@@ -457,11 +681,13 @@ public final class TaskEngine {
         }
         long ts = p.reader.timestamp(p.offset, v);
         p.offset++;
+        p.watermarks.onRecord(ts, now);
         entry.emit(v, ts);
       }
       read += (int) Math.max(n, 0);
       if (p.offset >= p.reader.end()) {
         p.done = true;
+        sourceTracker.onEnd(pi);
         continue;
       }
       allDone = false;
@@ -474,11 +700,14 @@ public final class TaskEngine {
     if (read > 0) {
       endBatch();
       metrics.batch(services.nanoTime() - t0, read);
+      idleSent = false;
     }
     if (allDone) {
-      finishInputs();
+      inputsEnded = true;
+      drain();
       return;
     }
+    emitSourceWatermark(now);
     scheduleFlushIfPartial();
     if (blocked()) {
       return; // a credit grant resumes polling
@@ -486,7 +715,43 @@ public final class TaskEngine {
     if (more) {
       schedulePoll(0);
     } else {
-      schedulePoll(Math.max(1, Math.min(nextAt - now, 1000)));
+      long wait = Math.max(1, Math.min(nextAt - now, 1000));
+      if (sourceWatermarks.enabled()) {
+        wait = Math.min(wait, setup.settings().watermarkIntervalMillis());
+      }
+      schedulePoll(wait);
+    }
+  }
+
+  /**
+   * Emits the source task's watermark (min over its active partitions) at most once per interval.
+   */
+  private void emitSourceWatermark(long now) {
+    if (!sourceWatermarks.enabled() || now < nextSourceWatermarkAt) {
+      return;
+    }
+    nextSourceWatermarkAt = now + setup.settings().watermarkIntervalMillis();
+    for (int pi = 0; pi < partitions.size(); pi++) {
+      SourcePartition p = partitions.get(pi);
+      if (p.done) {
+        continue;
+      }
+      if (p.watermarks.idle(now)) {
+        sourceTracker.onIdle(pi);
+      } else {
+        long w = p.watermarks.watermark();
+        if (w != NONE) {
+          sourceTracker.onWatermark(pi, w);
+        }
+      }
+    }
+    long w = sourceTracker.combined();
+    if (w != NONE && w > sourceWatermark) {
+      sourceWatermark = w;
+      pendingWatermark = w;
+      drain();
+    } else if (sourceTracker.allIdle()) {
+      emitIdle();
     }
   }
 
@@ -501,6 +766,10 @@ public final class TaskEngine {
 
   private void emit(Object value, long timestamp) {
     metrics.recordsOut++;
+    route(mainRouters, value, timestamp);
+  }
+
+  private void route(List<Router> routers, Object value, long timestamp) {
     for (Router r : routers) {
       int pos = r.route(value, this);
       if (builders.get(pos).add(value, timestamp)) {
@@ -561,6 +830,7 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- end of input
 
+  /** Every input has ended and every event-time timer has fired: finish and close the outputs. */
   private void finishInputs() {
     for (int i = 0; i < ops.size(); i++) {
       try {
@@ -592,14 +862,10 @@ public final class TaskEngine {
     try {
       r.run();
     } catch (UserFunctionException e) {
-      fail(ErrorInfo.of(e.operator(), setup.task(), currentKey(), e));
+      fail(ErrorInfo.of(e.operator(), setup.task(), recordKey, e));
     } catch (Exception e) {
-      fail(ErrorInfo.of(opName(0), setup.task(), currentKey(), e));
+      fail(ErrorInfo.of(opName(0), setup.task(), recordKey, e));
     }
-  }
-
-  private Object currentKey() {
-    return recordKey;
   }
 
   private void fail(ErrorInfo error) {
@@ -663,7 +929,9 @@ public final class TaskEngine {
         Math.max(0, lagSeconds),
         stateBytes,
         stateEntries,
-        blocked());
+        blocked(),
+        source != null ? sourceWatermark : currentWatermark,
+        metrics.lateRecords);
   }
 
   // ---------------------------------------------------------------- chain plumbing
@@ -714,17 +982,53 @@ public final class TaskEngine {
 
     @Override
     public KeyedStateContext keyedState() {
-      if (index != 0 || state == null) {
-        throw new IllegalStateException(
-            "operator '" + operatorName() + "' has no keyed state: it must follow keyBy(...)");
-      }
+      checkKeyed();
       return state;
     }
 
     @Override
+    public NamespacedState namespacedState() {
+      checkKeyed();
+      return state;
+    }
+
+    @Override
+    public InternalTimers timers() {
+      checkKeyed();
+      return timers;
+    }
+
+    @Override
+    public long currentWatermark() {
+      return currentWatermark;
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <X> Output<X> sideOutput(OutputTag<X> tag) {
+      List<Router> routers = sideRouters.get(tag.name());
+      if (index != ops.size() - 1 || routers == null) {
+        return (value, ts) -> {}; // nothing reads this side output
+      }
+      return (Output<X>) (Output<?>) (Output<Object>) (value, ts) -> route(routers, value, ts);
+    }
+
+    @Override
+    public void lateRecordDropped() {
+      metrics.lateRecords++;
+    }
+
+    @Override
     public Object currentKey() {
-      keyedState();
+      checkKeyed();
       return state.currentKey();
+    }
+
+    private void checkKeyed() {
+      if (index != 0 || state == null) {
+        throw new IllegalStateException(
+            "operator '" + operatorName() + "' has no keyed state: it must follow keyBy(...)");
+      }
     }
 
     @Override
@@ -737,12 +1041,14 @@ public final class TaskEngine {
   private static final class SourcePartition {
     final int partition;
     final PartitionReader<Object> reader;
+    final PartitionWatermarks watermarks;
     long offset;
     boolean done;
 
-    SourcePartition(int partition, PartitionReader<Object> reader) {
+    SourcePartition(int partition, PartitionReader<Object> reader, PartitionWatermarks watermarks) {
       this.partition = partition;
       this.reader = reader;
+      this.watermarks = watermarks;
       this.done = reader.end() == 0;
     }
 

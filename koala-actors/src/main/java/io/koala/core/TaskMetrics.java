@@ -7,6 +7,7 @@ final class TaskMetrics {
   long recordsIn;
   long recordsOut;
   long batches;
+  long lateRecords;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
   private long lastTickMillis = -1;
   private long lastIn;
@@ -17,6 +18,11 @@ final class TaskMetrics {
   void batch(long nanos, int records) {
     batches++;
     recordsIn += records;
+    batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
+  }
+
+  /** Timer callbacks count as a batch for latency, not as input records. */
+  void timers(long nanos, int fired) {
     batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
   }
 

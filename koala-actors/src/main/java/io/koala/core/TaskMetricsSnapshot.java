@@ -15,6 +15,8 @@ import org.HdrHistogram.Histogram;
  * @param lagRecords for a source: records available but not yet read
  * @param lagSeconds for a source: age of the oldest available record not yet read
  * @param backpressured whether the task is waiting for credit from downstream
+ * @param watermark the task's current watermark ({@link Long#MIN_VALUE} before the first)
+ * @param lateRecords records dropped as too late (behind the watermark beyond allowed lateness)
  */
 public record TaskMetricsSnapshot(
     TaskId task,
@@ -29,7 +31,9 @@ public record TaskMetricsSnapshot(
     double lagSeconds,
     long stateBytes,
     long stateEntries,
-    boolean backpressured)
+    boolean backpressured,
+    long watermark,
+    long lateRecords)
     implements KoalaMessage {
 
   /** The batch latency histogram. */

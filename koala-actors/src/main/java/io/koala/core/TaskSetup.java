@@ -35,13 +35,15 @@ public record TaskSetup(
 
   /**
    * An output edge: channel {@code channels[i]} leads to {@code targets[i]}, the task of index i of
-   * the next vertex; a keyed edge carries its routing table (bucket → target index).
+   * the next vertex; a keyed edge carries its routing table (bucket → target index); {@code
+   * sideOutput} names the side output it carries, or is null for the main output.
    */
   public record OutputSpec(
       Partitioning partitioning,
       List<Integer> channels,
       List<TaskId> targets,
-      List<Integer> routing)
+      List<Integer> routing,
+      String sideOutput)
       implements KoalaMessage {
     public OutputSpec {
       channels = List.copyOf(channels);

@@ -35,6 +35,7 @@ public final class DataflowBuilder {
     final boolean keyedState;
     final List<DraftInput> inputs;
     Integer parallelism;
+    WatermarkStrategy watermarks;
 
     Draft(
         String name,
@@ -52,8 +53,15 @@ public final class DataflowBuilder {
     }
   }
 
-  /** An input edge while being defined; a null partitioning means forward or rebalance. */
-  record DraftInput(Draft from, KeySelector<?, ?> keySelector) {}
+  /**
+   * An input edge while being defined: from the main output of {@code from} or its side output
+   * {@code sideOutput}; keyed when it has a key selector, else forward or rebalance.
+   */
+  record DraftInput(
+      Draft from, String sideOutput, KeySelector<?, ?> keySelector, int logicalInput) {}
+
+  /** Where a stage's records come from: an operator's main output or one of its side outputs. */
+  record Origin(Draft draft, String sideOutput) {}
 
   DataflowBuilder(String name) {
     this.name = name;
@@ -84,9 +92,30 @@ public final class DataflowBuilder {
 
   /** Adds a source. Its parallelism defaults to {@code min(default parallelism, partitions)}. */
   public <T> Stage<T> source(SourceSpec<T> spec) {
+    return source(spec, WatermarkStrategy.none());
+  }
+
+  /**
+   * Adds a source whose partitions derive watermarks from record timestamps with {@code
+   * watermarks}. Its parallelism defaults to {@code min(default parallelism, partitions)}.
+   */
+  public <T> Stage<T> source(SourceSpec<T> spec, WatermarkStrategy watermarks) {
     Objects.requireNonNull(spec, "source spec");
+    Objects.requireNonNull(watermarks, "watermark strategy");
     Draft d = add(new Draft(spec.name(), Kind.SOURCE, spec, null, false, List.of()));
-    return new Stage<>(this, List.of(d));
+    d.watermarks = watermarks;
+    return new Stage<>(this, List.of(new Origin(d, null)));
+  }
+
+  /** Adds an operator reading {@code inputs}; returns its output stage. */
+  <R> Stage<R> addOperator(
+      String name,
+      Kind kind,
+      OperatorFactory<?, ?> factory,
+      boolean keyedState,
+      List<DraftInput> inputs) {
+    Draft d = add(new Draft(name, kind, null, factory, keyedState, inputs));
+    return new Stage<>(this, List.of(new Origin(d, null)));
   }
 
   Draft add(Draft d) {
@@ -120,11 +149,24 @@ public final class DataflowBuilder {
         } else {
           partitioning = Partitioning.REBALANCE;
         }
-        inputs.add(new InputEdge(new OperatorId(in.from().name), partitioning, in.keySelector()));
+        inputs.add(
+            new InputEdge(
+                new OperatorId(in.from().name),
+                partitioning,
+                in.keySelector(),
+                in.logicalInput(),
+                in.sideOutput()));
       }
       nodes.add(
           new OperatorNode(
-              new OperatorId(d.name), d.kind, p, inputs, d.source, d.factory, d.keyedState));
+              new OperatorId(d.name),
+              d.kind,
+              p,
+              inputs,
+              d.source,
+              d.factory,
+              d.keyedState,
+              d.watermarks));
     }
     Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
     built = true;

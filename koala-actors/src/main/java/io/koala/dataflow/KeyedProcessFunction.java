@@ -1,6 +1,8 @@
 package io.koala.dataflow;
 
 import io.koala.state.KeyedStateContext;
+import io.koala.state.TimeDomain;
+import io.koala.state.TimerService;
 
 /**
  * A function over a keyed stage with access to the state of the current key. Each task gets its own
@@ -32,6 +34,13 @@ public abstract class KeyedProcessFunction<K, I, O> {
   /** Called for every record, with the record's key as the current key. */
   public abstract void process(I value, Context<K> ctx, Collector<O> out) throws Exception;
 
+  /**
+   * Called when a timer of the current key fires: event-time timers when the watermark reaches
+   * them, processing-time timers when the wall clock does. Records collected here carry the timer's
+   * timestamp.
+   */
+  public void onTimer(long timestamp, OnTimerContext<K> ctx, Collector<O> out) throws Exception {}
+
   /** Called once when the task stops. */
   public void close() throws Exception {}
 
@@ -42,5 +51,13 @@ public abstract class KeyedProcessFunction<K, I, O> {
 
     /** The record's event timestamp in milliseconds, or {@link Long#MIN_VALUE} if it has none. */
     long timestamp();
+
+    /** Timers of the current key, and the task's clocks. */
+    TimerService timerService();
+  }
+
+  /** What a function knows about the timer that fired. */
+  public interface OnTimerContext<K> extends Context<K> {
+    TimeDomain timeDomain();
   }
 }

@@ -1,6 +1,6 @@
 package io.koala.dataflow;
 
-import io.koala.dataflow.DataflowBuilder.Draft;
+import io.koala.dataflow.DataflowBuilder.Origin;
 import io.koala.operator.AggregateOperator;
 import io.koala.operator.KeyedProcessOperator;
 import io.koala.operator.OperatorFactory;
@@ -18,9 +18,18 @@ public final class KeyedStage<K, T> {
   private final Stage<T> input;
   private final KeySelector<T, K> selector;
 
-  KeyedStage(DataflowBuilder builder, List<Draft> heads, KeySelector<T, K> selector) {
-    this.input = new Stage<>(builder, heads);
+  KeyedStage(DataflowBuilder builder, List<Origin> origins, KeySelector<T, K> selector) {
+    this.input = new Stage<>(builder, origins);
     this.selector = selector;
+  }
+
+  /** This stage as input edges of a new operator, into its {@code logicalInput}. */
+  List<DataflowBuilder.DraftInput> inputs(int logicalInput) {
+    return input.inputs(selector, logicalInput);
+  }
+
+  DataflowBuilder builder() {
+    return input.builder;
   }
 
   /** Runs a keyed function; {@code function} is called once per task for a fresh instance. */

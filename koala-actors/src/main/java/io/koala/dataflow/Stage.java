@@ -1,7 +1,7 @@
 package io.koala.dataflow;
 
-import io.koala.dataflow.DataflowBuilder.Draft;
 import io.koala.dataflow.DataflowBuilder.DraftInput;
+import io.koala.dataflow.DataflowBuilder.Origin;
 import io.koala.operator.FilterOperator;
 import io.koala.operator.FlatMapOperator;
 import io.koala.operator.MapOperator;
@@ -19,21 +19,34 @@ import java.util.Objects;
  */
 public class Stage<T> {
   final DataflowBuilder builder;
-  final List<Draft> heads;
+  final List<Origin> origins;
 
-  Stage(DataflowBuilder builder, List<Draft> heads) {
+  Stage(DataflowBuilder builder, List<Origin> origins) {
     this.builder = builder;
-    this.heads = List.copyOf(heads);
+    this.origins = List.copyOf(origins);
   }
 
   /** Sets the parallelism of the operator that produces this stage. */
   public Stage<T> parallelism(int parallelism) {
-    if (heads.size() != 1) {
+    if (origins.size() != 1 || origins.get(0).sideOutput() != null) {
       throw new DataflowDefinitionException(
-          "a union has no operator of its own: set the parallelism of its inputs");
+          "a union or a side output has no operator of its own: set the parallelism of the"
+              + " operators that produce it");
     }
-    heads.get(0).parallelism = parallelism;
+    origins.get(0).draft().parallelism = parallelism;
     return this;
+  }
+
+  /**
+   * The records this stage's operator emits to its side output {@code tag} (for example the late
+   * records of a window), as a stage of their own.
+   */
+  public <X> Stage<X> sideOutput(OutputTag<X> tag) {
+    if (origins.size() != 1 || origins.get(0).sideOutput() != null) {
+      throw new DataflowDefinitionException(
+          "side output '" + tag.name() + "' must be taken from a single operator's stage");
+    }
+    return new Stage<>(builder, List.of(new Origin(origins.get(0).draft(), tag.name())));
   }
 
   public <R> Stage<R> map(String name, MapFunction<T, R> fn) {
@@ -53,18 +66,18 @@ public class Stage<T> {
 
   /** Partitions this stage by key: records with equal keys reach the same task. */
   public <K> KeyedStage<K, T> keyBy(KeySelector<T, K> selector) {
-    return new KeyedStage<>(builder, heads, Objects.requireNonNull(selector, "key selector"));
+    return new KeyedStage<>(builder, origins, Objects.requireNonNull(selector, "key selector"));
   }
 
   /** This stage and {@code others} as one stage (no operator of its own). */
   @SafeVarargs
   public final Stage<T> union(Stage<T>... others) {
-    List<Draft> all = new ArrayList<>(heads);
+    List<Origin> all = new ArrayList<>(origins);
     for (Stage<T> o : others) {
       if (o.builder != builder) {
         throw new DataflowDefinitionException("cannot union stages of different dataflows");
       }
-      all.addAll(o.heads);
+      all.addAll(o.origins);
     }
     return new Stage<>(builder, all);
   }
@@ -87,11 +100,15 @@ public class Stage<T> {
       OperatorFactory<?, ?> factory,
       boolean keyedState,
       KeySelector<?, ?> keySelector) {
+    return builder.addOperator(name, kind, factory, keyedState, inputs(keySelector, 0));
+  }
+
+  /** This stage as input edges of a new operator, into its {@code logicalInput}. */
+  List<DraftInput> inputs(KeySelector<?, ?> keySelector, int logicalInput) {
     List<DraftInput> inputs = new ArrayList<>();
-    for (Draft h : heads) {
-      inputs.add(new DraftInput(h, keySelector));
+    for (Origin o : origins) {
+      inputs.add(new DraftInput(o.draft(), o.sideOutput(), keySelector, logicalInput));
     }
-    Draft d = builder.add(new Draft(name, kind, null, factory, keyedState, inputs));
-    return new Stage<>(builder, List.of(d));
+    return inputs;
   }
 }

@@ -2,6 +2,8 @@ package io.koala.operator;
 
 import io.koala.dataflow.Collector;
 import io.koala.dataflow.KeyedProcessFunction;
+import io.koala.state.TimeDomain;
+import io.koala.state.TimerService;
 import java.util.function.Supplier;
 
 /** Runs a {@link KeyedProcessFunction}; one function instance per task. */
@@ -10,9 +12,10 @@ public final class KeyedProcessOperator<K, I, O> implements Operator<I, O> {
   private KeyedProcessFunction<K, I, O> fn;
   private OperatorContext<O> ctx;
   private long timestamp;
+  private TimeDomain domain;
   private final Collector<O> collector = value -> ctx.output().emit(value, timestamp);
-  private final KeyedProcessFunction.Context<K> context =
-      new KeyedProcessFunction.Context<>() {
+  private final KeyedProcessFunction.OnTimerContext<K> context =
+      new KeyedProcessFunction.OnTimerContext<>() {
         @Override
         @SuppressWarnings("unchecked")
         public K currentKey() {
@@ -22,6 +25,19 @@ public final class KeyedProcessOperator<K, I, O> implements Operator<I, O> {
         @Override
         public long timestamp() {
           return timestamp;
+        }
+
+        @Override
+        public TimerService timerService() {
+          return ctx.timers();
+        }
+
+        @Override
+        public TimeDomain timeDomain() {
+          if (domain == null) {
+            throw new IllegalStateException("timeDomain() is only defined in onTimer");
+          }
+          return domain;
         }
       };
 
@@ -43,6 +59,17 @@ public final class KeyedProcessOperator<K, I, O> implements Operator<I, O> {
   public void process(I value, long timestamp, int input) throws Exception {
     this.timestamp = timestamp;
     fn.process(value, context, collector);
+  }
+
+  @Override
+  public void onTimer(long timestamp, byte[] namespace, TimeDomain domain) throws Exception {
+    this.timestamp = domain == TimeDomain.EVENT_TIME ? timestamp : Long.MIN_VALUE;
+    this.domain = domain;
+    try {
+      fn.onTimer(timestamp, context, collector);
+    } finally {
+      this.domain = null;
+    }
   }
 
   @Override

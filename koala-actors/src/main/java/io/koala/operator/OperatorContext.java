@@ -32,6 +32,32 @@ public interface OperatorContext<O> {
   Object currentKey();
 
   /**
+   * Timers of the current key.
+   *
+   * @throws IllegalStateException when the operator was not declared with keyed state
+   */
+  InternalTimers timers();
+
+  /**
+   * State of the current key split by namespace.
+   *
+   * @throws IllegalStateException when the operator was not declared with keyed state
+   */
+  NamespacedState namespacedState();
+
+  /** The task's current watermark ({@link Long#MIN_VALUE} before the first one). */
+  long currentWatermark();
+
+  /**
+   * Where the operator emits records to its side output {@code tag}; records of a side output that
+   * nothing reads are dropped.
+   */
+  <X> Output<X> sideOutput(io.koala.dataflow.OutputTag<X> tag);
+
+  /** Counts a record the operator dropped for being too late (shown in the task's metrics). */
+  void lateRecordDropped();
+
+  /**
    * Sends values to the job's client ({@code JobHandle.collected(operatorName)}); flow-controlled.
    */
   Collector<Object> clientResults();

@@ -18,13 +18,24 @@ public final class ExecutionPlan {
   private final LogicalPlan logical;
   private final Map<OperatorId, Vertex> vertices;
 
-  /** One input edge of a vertex's head operator. */
+  /** One input edge of a vertex's head operator, delivering to its {@code logicalInput}. */
   public record VertexInput(
-      int index, OperatorId from, Partitioning partitioning, KeySelector<?, ?> keySelector) {}
+      int index,
+      OperatorId from,
+      Partitioning partitioning,
+      KeySelector<?, ?> keySelector,
+      int logicalInput) {}
 
-  /** One output edge of a vertex's tail operator: into input {@code inputIndex} of {@code to}. */
+  /**
+   * One output edge of a vertex's tail operator (its main output, or the side output {@code
+   * sideOutput}): into input edge {@code inputIndex} of {@code to}.
+   */
   public record VertexOutput(
-      OperatorId to, int inputIndex, Partitioning partitioning, KeySelector<?, ?> keySelector) {}
+      OperatorId to,
+      int inputIndex,
+      Partitioning partitioning,
+      KeySelector<?, ?> keySelector,
+      String sideOutput) {}
 
   /** A chain of operators run by each of {@code parallelism} tasks. */
   public record Vertex(
@@ -106,14 +117,20 @@ public final class ExecutionPlan {
           for (int i = 0; i < h.inputs().size(); i++) {
             InputEdge e = h.inputs().get(i);
             inputs.add(
-                new VertexInput(i, vertexOf.get(e.from()), e.partitioning(), e.keySelector()));
+                new VertexInput(
+                    i,
+                    vertexOf.get(e.from()),
+                    e.partitioning(),
+                    e.keySelector(),
+                    e.logicalInput()));
           }
           List<VertexOutput> outputs = new ArrayList<>();
           for (OperatorNode c : plan.topologicalOrder()) {
             for (int i = 0; i < c.inputs().size(); i++) {
               InputEdge e = c.inputs().get(i);
               if (e.from().equals(tail.id()) && !vertexOf.get(c.id()).equals(head)) {
-                outputs.add(new VertexOutput(c.id(), i, e.partitioning(), e.keySelector()));
+                outputs.add(
+                    new VertexOutput(c.id(), i, e.partitioning(), e.keySelector(), e.sideOutput()));
               }
             }
           }
@@ -129,6 +146,7 @@ public final class ExecutionPlan {
     InputEdge e = n.inputs().get(0);
     OperatorNode from = plan.node(e.from());
     return e.partitioning() == Partitioning.FORWARD
+        && e.isMain()
         && from.parallelism() == n.parallelism()
         && plan.consumers(from.id()).size() == 1;
   }

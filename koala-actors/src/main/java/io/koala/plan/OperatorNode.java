@@ -1,6 +1,7 @@
 package io.koala.plan;
 
 import io.koala.dataflow.SourceSpec;
+import io.koala.dataflow.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import java.util.List;
 import java.util.Objects;
@@ -10,6 +11,7 @@ import java.util.Objects;
  * per task by its {@link OperatorFactory} (sinks included). Immutable.
  *
  * @param keyedState whether the operator reads or writes keyed state (all its inputs must be keyed)
+ * @param watermarks how a source derives watermarks ({@link WatermarkStrategy#none()} otherwise)
  */
 public record OperatorNode(
     OperatorId id,
@@ -18,7 +20,8 @@ public record OperatorNode(
     List<InputEdge> inputs,
     SourceSpec<?> source,
     OperatorFactory<?, ?> factory,
-    boolean keyedState) {
+    boolean keyedState,
+    WatermarkStrategy watermarks) {
 
   /** What an operator is. */
   public enum Kind {
@@ -37,6 +40,19 @@ public record OperatorNode(
     if ((kind == Kind.SOURCE) != (factory == null)) {
       throw new IllegalArgumentException("operator " + id + ": non-sources need a factory");
     }
+    watermarks = watermarks == null ? WatermarkStrategy.none() : watermarks;
+  }
+
+  /** An operator, or a source without watermarks. */
+  public OperatorNode(
+      OperatorId id,
+      Kind kind,
+      int parallelism,
+      List<InputEdge> inputs,
+      SourceSpec<?> source,
+      OperatorFactory<?, ?> factory,
+      boolean keyedState) {
+    this(id, kind, parallelism, inputs, source, factory, keyedState, WatermarkStrategy.none());
   }
 
   /** Whether any input is keyed. */

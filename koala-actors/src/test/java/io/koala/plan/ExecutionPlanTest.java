@@ -140,9 +140,9 @@ class ExecutionPlanTest {
         .extracting(VertexInput::from)
         .containsExactly(id("left"), id("right"));
     assertThat(plan.vertex(id("left")).outputs())
-        .containsExactly(new VertexOutput(id("merged"), 0, Partitioning.FORWARD, null));
+        .containsExactly(new VertexOutput(id("merged"), 0, Partitioning.FORWARD, null, null));
     assertThat(plan.vertex(id("right")).outputs())
-        .containsExactly(new VertexOutput(id("merged"), 1, Partitioning.FORWARD, null));
+        .containsExactly(new VertexOutput(id("merged"), 1, Partitioning.FORWARD, null, null));
   }
 
   @Test

@@ -54,6 +54,68 @@ public final class KeyLayout {
     return out;
   }
 
+  /**
+   * The key of a timer: {@code bucket(2) | domain(1) | timestamp(8) | keyLen(4) | key | nsLen(2) |
+   * namespace}, the timestamp's sign bit flipped so unsigned byte order is timestamp order. All
+   * timers of a bucket are one range, and those of one domain in a bucket are in firing order.
+   */
+  public static byte[] timerKey(
+      int bucket, byte domain, long timestamp, byte[] key, byte[] namespace) {
+    checkBucket(bucket);
+    if (namespace.length > 0xFFFF) {
+      throw new StoreException("namespace of " + namespace.length + " bytes exceeds 65535 bytes");
+    }
+    byte[] out = new byte[TIMER_HEADER + 4 + key.length + 2 + namespace.length];
+    out[0] = (byte) (bucket >>> 8);
+    out[1] = (byte) bucket;
+    out[2] = domain;
+    long t = timestamp ^ Long.MIN_VALUE;
+    for (int i = 0; i < 8; i++) {
+      out[3 + i] = (byte) (t >>> (56 - 8 * i));
+    }
+    int p = writeInt(out, TIMER_HEADER, key.length);
+    System.arraycopy(key, 0, out, p, key.length);
+    p += key.length;
+    out[p++] = (byte) (namespace.length >>> 8);
+    out[p++] = (byte) namespace.length;
+    System.arraycopy(namespace, 0, out, p, namespace.length);
+    return out;
+  }
+
+  /** The prefix of every timer of one domain in {@code bucket}. */
+  public static byte[] timerPrefix(int bucket, byte domain) {
+    checkBucket(bucket);
+    return new byte[] {(byte) (bucket >>> 8), (byte) bucket, domain};
+  }
+
+  /** The timestamp of a timer key. */
+  public static long timerTimestamp(byte[] timerKey) {
+    long t = 0;
+    for (int i = 0; i < 8; i++) {
+      t = (t << 8) | (timerKey[3 + i] & 0xFF);
+    }
+    return t ^ Long.MIN_VALUE;
+  }
+
+  /** The user key bytes of a timer key. */
+  public static byte[] timerUserKey(byte[] timerKey) {
+    int len = readInt(timerKey, TIMER_HEADER);
+    byte[] key = new byte[len];
+    System.arraycopy(timerKey, TIMER_HEADER + 4, key, 0, len);
+    return key;
+  }
+
+  /** The namespace of a timer key. */
+  public static byte[] timerNamespace(byte[] timerKey) {
+    int p = TIMER_HEADER + 4 + readInt(timerKey, TIMER_HEADER);
+    int len = ((timerKey[p] & 0xFF) << 8) | (timerKey[p + 1] & 0xFF);
+    byte[] ns = new byte[len];
+    System.arraycopy(timerKey, p + 2, ns, 0, len);
+    return ns;
+  }
+
+  private static final int TIMER_HEADER = BUCKET_BYTES + 1 + 8;
+
   /** The bucket a key of this layout belongs to. */
   public static int bucketOf(byte[] storeKey) {
     return ((storeKey[0] & 0xFF) << 8) | (storeKey[1] & 0xFF);

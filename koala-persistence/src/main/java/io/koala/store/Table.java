@@ -9,7 +9,9 @@ public enum Table {
    * Keyed user state: {@code bucket | keyLen | key | stateId | namespace} (see {@link KeyLayout}).
    */
   STATE,
-  /** Timers: {@code bucket | timestamp | key}. */
+  /**
+   * Timers: {@code bucket | domain | timestamp | key | namespace} (see {@link KeyLayout#timerKey}).
+   */
   TIMERS,
   /** Key lookup table entries of moved buckets: {@code bucket | keyLen | key}. */
   LOCATIONS,

@@ -1,6 +1,7 @@
 package io.koala.core.state;
 
 import io.koala.core.Murmur3;
+import io.koala.operator.NamespacedState;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -28,7 +29,7 @@ import java.util.Objects;
  * access reads or writes the store inside that transaction; nothing of the state is kept on the
  * heap between batches. A state id is the hash of its name; names must be unique per operator.
  */
-public final class KeyedStateBackend implements KeyedStateContext {
+public final class KeyedStateBackend implements KeyedStateContext, NamespacedState {
   private static final byte[] NO_NAMESPACE = new byte[0];
 
   private final String operatorName;
@@ -209,6 +210,88 @@ public final class KeyedStateBackend implements KeyedStateContext {
         t.deletePrefix(Table.STATE, KeyLayout.statePrefix(currentBucket, currentKeyBytes, id));
       }
     };
+  }
+
+  @Override
+  public <T> Value<T> value(String name, Codec<T> codec) {
+    int id = declare(name);
+    return new Value<>() {
+      @Override
+      public T get(byte[] namespace) {
+        byte[] b = txn().get(Table.STATE, key(id, namespace));
+        return b == null ? null : codec.decode(b);
+      }
+
+      @Override
+      public void put(byte[] namespace, T value) {
+        if (value == null) {
+          clear(namespace);
+        } else {
+          txn().put(Table.STATE, key(id, namespace), codec.encode(value));
+        }
+      }
+
+      @Override
+      public void clear(byte[] namespace) {
+        txn().delete(Table.STATE, key(id, namespace));
+      }
+    };
+  }
+
+  @Override
+  public <T> Appendable<T> list(String name, Codec<T> codec) {
+    int id = declare(name);
+    return new Appendable<>() {
+      @Override
+      public List<T> get(byte[] namespace) {
+        byte[] b = txn().get(Table.STATE, key(id, namespace));
+        return b == null ? new ArrayList<>() : decodeList(b, codec);
+      }
+
+      @Override
+      public void add(byte[] namespace, T value) {
+        List<T> list = get(namespace);
+        list.add(Objects.requireNonNull(value, "list elements must not be null"));
+        put(namespace, list);
+      }
+
+      @Override
+      public void put(byte[] namespace, List<T> values) {
+        if (values.isEmpty()) {
+          clear(namespace);
+        } else {
+          txn().put(Table.STATE, key(id, namespace), encodeList(values, codec));
+        }
+      }
+
+      @Override
+      public void clear(byte[] namespace) {
+        txn().delete(Table.STATE, key(id, namespace));
+      }
+    };
+  }
+
+  /** The open write transaction, for the timers of the current key. */
+  WriteTxn currentTxn() {
+    return txn();
+  }
+
+  /** The current key's bytes and bucket, for the timers of the current key. */
+  byte[] currentKeyBytes() {
+    txn();
+    return currentKeyBytes;
+  }
+
+  int currentBucket() {
+    return currentBucket;
+  }
+
+  /** The open write transaction, also between keys (timer firing scans). */
+  WriteTxn batchTxn() {
+    if (txn == null) {
+      throw new IllegalStateException("no batch transaction open for operator " + operatorName);
+    }
+    return txn;
   }
 
   private int declare(String name) {

@@ -9,9 +9,11 @@ import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.EndOfChannel;
 import io.koala.core.ErrorInfo;
+import io.koala.core.Idle;
 import io.koala.core.RecordBatch;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.Watermark;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
@@ -63,6 +65,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
     registry.register(
         EndOfChannel.class,
+        Watermark.class,
+        Idle.class,
         Deliver.class,
         Credit.class,
         ChannelSettings.class,

@@ -244,7 +244,9 @@ class MessageCoverageTest {
             0.25,
             4096,
             12,
-            true);
+            true,
+            1_700_000_000_000L,
+            5);
     TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
     assertThat(back).usingRecursiveComparison().isEqualTo(m);
     assertThat(back.batchLatency()).isEqualTo(encoded);

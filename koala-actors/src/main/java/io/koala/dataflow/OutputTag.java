@@ -1,0 +1,13 @@
+package io.koala.dataflow;
+
+import java.util.Objects;
+
+/**
+ * Names a side output of an operator: a second stream, such as the late records of a window
+ * operator, read with {@link Stage#sideOutput(OutputTag)}.
+ */
+public record OutputTag<T>(String name) {
+  public OutputTag {
+    Objects.requireNonNull(name, "side output name");
+  }
+}
