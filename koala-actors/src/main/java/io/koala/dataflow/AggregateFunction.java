@@ -14,4 +14,13 @@ public interface AggregateFunction<I, A, O> {
   A add(I value, A accumulator) throws Exception;
 
   O result(A accumulator) throws Exception;
+
+  /**
+   * Combines the accumulators of two windows that merge (session windows). Aggregates used only
+   * with tumbling or sliding windows need not implement it.
+   */
+  default A merge(A a, A b) throws Exception {
+    throw new UnsupportedOperationException(
+        getClass().getName() + " does not implement merge(), which session windows need");
+  }
 }

@@ -79,7 +79,9 @@ public final class TypeRegistry {
         java.time.Duration.class,
         java.time.LocalDate.class,
         java.time.LocalDateTime.class,
-        KeyValue.class);
+        KeyValue.class,
+        io.koala.dataflow.WindowResult.class,
+        io.koala.dataflow.TimeWindow.class);
     r.register(UUID.class, x -> new DefaultSerializers.UUIDSerializer());
     // Kryo has default serializers for these JDK classes; they only need registering.
     r.register(
