@@ -39,6 +39,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   private final Map<Integer, String> stateNames = new HashMap<>();
 
   private WriteTxn txn;
+  private final BatchCache cache = new BatchCache();
   private Object currentKey;
   private byte[] currentKeyBytes;
   private int currentBucket = -1;
@@ -60,11 +61,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     WriteTxn t = txn;
     txn = null;
     currentKey = null;
+    cache.flush(t);
     t.commit();
   }
 
   /** Aborts the batch's writes, if a transaction is open. */
   public void abort() {
+    cache.clear();
     if (txn != null) {
       txn.close();
       txn = null;
@@ -100,7 +103,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return new ValueState<>() {
       @Override
       public T value() {
-        byte[] b = txn().get(Table.STATE, key(id, NO_NAMESPACE));
+        byte[] b = read(key(id, NO_NAMESPACE));
         return b == null ? null : codec.decode(b);
       }
 
@@ -109,13 +112,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
         if (value == null) {
           clear();
         } else {
-          txn().put(Table.STATE, key(id, NO_NAMESPACE), codec.encode(value));
+          write(key(id, NO_NAMESPACE), codec.encode(value));
         }
       }
 
       @Override
       public void clear() {
-        txn().delete(Table.STATE, key(id, NO_NAMESPACE));
+        write(key(id, NO_NAMESPACE), null);
       }
     };
   }
@@ -127,7 +130,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return new ListState<>() {
       @Override
       public List<T> get() {
-        byte[] b = txn().get(Table.STATE, key(id, NO_NAMESPACE));
+        byte[] b = read(key(id, NO_NAMESPACE));
         return b == null ? new ArrayList<>() : decodeList(b, codec);
       }
 
@@ -143,13 +146,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
         if (values.isEmpty()) {
           clear();
         } else {
-          txn().put(Table.STATE, key(id, NO_NAMESPACE), encodeList(values, codec));
+          write(key(id, NO_NAMESPACE), encodeList(values, codec));
         }
       }
 
       @Override
       public void clear() {
-        txn().delete(Table.STATE, key(id, NO_NAMESPACE));
+        write(key(id, NO_NAMESPACE), null);
       }
     };
   }
@@ -218,7 +221,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return new Value<>() {
       @Override
       public T get(byte[] namespace) {
-        byte[] b = txn().get(Table.STATE, key(id, namespace));
+        byte[] b = read(key(id, namespace));
         return b == null ? null : codec.decode(b);
       }
 
@@ -227,13 +230,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
         if (value == null) {
           clear(namespace);
         } else {
-          txn().put(Table.STATE, key(id, namespace), codec.encode(value));
+          write(key(id, namespace), codec.encode(value));
         }
       }
 
       @Override
       public void clear(byte[] namespace) {
-        txn().delete(Table.STATE, key(id, namespace));
+        write(key(id, namespace), null);
       }
     };
   }
@@ -244,7 +247,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return new Appendable<>() {
       @Override
       public List<T> get(byte[] namespace) {
-        byte[] b = txn().get(Table.STATE, key(id, namespace));
+        byte[] b = read(key(id, namespace));
         return b == null ? new ArrayList<>() : decodeList(b, codec);
       }
 
@@ -260,13 +263,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
         if (values.isEmpty()) {
           clear(namespace);
         } else {
-          txn().put(Table.STATE, key(id, namespace), encodeList(values, codec));
+          write(key(id, namespace), encodeList(values, codec));
         }
       }
 
       @Override
       public void clear(byte[] namespace) {
-        txn().delete(Table.STATE, key(id, namespace));
+        write(key(id, namespace), null);
       }
     };
   }
@@ -319,6 +322,17 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
           "state of operator '" + operatorName + "' used outside the processing of a record");
     }
     return txn;
+  }
+
+  /** Reads a value-like entry (value, list, namespaced) through the batch cache. */
+  private byte[] read(byte[] storeKey) {
+    return cache.get(txn(), storeKey);
+  }
+
+  /** Writes (or, with {@code null}, deletes) a value-like entry through the batch cache. */
+  private void write(byte[] storeKey, byte[] bytes) {
+    txn();
+    cache.put(storeKey, bytes);
   }
 
   private byte[] key(int stateId, byte[] namespace) {
