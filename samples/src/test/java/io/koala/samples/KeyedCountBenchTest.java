@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
+import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.KeyedCountBench;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -16,7 +17,7 @@ class KeyedCountBenchTest {
   void benchRunsAndReports(boolean separate) throws Exception {
     BenchResult r =
         KeyedCountBench.run(
-            new KeyedCountBench.Settings(1, 1, 2, 2, 10_000, 16, separate, 0, 7),
+            new BenchSettings(1, 1, 2, 2, 10_000, 16, separate, 0, 7, 1_000_000),
             KoalaConfig.load());
     for (String field :
         new String[] {

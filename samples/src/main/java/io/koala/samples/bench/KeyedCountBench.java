@@ -7,14 +7,10 @@ import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
 import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.KoalaRuntime;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.nio.ByteBuffer;
-import org.HdrHistogram.Histogram;
 
 /**
  * Keyed count: a generator of uniformly random long keys over a key space, a keyed function that
@@ -22,18 +18,6 @@ import org.HdrHistogram.Histogram;
  * discarding sink. Measures throughput and per-batch latency after a warm-up.
  */
 public final class KeyedCountBench {
-
-  /** Settings of one run. */
-  public record Settings(
-      int seconds,
-      int warmupSeconds,
-      int parallelism,
-      int workers,
-      long keys,
-      int stateBytes,
-      boolean separateSystems,
-      double rate,
-      long seed) {}
 
   private KeyedCountBench() {}
 
@@ -49,7 +33,7 @@ public final class KeyedCountBench {
   }
 
   /** The dataflow of the bench. */
-  public static Dataflow dataflow(Settings s) {
+  public static Dataflow dataflow(BenchSettings s) {
     long keys = s.keys();
     DataflowBuilder b = Dataflow.builder("keyed-count").parallelism(s.parallelism());
     RateSchedule rate = s.rate() > 0 ? RateSchedule.constant(s.rate()) : RateSchedule.unlimited();
@@ -94,56 +78,7 @@ public final class KeyedCountBench {
   }
 
   /** Runs the bench and returns its figures. */
-  public static BenchResult run(Settings s, KoalaConfig base) throws InterruptedException {
-    KoalaConfig config = base.withWorkers(s.workers()).withSeparateSystems(s.separateSystems());
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
-      JobHandle job = runtime.submit(dataflow(s));
-      Thread.sleep(s.warmupSeconds() * 1000L);
-      JobMetrics m0 = job.metrics();
-      long t0 = System.nanoTime();
-      JobMetrics m1 = m0;
-      long previousAt = t0;
-      for (int second = 0; second < s.seconds(); second += INTERVAL_SECONDS) {
-        Thread.sleep(Math.min(INTERVAL_SECONDS, s.seconds() - second) * 1000L);
-        JobMetrics now = job.metrics();
-        long at = System.nanoTime();
-        System.err.printf(
-            "keyed-count: %3d s  %,12.0f records/s  lag %,d records%n",
-            Math.round((at - t0) / 1e9),
-            (now.recordsIn("count") - m1.recordsIn("count")) / ((at - previousAt) / 1e9),
-            now.sourceLagRecords());
-        m1 = now;
-        previousAt = at;
-      }
-      double elapsed = (System.nanoTime() - t0) / 1e9;
-      job.cancel().toCompletableFuture().join();
-      long records = m1.recordsIn("count") - m0.recordsIn("count");
-      Histogram latency = m1.batchLatency("count");
-      latency.subtract(m0.batchLatency("count"));
-      return new BenchResult()
-          .put("workload", "keyed-count")
-          .put("parallelism", s.parallelism())
-          .put("workers", s.workers())
-          .put("mode", s.separateSystems() ? "separate" : "shared")
-          .put("records", records)
-          .put("seconds", round(elapsed))
-          .put("recordsPerSecond", Math.round(records / elapsed))
-          .put("p50BatchLatencyMs", round(latency.getValueAtPercentile(50) / 1e6))
-          .put("p99BatchLatencyMs", round(latency.getValueAtPercentile(99) / 1e6))
-          .put("batches", latency.getTotalCount())
-          .put("keys", s.keys())
-          .put("stateKeys", m1.stateEntries())
-          .put("stateBytes", m1.stateBytes())
-          .put("stateBytesPerKey", s.stateBytes())
-          .put("sourceLagRecords", m1.sourceLagRecords())
-          .put("cores", Runtime.getRuntime().availableProcessors());
-    }
+  public static BenchResult run(BenchSettings s, KoalaConfig base) throws InterruptedException {
+    return BenchRunner.run("keyed-count", dataflow(s), "count", s, base);
   }
-
-  private static double round(double v) {
-    return Math.round(v * 1000) / 1000.0;
-  }
-
-  /** Seconds between the progress lines printed on stderr. */
-  private static final int INTERVAL_SECONDS = 5;
 }

@@ -2,6 +2,7 @@ package io.koala.samples.cli;
 
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
+import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.KeyedCountBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -53,6 +54,12 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--seed", defaultValue = "42", description = "Generator seed (default 42).")
   long seed;
 
+  @Option(
+      names = "--events-per-second",
+      defaultValue = "1000000",
+      description = "Event-time rate of generated events (window-count; default 1M/s).")
+  double eventsPerSecond;
+
   @Option(names = "--json", description = "Print the figures as one JSON line (the last line).")
   boolean json;
 
@@ -67,19 +74,22 @@ final class BenchCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
+    BenchSettings settings =
+        new BenchSettings(
+            seconds,
+            warmup,
+            parallelism,
+            workers == null ? parallelism : workers,
+            keys,
+            stateBytes,
+            separate,
+            rate,
+            seed,
+            eventsPerSecond);
     BenchResult result =
-        KeyedCountBench.run(
-            new KeyedCountBench.Settings(
-                seconds,
-                warmup,
-                parallelism,
-                workers == null ? parallelism : workers,
-                keys,
-                stateBytes,
-                separate,
-                rate,
-                seed),
-            KoalaConfig.load());
+        switch (workload) {
+          case keyed_count -> KeyedCountBench.run(settings, KoalaConfig.load());
+        };
     System.out.println(json ? result.toJson() : result.toText());
     return 0;
   }

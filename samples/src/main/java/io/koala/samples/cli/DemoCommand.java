@@ -2,6 +2,7 @@ package io.koala.samples.cli;
 
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
+import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.KeyedCountBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -31,7 +32,7 @@ final class DemoCommand implements Callable<Integer> {
             + " s (plus 5 s warm-up)...");
     BenchResult r =
         KeyedCountBench.run(
-            new KeyedCountBench.Settings(seconds, 5, 2, 2, 1_000_000, 8, false, 0, 42),
+            new BenchSettings(seconds, 5, 2, 2, 1_000_000, 8, false, 0, 42, 1_000_000),
             KoalaConfig.load());
     System.out.println(r.toText());
     return 0;
