@@ -606,16 +606,16 @@ public final class TaskEngine {
       }
       endBatch();
       if (due.size() < chunk) {
+        // exact again; includes timers the callbacks registered at or before upTo, which the
+        // next round fires
         timers.refresh(domain);
       }
       state.commit();
       recordKey = null;
-      if (!due.isEmpty()) {
-        metrics.timers(services.nanoTime() - t0, due.size());
-      }
-      if (due.size() < chunk) {
+      if (due.isEmpty()) {
         return true;
       }
+      metrics.timers(services.nanoTime() - t0, due.size());
       if (blocked()) {
         return false;
       }
