@@ -37,6 +37,9 @@ public final class DataflowBuilder {
     Integer parallelism;
     WatermarkStrategy watermarks;
 
+    /** A problem found while the node was defined, reported by {@link #build()}; null if none. */
+    String definitionError;
+
     Draft(
         String name,
         Kind kind,
@@ -137,6 +140,9 @@ public final class DataflowBuilder {
       if (d.name == null) {
         throw new DataflowDefinitionException(
             "an operator of kind " + d.kind + " has no name; every operator needs a unique name");
+      }
+      if (d.definitionError != null) {
+        throw new DataflowDefinitionException(d.definitionError);
       }
       int p = parallelismOf(d);
       List<InputEdge> inputs = new ArrayList<>();

@@ -32,6 +32,19 @@ public final class KeyedStage<K, T> {
     return input.builder;
   }
 
+  /**
+   * Cuts this stage into event-time windows of each key; a terminal operation of the result
+   * (reduce, aggregate, process) adds the window operator.
+   *
+   * <pre>{@code
+   * stage.keyBy(Bid::auction).window(WindowAssigner.tumbling(Duration.ofSeconds(10)))
+   *     .reduce("max-bid", (a, b) -> a.price() >= b.price() ? a : b);
+   * }</pre>
+   */
+  public WindowedStage<K, T> window(WindowAssigner assigner) {
+    return new WindowedStage<>(this, assigner);
+  }
+
   /** Runs a keyed function; {@code function} is called once per task for a fresh instance. */
   public <R> Stage<R> process(
       String name, Supplier<? extends KeyedProcessFunction<K, T, R>> function) {

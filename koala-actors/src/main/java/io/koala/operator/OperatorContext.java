@@ -1,6 +1,7 @@
 package io.koala.operator;
 
 import io.koala.dataflow.Collector;
+import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 
 /** What the runtime gives an operator instance at {@link Operator#open}. */
@@ -61,4 +62,15 @@ public interface OperatorContext<O> {
    * Sends values to the job's client ({@code JobHandle.collected(operatorName)}); flow-controlled.
    */
   Collector<Object> clientResults();
+
+  /**
+   * The codec the task's state uses for values of {@code type}: a fixed binary form for built-in
+   * types, Koala's Kryo serialization for registered classes, and for {@code Object.class} any
+   * registered class (written with its class). For {@link NamespacedState}, whose handles take a
+   * codec.
+   *
+   * @throws io.koala.serialization.SerializationException when {@code type} is neither built in nor
+   *     registered
+   */
+  <T> Codec<T> codec(Class<T> type);
 }
