@@ -20,8 +20,10 @@ import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
+import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
+import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.TimeDomain;
 import io.koala.store.StateStore;
@@ -1001,6 +1003,11 @@ public final class TaskEngine {
     @Override
     public long currentWatermark() {
       return currentWatermark;
+    }
+
+    @Override
+    public <T> Codec<T> codec(Class<T> type) {
+      return Codecs.forClass(type, serde);
     }
 
     @Override

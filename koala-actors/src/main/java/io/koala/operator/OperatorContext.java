@@ -49,6 +49,13 @@ public interface OperatorContext<O> {
   long currentWatermark();
 
   /**
+   * The codec the task uses for values of {@code type} in state: built-in forms for common JDK
+   * types, Koala's Kryo serializer otherwise ({@code Object.class}: any registered class, written
+   * with its class).
+   */
+  <T> io.koala.state.Codec<T> codec(Class<T> type);
+
+  /**
    * Where the operator emits records to its side output {@code tag}; records of a side output that
    * nothing reads are dropped.
    */
