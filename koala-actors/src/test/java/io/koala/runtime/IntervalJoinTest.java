@@ -86,4 +86,27 @@ class IntervalJoinTest {
         .containsExactlyInAnyOrder(
             "e1+e1@1", "e1+e2@2", "e1+e3@2", "e2+e2@2", "e2+e3@2", "e3+e2@2", "e3+e3@2", "e4+e4@5");
   }
+
+  @ParameterizedTest(name = "parallelism {0}")
+  @ValueSource(ints = {1, 3})
+  void anEmptyInputJoinsNothingAndLeavesNothing(int parallelism) {
+    DataflowBuilder b = Dataflow.builder("empty").parallelism(parallelism);
+    b.registerTypes(Ev.class);
+    KeyedStage<String, Ev> left =
+        b.source(
+                SourceSpec.collection("left", List.of(ev("k", "a", 1), ev("j", "b", 2)))
+                    .timestamps(Ev::ts),
+                WATERMARKS)
+            .keyBy(Ev::key);
+    KeyedStage<String, Ev> right =
+        b.source(
+                SourceSpec.collection("right", List.<Ev>of()).timestamps(Ev::ts).partitions(2),
+                WATERMARKS)
+            .keyBy(Ev::key);
+    left.intervalJoin(right)
+        .between(Duration.ofMillis(-100), Duration.ofMillis(100))
+        .apply("join", (x, y) -> x.name() + "+" + y.name())
+        .sink(TimestampedSink.collecting("out"));
+    assertThat(run(b)).isEmpty();
+  }
 }

@@ -216,7 +216,7 @@ class JoinDeterminismTest {
     return out;
   }
 
-  static List<String> run(Join join, int partitions, int parallelism) {
+  static List<String> run(Join join, int partitions, int parallelism, int workers) {
     DataflowBuilder b = Dataflow.builder("determinism").parallelism(parallelism);
     b.registerTypes(Ev.class);
     WatermarkStrategy wm = WatermarkStrategy.boundedOutOfOrderness(Duration.ofMillis(DISORDER));
@@ -233,7 +233,9 @@ class JoinDeterminismTest {
     } else {
       joined.sink(TimestampedSink.collecting("out"));
     }
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+    // Several workers run in separate actor systems: records and state cross serialization.
+    KoalaConfig config = KoalaConfig.load().withWorkers(workers).withSeparateSystems(workers > 1);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(b.build());
       assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
       JobMetrics metrics = job.metrics();
@@ -256,10 +258,13 @@ class JoinDeterminismTest {
     assertThat(expected).as("the inputs give the join something to do").hasSizeGreaterThan(50);
     for (int partitions : new int[] {1, 3}) {
       for (int parallelism : new int[] {1, 4}) {
-        assertThat(run(join, partitions, parallelism))
+        assertThat(run(join, partitions, parallelism, 1))
             .as("%s, %d partitions, parallelism %d, seed %s", join, partitions, parallelism, seed)
             .isEqualTo(expected);
       }
     }
+    assertThat(run(join, 3, 4, 2))
+        .as("%s on two workers in separate actor systems, seed %s", join, seed)
+        .isEqualTo(expected);
   }
 }
