@@ -1006,6 +1006,11 @@ public final class TaskEngine {
     }
 
     @Override
+    public <T> Codec<T> codec(Class<T> type) {
+      return Codecs.forClass(type, serde);
+    }
+
+    @Override
     @SuppressWarnings("unchecked")
     public <X> Output<X> sideOutput(OutputTag<X> tag) {
       List<Router> routers = sideRouters.get(tag.name());
@@ -1036,11 +1041,6 @@ public final class TaskEngine {
     @Override
     public Collector<Object> clientResults() {
       return TaskEngine.this::collectForClient;
-    }
-
-    @Override
-    public <T> Codec<T> codec(Class<T> type) {
-      return Codecs.forClass(type, serde);
     }
   }
 

@@ -91,6 +91,37 @@ public final class KeyedStage<K, T> {
     return input.add(name, Kind.TRANSFORM, factory, true, selector);
   }
 
+  /**
+   * Connects this stage with {@code other} for a {@link KeyedCoProcessFunction}: records of both
+   * reach the same task per key and share its state and timers. Both must be keyed by keys of the
+   * same type and belong to the same dataflow.
+   *
+   * @throws DataflowDefinitionException when {@code other} belongs to another dataflow
+   */
+  public <B> ConnectedKeyedStages<K, T, B> connect(KeyedStage<K, B> other) {
+    return new ConnectedKeyedStages<>(this, other);
+  }
+
+  /**
+   * Joins this stage with {@code other} by event-time window: {@code
+   * join(other).window(assigner).apply(name, fn)}.
+   *
+   * @throws DataflowDefinitionException when {@code other} belongs to another dataflow
+   */
+  public <B> JoinedKeyedStages<K, T, B> join(KeyedStage<K, B> other) {
+    return new JoinedKeyedStages<>(this, other);
+  }
+
+  /**
+   * Joins this stage with {@code other} by time interval: {@code intervalJoin(other).between(lower,
+   * upper).process(name, function)}.
+   *
+   * @throws DataflowDefinitionException when {@code other} belongs to another dataflow
+   */
+  public <B> IntervalJoin<K, T, B> intervalJoin(KeyedStage<K, B> other) {
+    return new IntervalJoin<>(this, other);
+  }
+
   @SuppressWarnings("unchecked")
   private static <A> Class<A> objectClass() {
     return (Class<A>) Object.class;

@@ -13,7 +13,6 @@ import io.koala.dataflow.SourceSpec;
 import io.koala.store.InMemoryStateStore;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -47,9 +46,6 @@ class TimersRegisteredWhileFiringTest {
   }
 
   @Test
-  @Disabled(
-      "engine gap: TaskEngine.fireTimers stops after a short chunk without re-checking timers"
-          + " registered during the chunk; the follow-up at 11 waits for the next watermark")
   void aTimerRegisteredInOnTimerBelowTheWatermarkFiresInTheSameAdvance() {
     DataflowBuilder b = Dataflow.builder("chain");
     b.source(SourceSpec.collection("words", List.of("unused")))
