@@ -10,13 +10,19 @@ import java.util.Map;
 
 /**
  * The state entries a batch has read or written, as encoded bytes, so a key touched by many records
- * of a batch costs one store read and one store write instead of one of each per record. Writes
- * reach the batch's transaction at {@link #flush}, in key order; the cache is empty between
- * batches, so no state lives on the heap across batches. Values are kept encoded, so a caller that
- * mutates a value it read sees the same as without the cache.
+ * of a batch costs one store read and one store write instead of one of each per record. The first
+ * write of a key right after its store read goes through at once (the store then overwrites it in
+ * place without searching again, see {@code LmdbStateStore}); later writes of a key wait for {@link
+ * #flush}, which applies them in key order. So uniformly spread keys cost what they cost without a
+ * cache, and hot keys one write per batch. The cache is empty between batches: no state lives on
+ * the heap across batches. Values are kept encoded, so a caller that mutates a value it read sees
+ * the same as without the cache.
  */
 final class BatchCache {
   private final Map<Key, Entry> entries = new HashMap<>();
+
+  /** The entry most recently read from the store, while nothing else touched the store since. */
+  private Entry justRead;
 
   /** A store key with its hash computed once. */
   private record Key(byte[] bytes, int hash) {
@@ -52,21 +58,27 @@ final class BatchCache {
     if (e == null) {
       e = new Entry(txn.get(Table.STATE, key));
       entries.put(k, e);
+      justRead = e.value == null ? null : e;
     }
     return e.value;
   }
 
   /** Sets the bytes under {@code key} ({@code null}: deletes it). */
-  void put(byte[] key, byte[] value) {
+  void put(WriteTxn txn, byte[] key, byte[] value) {
     Key k = Key.of(key);
     Entry e = entries.get(k);
     if (e == null) {
       e = new Entry(value);
       entries.put(k, e);
+      e.dirty = true;
+    } else if (e == justRead && value != null) {
+      txn.put(Table.STATE, key, value); // through the read cursor
+      e.value = value;
     } else {
       e.value = value;
+      e.dirty = true;
     }
-    e.dirty = true;
+    justRead = null;
   }
 
   /** Writes every change to {@code txn}, in key order, and empties the cache. */
@@ -87,10 +99,12 @@ final class BatchCache {
       }
     }
     entries.clear();
+    justRead = null;
   }
 
   /** Forgets every change (the batch is aborted). */
   void clear() {
     entries.clear();
+    justRead = null;
   }
 }

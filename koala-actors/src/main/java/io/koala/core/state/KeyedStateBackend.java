@@ -331,8 +331,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   /** Writes (or, with {@code null}, deletes) a value-like entry through the batch cache. */
   private void write(byte[] storeKey, byte[] bytes) {
-    txn();
-    cache.put(storeKey, bytes);
+    cache.put(txn(), storeKey, bytes);
   }
 
   private byte[] key(int stateId, byte[] namespace) {

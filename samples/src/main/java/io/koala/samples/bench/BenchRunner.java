@@ -5,6 +5,7 @@ import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
+import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -18,9 +19,15 @@ public final class BenchRunner {
 
   /**
    * @param measured the operator whose consumed records and batch latency are reported
+   * @param keySpace the number of keys the input has had by the end, given the metrics
    */
   public static BenchResult run(
-      String workload, Dataflow dataflow, String measured, BenchSettings s, KoalaConfig base)
+      String workload,
+      Dataflow dataflow,
+      String measured,
+      ToLongFunction<JobMetrics> keySpace,
+      BenchSettings s,
+      KoalaConfig base)
       throws InterruptedException {
     KoalaConfig config = base.withWorkers(s.workers()).withSeparateSystems(s.separateSystems());
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
@@ -59,7 +66,7 @@ public final class BenchRunner {
           .put("p50BatchLatencyMs", round(latency.getValueAtPercentile(50) / 1e6))
           .put("p99BatchLatencyMs", round(latency.getValueAtPercentile(99) / 1e6))
           .put("batches", latency.getTotalCount())
-          .put("keys", s.keys())
+          .put("keys", keySpace.applyAsLong(m1))
           .put("stateKeys", m1.stateEntries())
           .put("stateBytes", m1.stateBytes())
           .put("stateBytesPerKey", s.stateBytes())

@@ -79,6 +79,6 @@ public final class KeyedCountBench {
 
   /** Runs the bench and returns its figures. */
   public static BenchResult run(BenchSettings s, KoalaConfig base) throws InterruptedException {
-    return BenchRunner.run("keyed-count", dataflow(s), "count", s, base);
+    return BenchRunner.run("keyed-count", dataflow(s), "count", m -> s.keys(), s, base);
   }
 }

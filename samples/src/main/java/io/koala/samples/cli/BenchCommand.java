@@ -4,6 +4,7 @@ import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.KeyedCountBench;
+import io.koala.samples.bench.WindowCountBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -56,15 +57,18 @@ final class BenchCommand implements Callable<Integer> {
 
   @Option(
       names = "--events-per-second",
-      defaultValue = "1000000",
-      description = "Event-time rate of generated events (window-count; default 1M/s).")
+      defaultValue = "100000",
+      description =
+          "Event-time rate of generated events (window-count; default 100k/s: event time moves"
+              + " 10 s per million events).")
   double eventsPerSecond;
 
   @Option(names = "--json", description = "Print the figures as one JSON line (the last line).")
   boolean json;
 
   enum Workload {
-    keyed_count;
+    keyed_count,
+    window_count;
 
     @Override
     public String toString() {
@@ -89,6 +93,7 @@ final class BenchCommand implements Callable<Integer> {
     BenchResult result =
         switch (workload) {
           case keyed_count -> KeyedCountBench.run(settings, KoalaConfig.load());
+          case window_count -> WindowCountBench.run(settings, KoalaConfig.load());
         };
     System.out.println(json ? result.toJson() : result.toText());
     return 0;

@@ -86,6 +86,11 @@ public final class NexmarkGenerator {
     return FIRST_ID + periods * AUCTIONS_PER_PERIOD + inPeriod - 1;
   }
 
+  /** The number of auctions created before event {@code e}. */
+  public static long auctionsBefore(long e) {
+    return lastAuctionId(e) - FIRST_ID + 1;
+  }
+
   /** The id of the last person created at or before event {@code e}. */
   static long lastPersonId(long e) {
     return FIRST_ID + e / PERIOD;
