@@ -2,6 +2,7 @@ package io.koala.core;
 
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
+import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
@@ -143,13 +144,19 @@ final class FakeServices implements TaskEngine.Services {
 
   /** Deploys {@code dataflow} on one worker and builds the engine of task {@code head#index}. */
   Task task(Dataflow dataflow, String head, int index, ChannelSettings settings, StateStore store) {
-    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
+    return task(dataflow.plan(), head, index, settings, store);
+  }
+
+  /** Deploys a logical plan built by hand (for what the DSL cannot express yet). */
+  Task task(
+      LogicalPlan logical, String head, int index, ChannelSettings settings, StateStore store) {
+    ExecutionPlan plan = ExecutionPlan.of(logical);
     DeploymentPlan deployment = DeploymentPlan.of("job", plan, 1, settings);
     TaskId id = new TaskId(new OperatorId(head), index);
     TaskSetup setup = deployment.setups().get(id);
     ExecutionPlan.Vertex vertex = plan.vertex(id.operator());
     TypeRegistry registry = TypeRegistry.withDefaults();
-    registry.register(dataflow.plan().types().toArray(new Class<?>[0]));
+    registry.register(logical.types().toArray(new Class<?>[0]));
     TaskEngine engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), this);
     return new Task(engine, setup, vertex);
   }
