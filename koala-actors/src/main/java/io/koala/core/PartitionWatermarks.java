@@ -29,7 +29,9 @@ final class PartitionWatermarks {
     if (maxTimestamp == Long.MIN_VALUE) {
       return WatermarkTracker.NONE;
     }
-    return maxTimestamp - strategy.maxDelayMillis() - 1;
+    long w = maxTimestamp - strategy.maxDelayMillis() - 1;
+    // near Long.MIN_VALUE the subtraction wraps around: nothing is complete yet
+    return w > maxTimestamp ? WatermarkTracker.NONE : w;
   }
 
   boolean idle(long nowMillis) {

@@ -139,6 +139,7 @@ public final class TaskEngine {
   private boolean flushScheduled;
   private boolean pollScheduled;
   private long processingTimerAt = Long.MAX_VALUE;
+  private boolean processingTimersDue;
   private long currentWatermark = NONE;
   private long pendingWatermark = NONE;
   private long sourceWatermark = NONE;
@@ -397,13 +398,9 @@ public final class TaskEngine {
       }
       case PROCESSING_TIME -> {
         processingTimerAt = Long.MAX_VALUE;
+        processingTimersDue = true;
         if (status == Status.RUNNING) {
-          guard(
-              () -> {
-                fireTimers(TimeDomain.PROCESSING_TIME, services.currentTimeMillis());
-                scheduleProcessingTimers();
-                scheduleFlushIfPartial();
-              });
+          guard(this::drain);
         }
       }
     }
@@ -432,6 +429,14 @@ public final class TaskEngine {
    */
   private void drain() {
     while (status == Status.RUNNING && !blocked()) {
+      if (processingTimersDue) {
+        if (!fireTimers(TimeDomain.PROCESSING_TIME, services.currentTimeMillis())) {
+          break; // more are due once the output drains
+        }
+        processingTimersDue = false;
+        scheduleProcessingTimers();
+        continue;
+      }
       if (pendingWatermark != NONE) {
         if (!applyWatermark()) {
           break; // timers left to fire once the output drains
@@ -458,7 +463,6 @@ public final class TaskEngine {
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
       watermarks.onData(index);
-      idleSent = false;
       process(ch.input(), batch);
     } else if (item instanceof Watermark w) {
       advanced = watermarks.onWatermark(index, w.timestamp());
@@ -478,7 +482,7 @@ public final class TaskEngine {
     }
     if (advanced != NONE) {
       pendingWatermark = advanced;
-    } else if (item == Idle.INSTANCE && watermarks.allIdle()) {
+    } else if ((item == Idle.INSTANCE || item == EndOfChannel.INSTANCE) && watermarks.allIdle()) {
       emitIdle();
     }
   }
@@ -560,8 +564,11 @@ public final class TaskEngine {
   private boolean applyWatermark() {
     long w = pendingWatermark;
     currentWatermark = w;
-    if (timers != null && !fireTimers(TimeDomain.EVENT_TIME, w)) {
-      return false;
+    if (timers != null) {
+      if (!fireTimers(TimeDomain.EVENT_TIME, w)) {
+        return false;
+      }
+      scheduleProcessingTimers(); // event-time callbacks may have registered some
     }
     for (int i = 0; i < ops.size(); i++) {
       try {
@@ -637,6 +644,9 @@ public final class TaskEngine {
 
   /** Sends {@code item} on every data output channel after the records emitted before it. */
   private void forward(ChannelItem item) {
+    if (item instanceof Watermark) {
+      idleSent = false; // a watermark makes the channel active again downstream
+    }
     for (int i = 0; i < outputs.size(); i++) {
       if (i != clientOutput) {
         flush(i);
@@ -702,7 +712,6 @@ public final class TaskEngine {
     if (read > 0) {
       endBatch();
       metrics.batch(services.nanoTime() - t0, read);
-      idleSent = false;
     }
     if (allDone) {
       inputsEnded = true;
@@ -733,20 +742,14 @@ public final class TaskEngine {
       return;
     }
     nextSourceWatermarkAt = now + setup.settings().watermarkIntervalMillis();
+    long[] partitionWatermarks = new long[partitions.size()];
+    boolean[] idle = new boolean[partitions.size()];
     for (int pi = 0; pi < partitions.size(); pi++) {
       SourcePartition p = partitions.get(pi);
-      if (p.done) {
-        continue;
-      }
-      if (p.watermarks.idle(now)) {
-        sourceTracker.onIdle(pi);
-      } else {
-        long w = p.watermarks.watermark();
-        if (w != NONE) {
-          sourceTracker.onWatermark(pi, w);
-        }
-      }
+      idle[pi] = p.watermarks.idle(now);
+      partitionWatermarks[pi] = p.watermarks.watermark();
     }
+    sourceTracker.update(partitionWatermarks, idle);
     long w = sourceTracker.combined();
     if (w != NONE && w > sourceWatermark) {
       sourceWatermark = w;
@@ -789,6 +792,9 @@ public final class TaskEngine {
   private void flush(int pos) {
     BatchBuilder b = builders.get(pos);
     if (!b.isEmpty()) {
+      if (pos != clientOutput) {
+        idleSent = false; // data makes the channel active again downstream
+      }
       outputs.get(pos).offer(b.take(), sender);
     }
   }

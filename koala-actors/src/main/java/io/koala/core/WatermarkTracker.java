@@ -67,6 +67,26 @@ public final class WatermarkTracker {
     return recompute();
   }
 
+  /**
+   * Sets the state of several channels at one instant, then recomputes once, so that which channel
+   * is visited first cannot advance the watermark. {@code watermarks[c]} is ignored for idle or
+   * ended channels, and {@link #NONE} leaves a channel's watermark as it was.
+   *
+   * @return the new combined watermark if it advanced, else {@link #NONE}
+   */
+  public long update(long[] channelWatermarks, boolean[] channelIdle) {
+    for (int c = 0; c < watermarks.length; c++) {
+      if (ended[c]) {
+        continue;
+      }
+      idle[c] = channelIdle[c];
+      if (!channelIdle[c] && channelWatermarks[c] > watermarks[c]) {
+        watermarks[c] = channelWatermarks[c];
+      }
+    }
+    return recompute();
+  }
+
   /** Whether every channel that has not ended is idle (and at least one has not ended). */
   public boolean allIdle() {
     boolean any = false;

@@ -15,7 +15,6 @@ import io.koala.plan.TaskId;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -178,11 +177,6 @@ class SourceWatermarksTest {
   }
 
   @Test
-  @Disabled(
-      "BUG: TaskEngine.emitSourceWatermark marks partitions idle one at a time in the"
-          + " WatermarkTracker, which recomputes after each; partitions idle at the same check"
-          + " advance the watermark to those visited later (order-dependent), making an idle"
-          + " partition's later records late")
   void partitionsIdleAtTheSameCheckDoNotAdvanceTheWatermarkByVisitOrder() {
     // The same as above with partition 1 ahead: only the order of the partitions differs.
     Task t = source(generated(BURST, true), IDLE_AFTER_200);

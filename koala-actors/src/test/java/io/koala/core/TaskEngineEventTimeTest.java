@@ -38,7 +38,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Disabled;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -315,10 +314,6 @@ class TaskEngineEventTimeTest {
   }
 
   @Test
-  @Disabled(
-      "BUG: TaskEngine.idleSent is reset only by input data, not when a Watermark is forwarded;"
-          + " the forwarded watermark reactivates the channel downstream, and the next all-idle"
-          + " never sends Idle again")
   void idleGoesOutAgainAfterAForwardedWatermarkReactivatedTheChannelDownstream() {
     Task t = proc(2, settings(100, 10));
     send(t, SRC0, new Watermark(10));
@@ -337,9 +332,6 @@ class TaskEngineEventTimeTest {
   }
 
   @Test
-  @Disabled(
-      "BUG: TaskEngine.consume checks allIdle() only after an Idle item; when the last active"
-          + " channel ends while the others are idle, Idle is never forwarded")
   void whenTheLastActiveChannelEndsAndTheRestAreIdleIdleGoesOut() {
     Task t = proc(2, settings(100, 10));
     send(t, SRC0, new Watermark(10));
@@ -522,10 +514,6 @@ class TaskEngineEventTimeTest {
   }
 
   @Test
-  @Disabled(
-      "BUG: TaskEngine calls scheduleProcessingTimers() after batches and processing-time firing"
-          + " but not after event-time firing (applyWatermark); a processing-time timer"
-          + " registered in an event-time onTimer gets no wake-up")
   void aProcessingTimeTimerRegisteredByAnEventTimeTimerGetsAWakeUp() {
     Task t = proc(1, settings(100, 10));
     String k = ownedKeys(t, "chain", 1).get(0);
@@ -544,10 +532,6 @@ class TaskEngineEventTimeTest {
   }
 
   @Test
-  @Disabled(
-      "BUG: TaskEngine.onTimer(PROCESSING_TIME) fires a chunk even while an output is"
-          + " backpressured, then reschedules itself with delay 0, so the output queue grows"
-          + " without bound; it should wait for credit like event-time firing does")
   void processingTimeTimersDoNotFireWhileTheOutputIsBackpressured() {
     Task t = proc(1, settings(1, 1));
     List<String> k = ownedKeys(t, "k", 3);

@@ -7,7 +7,6 @@ import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.List;
 import java.util.function.LongSupplier;
 
@@ -122,8 +121,9 @@ public final class KeyedTimers implements InternalTimers {
 
   /**
    * Up to {@code limit} timers of {@code domain} with timestamps at or below {@code upTo}, earliest
-   * first (ties by key bytes, then namespace), read in the batch's transaction. Fire them after
-   * {@link #remove removing} each, then call {@link #refresh} once none are left.
+   * first (ties by key length, key bytes, then namespace: the store's order, so the firing order
+   * does not depend on {@code limit}), read in the batch's transaction. Fire them after {@link
+   * #remove removing} each, then call {@link #refresh} once none are left.
    */
   public List<Due> due(TimeDomain domain, long upTo, int limit) {
     if (next(domain) > upTo) {
@@ -147,10 +147,11 @@ public final class KeyedTimers implements InternalTimers {
             return true;
           });
     }
+    // the store's order after bucket and domain: timestamp, key length, key, namespace
     out.sort(
-        Comparator.comparingLong(Due::timestamp)
-            .thenComparing(Due::key, Arrays::compareUnsigned)
-            .thenComparing(Due::namespace, Arrays::compareUnsigned));
+        (x, y) ->
+            Arrays.compareUnsigned(
+                x.storeKey(), 3, x.storeKey().length, y.storeKey(), 3, y.storeKey().length));
     return out.size() > limit ? out.subList(0, limit) : out;
   }
 
