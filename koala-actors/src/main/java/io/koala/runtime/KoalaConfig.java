@@ -53,7 +53,10 @@ public final class KoalaConfig {
             (int) bytesIn(config, "koala.batch.max-bytes", 1024, ChannelSettings.MAX_BATCH_BYTES),
             durationIn(config, "koala.batch.linger", Duration.ZERO, Duration.ofSeconds(10))
                 .toMillis(),
-            intIn(config, "koala.channel.credits", 1, 1024));
+            intIn(config, "koala.channel.credits", 1, 1024),
+            durationIn(
+                    config, "koala.watermark.interval", Duration.ofMillis(1), Duration.ofMinutes(1))
+                .toMillis());
     long initial = bytesIn(config, "koala.store.initial-map-size", 1L << 20, 1L << 50);
     long max = bytesIn(config, "koala.store.max-map-size", 1L << 20, 1L << 50);
     if (max < initial) {

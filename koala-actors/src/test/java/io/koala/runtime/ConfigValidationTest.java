@@ -25,6 +25,7 @@ class ConfigValidationTest {
         "koala.batch.linger | -1 ms | allowed: [PT0S, PT10S]",
         "koala.batch.linger | soon | expected a duration",
         "koala.channel.credits | 0 | allowed: [1, 1024]",
+        "koala.watermark.interval | 0 ms | allowed: [PT0.001S, PT1M]",
         "koala.delete-job-state | maybe | expected on/off",
         "koala.deploy-timeout | 0 s | allowed: [PT0.001S, PT1H]",
       })
