@@ -66,23 +66,7 @@ public final class KeyedStage<K, T> {
 
   /** Counts records per key: emits {@code (key, count so far)} after every record. */
   public Stage<KeyValue<K, Long>> count(String name) {
-    AggregateFunction<T, Long, Long> counter =
-        new AggregateFunction<>() {
-          @Override
-          public Long createAccumulator() {
-            return 0L;
-          }
-
-          @Override
-          public Long add(T value, Long acc) {
-            return acc + 1;
-          }
-
-          @Override
-          public Long result(Long acc) {
-            return acc;
-          }
-        };
+    AggregateFunction<T, Long, Long> counter = Aggregates.count();
     return transform(name, () -> new AggregateOperator<K, T, Long, Long>(counter, Long.class));
   }
 

@@ -65,6 +65,11 @@ public final class WindowedStage<K, T> {
     return this;
   }
 
+  /** Counts each window's records; emits one count per key and window. */
+  public Stage<WindowResult<K, Long>> count(String name) {
+    return aggregate(name, Aggregates.<T>count());
+  }
+
   /** Reduces each window's records with {@code fn}; emits one result per key and window. */
   public Stage<WindowResult<K, T>> reduce(String name, ReduceFunction<T> fn) {
     Objects.requireNonNull(fn, "function");

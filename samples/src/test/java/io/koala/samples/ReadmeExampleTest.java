@@ -6,27 +6,38 @@ import io.koala.dataflow.Collector;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import io.koala.dataflow.WatermarkStrategy;
+import io.koala.dataflow.WindowAssigner;
+import io.koala.dataflow.WindowResult;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.state.KeyedStateContext;
+import io.koala.state.ValueState;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import org.junit.jupiter.api.Test;
 
-/** The README's example, compiled and run; the README must show exactly this code. */
+/**
+ * The README's examples, compiled and run. Every Java block of the README must appear in one of the
+ * regions between {@code README-BEGIN} and {@code README-END} below.
+ */
 class ReadmeExampleTest {
 
   @Test
-  void readmeExampleRuns() {
-    Map<String, Long> result = wordCount();
-    assertThat(result)
+  void wordCountRuns() {
+    assertThat(wordCount())
         .containsEntry("to", 2L)
         .containsEntry("be", 2L)
         .containsEntry("question", 1L)
@@ -58,22 +69,105 @@ class ReadmeExampleTest {
     // README-END
   }
 
+  // README-BEGIN
+  class CountPerKey extends KeyedProcessFunction<String, String, Long> {
+    private ValueState<Long> count;
+
+    public void open(KeyedStateContext ctx) {
+      count = ctx.valueState("count", Long.class);
+    }
+
+    public void process(String word, Context<String> ctx, Collector<Long> out) {
+      long n = count.value() == null ? 1 : count.value() + 1;
+      count.update(n);
+      out.collect(n);
+    }
+  }
+
+  // README-END
+
   @Test
-  void readmeShowsTheTestedCode() throws IOException {
+  void countPerKeyRuns() {
+    DataflowBuilder b = Dataflow.builder("count-per-key");
+    b.source(SourceSpec.collection("words", List.of("a", "b", "a")))
+        .keyBy(w -> w)
+        .process("count", CountPerKey::new)
+        .sink(SinkSpec.collecting("out"));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded()) {
+      JobHandle job = runtime.submit(b.build());
+      job.await(Duration.ofSeconds(30));
+      List<Long> out = job.collected("out");
+      assertThat(out).containsExactlyInAnyOrder(1L, 1L, 2L);
+    }
+  }
+
+  // README-BEGIN
+  record Click(String page, long time) {}
+
+  // README-END
+
+  @Test
+  void clicksPerMinuteRuns() {
+    List<Click> clicks =
+        List.of(
+            new Click("/home", 5_000),
+            new Click("/cart", 20_000),
+            new Click("/home", 59_000),
+            new Click("/home", 61_000),
+            new Click("/cart", 125_000));
+    List<WindowResult<String, Long>> out = clicksPerMinute(clicks);
+    assertThat(out)
+        .containsExactlyInAnyOrder(
+            new WindowResult<>("/home", 0, 60_000, 2L),
+            new WindowResult<>("/cart", 0, 60_000, 1L),
+            new WindowResult<>("/home", 60_000, 120_000, 1L),
+            new WindowResult<>("/cart", 120_000, 180_000, 1L));
+  }
+
+  static List<WindowResult<String, Long>> clicksPerMinute(List<Click> clicks) {
+    // README-BEGIN
+    DataflowBuilder b = Dataflow.builder("clicks").registerTypes(Click.class);
+    b.source(
+            SourceSpec.collection("clicks", clicks).timestamps(Click::time),
+            WatermarkStrategy.boundedOutOfOrderness(Duration.ofSeconds(5)))
+        .keyBy(Click::page)
+        .window(WindowAssigner.tumbling(Duration.ofMinutes(1)))
+        .count("clicks-per-minute")
+        .sink(SinkSpec.collecting("per-minute"));
+    // README-END
+    try (KoalaRuntime runtime = KoalaRuntime.embedded()) {
+      JobHandle job = runtime.submit(b.build());
+      job.await(Duration.ofSeconds(30));
+      return new ArrayList<>(job.<WindowResult<String, Long>>collected("per-minute"));
+    }
+  }
+
+  @Test
+  void readmeShowsOnlyTestedCode() throws IOException {
     String source =
         Files.readString(Path.of("src/test/java/io/koala/samples/ReadmeExampleTest.java"));
-    String tested =
-        source.substring(
-            source.indexOf("// README-BEGIN") + "// README-BEGIN".length(),
-            source.indexOf("    // README-END"));
+    Matcher regions =
+        Pattern.compile("// README-BEGIN\n(.*?)// README-END", Pattern.DOTALL).matcher(source);
+    List<String> tested = new ArrayList<>();
+    while (regions.find()) {
+      tested.add(normalize(regions.group(1)));
+    }
+    String allTested = String.join("\n", tested);
     String readme = Files.readString(Path.of("../README.md"));
-    assertThat(normalize(readme)).contains(normalize(tested));
+    Matcher blocks = Pattern.compile("```java\n(.*?)```", Pattern.DOTALL).matcher(readme);
+    int lines = 0;
+    while (blocks.find()) {
+      String block = normalize(blocks.group(1));
+      assertThat(allTested).as("a README block is tested code").contains(block);
+      lines += block.split("\n").length;
+    }
+    assertThat(lines).as("every tested line is shown").isEqualTo(allTested.split("\n").length);
   }
 
   private static String normalize(String code) {
     return code.lines()
         .map(String::strip)
-        .filter(l -> !l.isEmpty())
+        .filter(l -> !l.isEmpty() && !l.equals("// README-END"))
         .collect(Collectors.joining("\n"));
   }
 }

@@ -1,6 +1,5 @@
 package io.koala.samples.bench;
 
-import io.koala.dataflow.AggregateFunction;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.RateSchedule;
@@ -21,29 +20,6 @@ import java.time.Duration;
 public final class WindowCountBench {
   private WindowCountBench() {}
 
-  /** Counts records; merges for completeness (sliding windows do not need it). */
-  static final class Count implements AggregateFunction<Bid, Long, Long> {
-    @Override
-    public Long createAccumulator() {
-      return 0L;
-    }
-
-    @Override
-    public Long add(Bid value, Long acc) {
-      return acc + 1;
-    }
-
-    @Override
-    public Long result(Long acc) {
-      return acc;
-    }
-
-    @Override
-    public Long merge(Long a, Long b) {
-      return a + b;
-    }
-  }
-
   /** The dataflow: bids → keyBy(auction) → sliding 10 s / 2 s count → discarding sink. */
   public static Dataflow dataflow(BenchSettings s) {
     NexmarkGenerator gen = new NexmarkGenerator(s.seed(), 0, s.eventsPerSecond());
@@ -59,7 +35,7 @@ public final class WindowCountBench {
             WatermarkStrategy.monotonousTimestamps())
         .keyBy(Bid::auction)
         .window(WindowAssigner.sliding(Duration.ofSeconds(10), Duration.ofSeconds(2)))
-        .aggregate("count", new Count())
+        .count("count")
         .sink(SinkSpec.discarding("counts"));
     return b.build();
   }
