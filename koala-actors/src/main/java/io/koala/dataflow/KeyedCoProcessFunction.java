@@ -1,8 +1,6 @@
 package io.koala.dataflow;
 
 import io.koala.state.KeyedStateContext;
-import io.koala.state.TimeDomain;
-import io.koala.state.TimerService;
 
 /**
  * A function over two keyed stages connected with {@link KeyedStage#connect}: records of the first
@@ -70,20 +68,9 @@ public abstract class KeyedCoProcessFunction<K, A, B, O> {
   /** Called once when the task stops. */
   public void close() throws Exception {}
 
-  /** What a function knows about the record it is processing. */
-  public interface Context<K> {
-    /** The key of the record being processed. */
-    K currentKey();
-
-    /** The record's event timestamp in milliseconds, or {@link Long#MIN_VALUE} if it has none. */
-    long timestamp();
-
-    /** Timers of the current key (shared by both inputs), and the task's clocks. */
-    TimerService timerService();
-  }
+  /** What a function knows about the record it is processing; timers are shared by both inputs. */
+  public interface Context<K> extends KeyedProcessFunction.Context<K> {}
 
   /** What a function knows about the timer that fired. */
-  public interface OnTimerContext<K> extends Context<K> {
-    TimeDomain timeDomain();
-  }
+  public interface OnTimerContext<K> extends KeyedProcessFunction.OnTimerContext<K>, Context<K> {}
 }

@@ -1,9 +1,7 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.KeyedCoProcessFunction;
 import io.koala.state.TimeDomain;
-import io.koala.state.TimerService;
 import java.util.function.Supplier;
 
 /**
@@ -13,37 +11,8 @@ import java.util.function.Supplier;
  */
 public final class KeyedCoProcessOperator<K, A, B, O> implements Operator<Object, O> {
   private final Supplier<? extends KeyedCoProcessFunction<K, A, B, O>> supplier;
+  private final KeyedCallContext<K, O> call = new KeyedCallContext<>();
   private KeyedCoProcessFunction<K, A, B, O> fn;
-  private OperatorContext<O> ctx;
-  private long timestamp;
-  private TimeDomain domain;
-  private final Collector<O> collector = value -> ctx.output().emit(value, timestamp);
-  private final KeyedCoProcessFunction.OnTimerContext<K> context =
-      new KeyedCoProcessFunction.OnTimerContext<>() {
-        @Override
-        @SuppressWarnings("unchecked")
-        public K currentKey() {
-          return (K) ctx.currentKey();
-        }
-
-        @Override
-        public long timestamp() {
-          return timestamp;
-        }
-
-        @Override
-        public TimerService timerService() {
-          return ctx.timers();
-        }
-
-        @Override
-        public TimeDomain timeDomain() {
-          if (domain == null) {
-            throw new IllegalStateException("timeDomain() is only defined in onTimer");
-          }
-          return domain;
-        }
-      };
 
   public KeyedCoProcessOperator(Supplier<? extends KeyedCoProcessFunction<K, A, B, O>> supplier) {
     this.supplier = supplier;
@@ -51,7 +20,7 @@ public final class KeyedCoProcessOperator<K, A, B, O> implements Operator<Object
 
   @Override
   public void open(OperatorContext<O> ctx) throws Exception {
-    this.ctx = ctx;
+    call.open(ctx);
     this.fn = supplier.get();
     if (fn == null) {
       throw new IllegalStateException("the function supplier returned null");
@@ -62,22 +31,21 @@ public final class KeyedCoProcessOperator<K, A, B, O> implements Operator<Object
   @Override
   @SuppressWarnings("unchecked")
   public void process(Object value, long timestamp, int input) throws Exception {
-    this.timestamp = timestamp;
+    call.record(timestamp);
     if (input == 0) {
-      fn.processElement1((A) value, context, collector);
+      fn.processElement1((A) value, call, call.collector);
     } else {
-      fn.processElement2((B) value, context, collector);
+      fn.processElement2((B) value, call, call.collector);
     }
   }
 
   @Override
   public void onTimer(long timestamp, byte[] namespace, TimeDomain domain) throws Exception {
-    this.timestamp = domain == TimeDomain.EVENT_TIME ? timestamp : Long.MIN_VALUE;
-    this.domain = domain;
+    call.timer(timestamp, domain);
     try {
-      fn.onTimer(timestamp, context, collector);
+      fn.onTimer(timestamp, call, call.collector);
     } finally {
-      this.domain = null;
+      call.timerDone();
     }
   }
 
