@@ -42,11 +42,24 @@ abstract class Router {
       }
       case KEYED -> {
         RoutingTable table =
-            RoutingTable.of(
-                spec.routing().stream().mapToInt(Integer::intValue).toArray(), positions.length);
+            RoutingTable.of(spec.routing().stream().mapToInt(Integer::intValue).toArray());
         if (table.buckets() != buckets) {
           throw new IllegalArgumentException(
               "routing table has " + table.buckets() + " buckets, the job " + buckets);
+        }
+        // task indices are logical and never reused: map each owner to its channel's position
+        int maxIndex = spec.targets().stream().mapToInt(t -> t.index()).max().orElse(-1);
+        int[] positionOf = new int[maxIndex + 1];
+        java.util.Arrays.fill(positionOf, -1);
+        for (int i = 0; i < positions.length; i++) {
+          positionOf[spec.targets().get(i).index()] = positions[i];
+        }
+        for (int b = 0; b < buckets; b++) {
+          int owner = table.owner(b);
+          if (owner >= positionOf.length || positionOf[owner] < 0) {
+            throw new IllegalArgumentException(
+                "bucket " + b + " is routed to task " + owner + ", which has no channel");
+          }
         }
         return new Router() {
           @Override
@@ -57,7 +70,7 @@ abstract class Router {
             } catch (Exception e) {
               throw new UserFunctionException(consumer + " (key selector)", e);
             }
-            return positions[table.owner(Buckets.bucketOf(engine.keyBytes(key), buckets))];
+            return positionOf[table.owner(Buckets.bucketOf(engine.keyBytes(key), buckets))];
           }
         };
       }

@@ -13,6 +13,19 @@ public final class RoutingTable {
     this.owners = owners;
   }
 
+  /** A table from an explicit bucket → task-index map; indices must not be negative. */
+  public static RoutingTable of(int[] owners) {
+    for (int b = 0; b < owners.length; b++) {
+      if (owners[b] < 0) {
+        throw new IllegalArgumentException("bucket " + b + " routed to task " + owners[b]);
+      }
+    }
+    if (owners.length == 0) {
+      throw new IllegalArgumentException("a routing table needs at least one bucket");
+    }
+    return new RoutingTable(owners.clone());
+  }
+
   /** A table from an explicit bucket → task-index map; every entry must be in [0, tasks). */
   public static RoutingTable of(int[] owners, int tasks) {
     for (int b = 0; b < owners.length; b++) {
@@ -56,6 +69,18 @@ public final class RoutingTable {
   /** A copy of the bucket → task-index map. */
   public int[] toArray() {
     return owners.clone();
+  }
+
+  /** The task indices that own at least one bucket, ascending. */
+  public int[] tasks() {
+    return Arrays.stream(owners).distinct().sorted().toArray();
+  }
+
+  /** The buckets task {@code index} owns, ascending. */
+  public int[] bucketsOf(int index) {
+    return java.util.stream.IntStream.range(0, owners.length)
+        .filter(b -> owners[b] == index)
+        .toArray();
   }
 
   /** Whether task {@code index} owns {@code bucket}. */
