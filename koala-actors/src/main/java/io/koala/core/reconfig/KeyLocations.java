@@ -1,0 +1,300 @@
+package io.koala.core.reconfig;
+
+import io.koala.store.KeyLayout;
+import io.koala.store.Table;
+import io.koala.store.WriteTxn;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The key lookup table of one task (DESIGN §5.3): for each bucket it owns, where the state of each
+ * key physically is, so that any key is one hop from its owner after any number of
+ * reconfigurations.
+ *
+ * <ul>
+ *   <li>A bucket that never moved (or has converged) is <b>fully local</b>: no entries, and a
+ *       lookup is one map read.
+ *   <li>A moved bucket has a <b>default holder</b> (where its untouched keys are), a <b>membership
+ *       filter</b> of the keys there, and exact <b>entries</b> for keys touched since it moved, in
+ *       the store's {@link Table#LOCATIONS} table ({@code bucket | keyLen | key → holder |
+ *       ABSENT}): full keys, never hashes.
+ *   <li><b>Resolution</b>: the entry if there is one (an entry naming this task means the local
+ *       store is authoritative; ABSENT means the key was deleted, so a stale local copy is deleted
+ *       before use); else, if the filter says the key is not at the default holder, the key is new
+ *       and local (an entry records it, so a later hand-over knows it is here); else the default
+ *       holder. The local store is never consulted first (hazard K1).
+ *   <li>A bucket becomes fully local again when its default holder is this task or has been drained
+ *       and no entry names another task; only then are its entries dropped (K3).
+ * </ul>
+ *
+ * <p>Also keeps, for every owned bucket, the membership filter of the keys present locally (added
+ * to as keys are written), so a hand-over never scans a bucket, and a generation per bucket, bumped
+ * each time the task gains it, so that a late release of a copy never deletes one written since
+ * (K5). Not thread-safe: used by the owning task inside its batch transaction.
+ */
+public final class KeyLocations {
+  private static final byte HOLDER = 0;
+  private static final byte ABSENT = 1;
+
+  private final int self;
+  private final Map<Integer, Moved> moved = new HashMap<>();
+  private final Map<Integer, MembershipFilter> localKeys = new HashMap<>();
+  private final Map<Integer, Long> generations = new HashMap<>();
+
+  /** A moved bucket's location metadata; its entries are in the store. */
+  private static final class Moved {
+    int defaultHolder;
+    MembershipFilter filter;
+    byte[] drainCursor;
+    boolean drained;
+    long remoteEntries;
+  }
+
+  /**
+   * @param self this task's index
+   * @param ownedBuckets the buckets it owns at start, all fully local
+   */
+  public KeyLocations(int self, int[] ownedBuckets) {
+    this.self = self;
+    for (int b : ownedBuckets) {
+      localKeys.put(b, new MembershipFilter());
+      generations.put(b, 1L);
+    }
+  }
+
+  /** This task's index. */
+  public int self() {
+    return self;
+  }
+
+  /** Whether {@code bucket} is owned and fully local (no lookup needed). */
+  public boolean isFullyLocal(int bucket) {
+    return !moved.containsKey(bucket);
+  }
+
+  /**
+   * Where the state of {@code key} in owned {@code bucket} is: {@link #self()} when the local store
+   * is authoritative for it, else the index of the task holding it. Resolving a deleted key deletes
+   * its stale local copy; resolving a new key records an entry for it.
+   */
+  public int resolve(WriteTxn txn, int bucket, byte[] key) {
+    Moved m = moved.get(bucket);
+    if (m == null) {
+      return self;
+    }
+    byte[] entryKey = KeyLayout.keyPrefix(bucket, key);
+    byte[] entry = txn.get(Table.LOCATIONS, entryKey);
+    if (entry != null) {
+      if (entry[0] == ABSENT) {
+        txn.deletePrefix(Table.STATE, entryKey);
+        txn.put(Table.LOCATIONS, entryKey, holder(self));
+        return self;
+      }
+      return ByteBuffer.wrap(entry, 1, 4).getInt();
+    }
+    if (!m.filter.mightContain(key)) {
+      // a new key: local from now on, and an entry says so at the next hand-over
+      txn.put(Table.LOCATIONS, entryKey, holder(self));
+      return self;
+    }
+    return m.drained ? self : m.defaultHolder;
+  }
+
+  /**
+   * The owner installed {@code key}'s state (or learnt it is absent) from {@code from}: the key is
+   * local from now on. The caller has written (or deleted) the local copy in {@code txn}.
+   */
+  public void installed(WriteTxn txn, int bucket, byte[] key, int from) {
+    Moved m = moved.get(bucket);
+    if (m == null) {
+      throw new IllegalStateException("bucket " + bucket + " is fully local at task " + self);
+    }
+    byte[] entryKey = KeyLayout.keyPrefix(bucket, key);
+    byte[] entry = txn.get(Table.LOCATIONS, entryKey);
+    if (entry != null && entry[0] == HOLDER && ByteBuffer.wrap(entry, 1, 4).getInt() != self) {
+      m.remoteEntries--;
+    }
+    txn.put(Table.LOCATIONS, entryKey, holder(self));
+    localKeys.get(bucket).add(key);
+    converge(txn, bucket, m);
+  }
+
+  /**
+   * Whether a key drained or piggybacked from {@code from} may be installed: only if it resolves to
+   * exactly that task right now (K4); otherwise the copy is stale and is discarded.
+   */
+  public boolean acceptsDrained(WriteTxn txn, int bucket, byte[] key, int from) {
+    Moved m = moved.get(bucket);
+    if (m == null) {
+      return false;
+    }
+    byte[] entry = txn.get(Table.LOCATIONS, KeyLayout.keyPrefix(bucket, key));
+    if (entry != null) {
+      return entry[0] == HOLDER && ByteBuffer.wrap(entry, 1, 4).getInt() == from;
+    }
+    return !m.drained && m.defaultHolder == from && m.filter.mightContain(key);
+  }
+
+  /** A key of an owned bucket was written locally: it is present here from now on. */
+  public void written(int bucket, byte[] key) {
+    localKeys.get(bucket).add(key);
+  }
+
+  /**
+   * The drain of {@code bucket}'s default holder advanced to {@code cursor}; {@code end} when it is
+   * complete (every chunk installed).
+   */
+  public void drainedTo(WriteTxn txn, int bucket, byte[] cursor, boolean end) {
+    Moved m = moved.get(bucket);
+    if (m == null) {
+      return;
+    }
+    m.drainCursor = cursor;
+    m.drained = end;
+    converge(txn, bucket, m);
+  }
+
+  /** The drain cursor of {@code bucket}'s default holder, or {@code null} (from the start). */
+  public byte[] drainCursor(int bucket) {
+    Moved m = moved.get(bucket);
+    return m == null ? null : m.drainCursor;
+  }
+
+  /** The default holder of a moved bucket, or {@link #self()} for a fully local one. */
+  public int defaultHolder(int bucket) {
+    Moved m = moved.get(bucket);
+    return m == null || m.drained ? self : m.defaultHolder;
+  }
+
+  /** The generation of an owned bucket here (bumped each time the task gains it). */
+  public long generation(int bucket) {
+    return generations.getOrDefault(bucket, 0L);
+  }
+
+  /**
+   * Gives up {@code bucket}: returns what the receiver needs and forgets the bucket (the local
+   * copies stay, as holder). Keys local here are shipped as held here, or ABSENT when this task has
+   * no state for them.
+   */
+  public BucketHandover handOver(WriteTxn txn, int bucket) {
+    MembershipFilter local = localKeys.remove(bucket);
+    if (local == null) {
+      throw new IllegalStateException("task " + self + " does not own bucket " + bucket);
+    }
+    Moved m = moved.remove(bucket);
+    if (m == null) {
+      return new BucketHandover(bucket, self, local.toBytes(), null, false, List.of());
+    }
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    txn.scan(
+        Table.LOCATIONS,
+        KeyLayout.bucketPrefix(bucket),
+        (k, v) -> {
+          keys.add(KeyLayout.userKeyOf(k));
+          values.add(v);
+          return true;
+        });
+    List<BucketHandover.Entry> entries = new ArrayList<>(keys.size());
+    for (int i = 0; i < keys.size(); i++) {
+      byte[] key = keys.get(i);
+      byte[] v = values.get(i);
+      if (v[0] == ABSENT) {
+        entries.add(new BucketHandover.Entry(key, -1, true));
+      } else {
+        int h = ByteBuffer.wrap(v, 1, 4).getInt();
+        boolean present = h != self || hasState(txn, bucket, key);
+        entries.add(new BucketHandover.Entry(key, h, !present));
+      }
+    }
+    txn.deletePrefix(Table.LOCATIONS, KeyLayout.bucketPrefix(bucket));
+    int defaultHolder = m.drained ? self : m.defaultHolder;
+    MembershipFilter filter = m.drained ? local : m.filter;
+    return new BucketHandover(
+        bucket, defaultHolder, filter.toBytes(), m.drained ? null : m.drainCursor, false, entries);
+  }
+
+  /** Takes ownership of a bucket handed over by another task. */
+  public void takeOver(WriteTxn txn, BucketHandover h) {
+    int bucket = h.bucket();
+    if (localKeys.containsKey(bucket)) {
+      throw new IllegalStateException("task " + self + " already owns bucket " + bucket);
+    }
+    generations.merge(bucket, 1L, Long::sum);
+    MembershipFilter shipped = MembershipFilter.fromBytes(h.filter());
+    // the keys this task is authoritative for: those the shipped filter describes if they are
+    // here, plus the entries naming this task
+    MembershipFilter local =
+        h.defaultHolder() == self ? MembershipFilter.fromBytes(h.filter()) : new MembershipFilter();
+    Moved m = new Moved();
+    m.defaultHolder = h.defaultHolder();
+    m.filter = shipped;
+    m.drainCursor = h.drainCursor();
+    m.drained = h.drained();
+    txn.deletePrefix(Table.LOCATIONS, KeyLayout.bucketPrefix(bucket)); // an earlier ownership's
+    for (BucketHandover.Entry e : h.entries()) {
+      byte[] value = e.absent() ? new byte[] {ABSENT} : holder(e.holder());
+      txn.put(Table.LOCATIONS, KeyLayout.keyPrefix(bucket, e.key()), value);
+      if (!e.absent() && e.holder() == self) {
+        local.add(e.key());
+      } else if (!e.absent()) {
+        m.remoteEntries++;
+      }
+    }
+    localKeys.put(bucket, local);
+    moved.put(bucket, m);
+    converge(txn, bucket, m);
+  }
+
+  /** Drops a moved bucket's metadata once everything of it is local (K3). */
+  private void converge(WriteTxn txn, int bucket, Moved m) {
+    boolean defaultDone = m.drained || m.defaultHolder == self;
+    if (!defaultDone || m.remoteEntries > 0) {
+      return;
+    }
+    // tombstones stand for stale local copies: delete those before forgetting the tombstones
+    List<byte[]> absent = new ArrayList<>();
+    txn.scan(
+        Table.LOCATIONS,
+        KeyLayout.bucketPrefix(bucket),
+        (k, v) -> {
+          if (v[0] == ABSENT) {
+            absent.add(KeyLayout.userKeyOf(k));
+          }
+          return true;
+        });
+    for (byte[] key : absent) {
+      txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(bucket, key));
+    }
+    txn.deletePrefix(Table.LOCATIONS, KeyLayout.bucketPrefix(bucket));
+    moved.remove(bucket);
+  }
+
+  private static boolean hasState(WriteTxn txn, int bucket, byte[] key) {
+    return txn.scan(Table.STATE, KeyLayout.keyPrefix(bucket, key), null, 1, (a, b) -> false) > 0;
+  }
+
+  /** Buckets owned and moved (with entries or a remote default holder), for metrics. */
+  public int movedBuckets() {
+    return moved.size();
+  }
+
+  /** Bytes of membership filters kept in memory. */
+  public long filterBytes() {
+    long b = 0;
+    for (MembershipFilter f : localKeys.values()) {
+      b += f.bytes();
+    }
+    for (Moved m : moved.values()) {
+      b += m.filter.bytes();
+    }
+    return b;
+  }
+
+  private static byte[] holder(int task) {
+    return ByteBuffer.allocate(5).put(HOLDER).putInt(task).array();
+  }
+}
