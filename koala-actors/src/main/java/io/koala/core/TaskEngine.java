@@ -3,6 +3,12 @@ package io.koala.core;
 import io.koala.KoalaException;
 import io.koala.core.TaskSetup.InputSpec;
 import io.koala.core.TaskSetup.OutputSpec;
+import io.koala.core.reconfig.BucketHandover;
+import io.koala.core.reconfig.KeyLocations;
+import io.koala.core.reconfig.Parking;
+import io.koala.core.reconfig.StateMessage;
+import io.koala.core.reconfig.StateMessage.KeyRef;
+import io.koala.core.reconfig.StateMessage.KeyState;
 import io.koala.core.state.KeyedStateBackend;
 import io.koala.core.state.KeyedTimers;
 import io.koala.dataflow.Collector;
@@ -20,15 +26,18 @@ import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
+import io.koala.plan.TaskId;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.TimeDomain;
+import io.koala.store.KeyLayout;
 import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
+import io.koala.store.WriteTxn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -111,7 +120,14 @@ public final class TaskEngine {
   private final StateStore store;
   private final KeyedStateBackend state;
   private final KeyedTimers timers;
+  private final KeyLocations locations;
+  private final Parking parking = new Parking();
+  private long nextFetchId;
+
+  /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
   private final boolean[] owned;
+
+  private final boolean[] moved;
   private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
   private final int[] logicalInputs;
   private final Map<Integer, InputChannel> inputs = new HashMap<>();
@@ -148,6 +164,8 @@ public final class TaskEngine {
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
   private Object recordKey;
+
+  private byte[] recordKeyBytes;
 
   /**
    * @param store the task's store, or {@code null} when the chain keeps no keyed state
@@ -217,6 +235,7 @@ public final class TaskEngine {
       }
       state = new KeyedStateBackend(head.id().name(), store, serde);
       owned = new boolean[setup.buckets()];
+      moved = new boolean[setup.buckets()];
       List<Integer> mine = new ArrayList<>();
       for (int b = 0; b < setup.buckets(); b++) {
         owned[b] = setup.inputRouting().get(b) == setup.task().index();
@@ -224,15 +243,15 @@ public final class TaskEngine {
           mine.add(b);
         }
       }
+      int[] ownedBuckets = mine.stream().mapToInt(Integer::intValue).toArray();
+      locations = new KeyLocations(setup.task().index(), ownedBuckets);
       timers =
-          new KeyedTimers(
-              state,
-              mine.stream().mapToInt(Integer::intValue).toArray(),
-              () -> currentWatermark,
-              services::currentTimeMillis);
+          new KeyedTimers(state, ownedBuckets, () -> currentWatermark, services::currentTimeMillis);
     } else {
       state = null;
       owned = null;
+      moved = null;
+      locations = null;
       timers = null;
     }
     for (OperatorNode n : vertex.chain()) {
@@ -287,8 +306,9 @@ public final class TaskEngine {
           }
           if (timers != null) {
             state.begin();
+            locations.init(state.batchTxn());
             timers.recoverNext();
-            state.commit();
+            commitState();
             scheduleProcessingTimers();
           }
           status = Status.RUNNING;
@@ -444,13 +464,23 @@ public final class TaskEngine {
         continue;
       }
       if (inputsEnded) {
+        if (!parking.isEmpty()) {
+          break; // the last records are still waiting for their state
+        }
         finishInputs();
         break;
       }
-      Deliver d = pending.poll();
+      Deliver d = pending.peek();
       if (d == null) {
         break;
       }
+      if (!parking.isEmpty()
+          && (!(d.item() instanceof RecordBatch) || parking.count() >= maxParked())) {
+        // a watermark, idleness or end applies only after the records before it (§4.5), and the
+        // parked records are bounded: stop consuming (and crediting) input until they have run
+        break;
+      }
+      pending.poll();
       consume(d);
     }
     scheduleFlushIfPartial();
@@ -489,35 +519,193 @@ public final class TaskEngine {
 
   private void process(int edge, RecordBatch batch) {
     long t0 = services.nanoTime();
-    Operator<Object, Object> head = ops.get(0);
     KeySelector<Object, Object> selector = inputSelectors.get(edge);
-    int input = logicalInputs[edge];
     if (state != null) {
       state.begin();
     }
     for (int i = 0; i < batch.size(); i++) {
       Object value = batch.value(i);
+      long ts = batch.timestamp(i);
       if (state != null) {
-        setKey(selector, value);
+        int bucket = setKey(selector, value);
+        if ((moved[bucket] || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
+          continue;
+        }
       }
-      try {
-        head.process(value, batch.timestamp(i), input);
-      } catch (KoalaException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new UserFunctionException(opNames.get(0), e);
-      }
+      processHead(value, ts, edge);
     }
     endBatch();
     if (state != null) {
-      state.commit();
+      commitState();
       scheduleProcessingTimers();
+      sendFetches();
     }
     recordKey = null;
     metrics.batch(services.nanoTime() - t0, batch.size());
   }
 
-  private void setKey(KeySelector<Object, Object> selector, Object value) {
+  private void processHead(Object value, long timestamp, int edge) {
+    try {
+      ops.get(0).process(value, timestamp, logicalInputs[edge]);
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(opNames.get(0), e);
+    }
+  }
+
+  /**
+   * Parks the record of the current key if its state is elsewhere or earlier items of it are parked
+   * (DESIGN §6.4: per-key order is kept; other keys flow on).
+   */
+  private boolean parkIfRemote(int bucket, Object value, long timestamp, int edge) {
+    KeyRef ref = new KeyRef(bucket, recordKeyBytes);
+    if (parking.isParked(ref)) {
+      parking.park(ref, Parking.Parked.record(value, timestamp, edge), -1);
+      return true;
+    }
+    if (moved[bucket]) {
+      int holder = locations.resolve(state.batchTxn(), bucket, ref.key());
+      if (holder != locations.self()) {
+        parking.park(ref, Parking.Parked.record(value, timestamp, edge), holder);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Sends the batch's fetches: one request per holder, for every key newly parked. */
+  private void sendFetches() {
+    for (Map.Entry<Integer, List<KeyRef>> f : parking.takeFetches().entrySet()) {
+      TaskId holder = new TaskId(setup.task().operator(), f.getKey());
+      services.send(
+          new StateServerAddress(holder),
+          new StateMessage.Fetch(nextFetchId++, setup.task(), f.getValue()));
+      metrics.fetchRequests++;
+    }
+  }
+
+  /**
+   * A holder answered a fetch: installs each key still owned and still awaited from that holder, in
+   * one transaction, runs the key's parked items in order, and releases the holder's copy.
+   */
+  public void onStateReply(StateMessage.StateReply reply) {
+    if (status != Status.RUNNING || state == null) {
+      return;
+    }
+    guard(
+        () -> {
+          long t0 = services.nanoTime();
+          int from = reply.holder().index();
+          List<StateMessage.Release> releases = new ArrayList<>();
+          state.begin();
+          WriteTxn txn = state.batchTxn();
+          int ran = 0;
+          for (KeyState ks : reply.keys()) {
+            KeyRef ref = ks.key();
+            if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
+              continue; // abandoned, or answered twice: the key's entry still decides
+            }
+            txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+            for (int i = 0; i < ks.storeKeys().size(); i++) {
+              txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
+              metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
+            }
+            locations.installed(txn, ref.bucket(), ref.key(), from);
+            moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+            metrics.keysFetched++;
+            releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+            for (Parking.Parked p : parking.arrived(ref)) {
+              runParked(ref, p);
+              ran++;
+            }
+          }
+          endBatch();
+          commitState();
+          recordKey = null;
+          metrics.batch(services.nanoTime() - t0, ran);
+          for (StateMessage.Release r : releases) {
+            services.send(reply.holder(), r);
+          }
+          scheduleProcessingTimers();
+          sendFetches();
+          drain();
+        });
+  }
+
+  private void runParked(KeyRef ref, Parking.Parked p) {
+    Object key = keys.decode(ref.key());
+    recordKey = key;
+    state.setCurrentKey(key, ref.key(), ref.bucket());
+    if (p.isTimer()) {
+      try {
+        ops.get(0).onTimer(p.timestamp(), p.namespace(), p.timerDomain());
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(0), e);
+      }
+    } else {
+      processHead(p.value(), p.timestamp(), p.edge());
+    }
+  }
+
+  /**
+   * An owner installed a copy this task held: deletes it if this task still has the bucket's
+   * generation the copy was fetched at and does not own the bucket (§6.7, K5).
+   */
+  public void onRelease(StateMessage.Release release) {
+    if (state == null || status == Status.FAILED || status == Status.CANCELLED) {
+      return;
+    }
+    KeyRef ref = release.key();
+    if (owned[ref.bucket()] || locations.generation(ref.bucket()) != release.generation()) {
+      return;
+    }
+    guard(
+        () -> {
+          state.begin();
+          state.batchTxn().deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+          commitState();
+        });
+  }
+
+  /**
+   * Gives up {@code bucket} (the reconfiguration protocol calls this at hand-over, and also ships
+   * the bucket's timers and forwards its records): returns its lookup-table part for the receiver.
+   */
+  public BucketHandover handOver(int bucket) {
+    state.begin();
+    BucketHandover h = locations.handOver(state.batchTxn(), bucket);
+    commitState();
+    owned[bucket] = false;
+    moved[bucket] = false;
+    timers.buckets(ownedBuckets());
+    return h;
+  }
+
+  /** Takes ownership of a bucket another task handed over (see {@link #handOver}). */
+  public void takeOver(BucketHandover h) {
+    state.begin();
+    locations.takeOver(state.batchTxn(), h);
+    commitState();
+    owned[h.bucket()] = true;
+    moved[h.bucket()] = !locations.isFullyLocal(h.bucket());
+    timers.buckets(ownedBuckets());
+  }
+
+  private int[] ownedBuckets() {
+    List<Integer> mine = new ArrayList<>();
+    for (int b = 0; b < owned.length; b++) {
+      if (owned[b]) {
+        mine.add(b);
+      }
+    }
+    return mine.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /** Returns the bucket of the record's key and makes it the current key. */
+  private int setKey(KeySelector<Object, Object> selector, Object value) {
     recordKey = null;
     Object key;
     try {
@@ -527,6 +715,7 @@ public final class TaskEngine {
     }
     recordKey = key;
     byte[] keyBytes = keys.encode(key);
+    recordKeyBytes = keyBytes;
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
     if (!owned[bucket]) {
       throw new ProtocolViolationException(
@@ -539,6 +728,7 @@ public final class TaskEngine {
               + ", which it does not own");
     }
     state.setCurrentKey(key, keyBytes, bucket);
+    return bucket;
   }
 
   private void endBatch() {
@@ -602,16 +792,20 @@ public final class TaskEngine {
       List<KeyedTimers.Due> due = timers.due(domain, upTo, chunk);
       for (KeyedTimers.Due t : due) {
         timers.remove(t);
-        Object key = keys.decode(t.key());
-        recordKey = key;
-        state.setCurrentKey(key, t.key(), t.bucket());
-        try {
-          ops.get(0).onTimer(t.timestamp(), t.namespace(), domain);
-        } catch (KoalaException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new UserFunctionException(opNames.get(0), e);
+        KeyRef ref = new KeyRef(t.bucket(), t.key());
+        Parking.Parked callback = Parking.Parked.timer(t.timestamp(), t.namespace(), domain);
+        if (parking.isParked(ref)) {
+          parking.park(ref, callback, -1);
+          continue;
         }
+        if (moved[t.bucket()]) {
+          int holder = locations.resolve(state.batchTxn(), t.bucket(), t.key());
+          if (holder != locations.self()) {
+            parking.park(ref, callback, holder);
+            continue;
+          }
+        }
+        runParked(ref, callback);
       }
       endBatch();
       if (due.size() < chunk) {
@@ -619,8 +813,9 @@ public final class TaskEngine {
         // next round fires
         timers.refresh(domain);
       }
-      state.commit();
+      commitState();
       recordKey = null;
+      sendFetches();
       if (due.isEmpty()) {
         return true;
       }
@@ -829,6 +1024,21 @@ public final class TaskEngine {
 
   private void sendItem(OutputChannel ch, long seq, ChannelItem item) {
     services.send(ch.target(), new Deliver(ch.id(), seq, item));
+  }
+
+  /** Commits the batch's state and adds the keys that may be new to their bucket's filter. */
+  private void commitState() {
+    state.commit();
+    state.takeNewKeys(
+        (key, bucket) -> {
+          if (owned[bucket]) {
+            locations.written(bucket, key);
+          }
+        });
+  }
+
+  private int maxParked() {
+    return 8 * setup.settings().maxBatchRecords();
   }
 
   /** Encodes a key for routing; shares the task's key encoder. */

@@ -8,6 +8,9 @@ final class TaskMetrics {
   long recordsOut;
   long batches;
   long lateRecords;
+  long fetchRequests;
+  long keysFetched;
+  long stateBytesFetched;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
   private long lastTickMillis = -1;
   private long lastIn;

@@ -70,6 +70,11 @@ public final class KeyLocations {
     return self;
   }
 
+  /** Whether this task owns {@code bucket}. */
+  public boolean owns(int bucket) {
+    return localKeys.containsKey(bucket);
+  }
+
   /** Whether {@code bucket} is owned and fully local (no lookup needed). */
   public boolean isFullyLocal(int bucket) {
     return !moved.containsKey(bucket);
@@ -217,13 +222,25 @@ public final class KeyLocations {
         bucket, defaultHolder, filter.toBytes(), m.drained ? null : m.drainCursor, false, entries);
   }
 
+  /** Records the generations of the buckets owned at start in the store (for the state server). */
+  public void init(WriteTxn txn) {
+    generations.forEach((b, g) -> writeGeneration(txn, b, g));
+  }
+
+  private static void writeGeneration(WriteTxn txn, int bucket, long generation) {
+    txn.put(
+        Table.METADATA,
+        StateServing.generationKey(bucket),
+        ByteBuffer.allocate(8).putLong(generation).array());
+  }
+
   /** Takes ownership of a bucket handed over by another task. */
   public void takeOver(WriteTxn txn, BucketHandover h) {
     int bucket = h.bucket();
     if (localKeys.containsKey(bucket)) {
       throw new IllegalStateException("task " + self + " already owns bucket " + bucket);
     }
-    generations.merge(bucket, 1L, Long::sum);
+    writeGeneration(txn, bucket, generations.merge(bucket, 1L, Long::sum));
     MembershipFilter shipped = MembershipFilter.fromBytes(h.filter());
     // the keys this task is authoritative for: those the shipped filter describes if they are
     // here, plus the entries naming this task

@@ -45,9 +45,11 @@ final class BatchCache {
   private static final class Entry {
     byte[] value;
     boolean dirty;
+    final boolean loadedAbsent;
 
-    Entry(byte[] value) {
+    Entry(byte[] value, boolean loadedAbsent) {
       this.value = value;
+      this.loadedAbsent = loadedAbsent;
     }
   }
 
@@ -56,19 +58,25 @@ final class BatchCache {
     Key k = Key.of(key);
     Entry e = entries.get(k);
     if (e == null) {
-      e = new Entry(txn.get(Table.STATE, key));
+      byte[] stored = txn.get(Table.STATE, key);
+      e = new Entry(stored, stored == null);
       entries.put(k, e);
       justRead = e.value == null ? null : e;
     }
     return e.value;
   }
 
-  /** Sets the bytes under {@code key} ({@code null}: deletes it). */
-  void put(WriteTxn txn, byte[] key, byte[] value) {
+  /**
+   * Sets the bytes under {@code key} ({@code null}: deletes it).
+   *
+   * @return whether the entry may not have existed before this batch (a new key, perhaps)
+   */
+  boolean put(WriteTxn txn, byte[] key, byte[] value) {
     Key k = Key.of(key);
     Entry e = entries.get(k);
+    boolean mayBeNew = e == null || e.loadedAbsent;
     if (e == null) {
-      e = new Entry(value);
+      e = new Entry(value, true);
       entries.put(k, e);
       e.dirty = true;
     } else if (e == justRead && value != null) {
@@ -79,6 +87,7 @@ final class BatchCache {
       e.dirty = true;
     }
     justRead = null;
+    return mayBeNew;
   }
 
   /** Writes every change to {@code txn}, in key order, and empties the cache. */

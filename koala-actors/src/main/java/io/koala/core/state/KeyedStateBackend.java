@@ -40,6 +40,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   private WriteTxn txn;
   private final BatchCache cache = new BatchCache();
+  private final List<byte[]> newKeys = new ArrayList<>();
+  private final List<Integer> newKeyBuckets = new ArrayList<>();
   private Object currentKey;
   private byte[] currentKeyBytes;
   private int currentBucket = -1;
@@ -68,6 +70,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   /** Aborts the batch's writes, if a transaction is open. */
   public void abort() {
     cache.clear();
+    newKeys.clear();
+    newKeyBuckets.clear();
     if (txn != null) {
       txn.close();
       txn = null;
@@ -172,6 +176,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
       public void put(K mapKey, V value) {
         Objects.requireNonNull(value, "map values must not be null");
         txn().put(Table.STATE, key(id, mapKeys.encode(mapKey)), codec.encode(value));
+        keyMayBeNew();
       }
 
       @Override
@@ -289,8 +294,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return currentBucket;
   }
 
-  /** The open write transaction, also between keys (timer firing scans). */
-  WriteTxn batchTxn() {
+  /** The open write transaction, also between keys (timer scans, key lookups, installs). */
+  public WriteTxn batchTxn() {
     if (txn == null) {
       throw new IllegalStateException("no batch transaction open for operator " + operatorName);
     }
@@ -331,7 +336,31 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   /** Writes (or, with {@code null}, deletes) a value-like entry through the batch cache. */
   private void write(byte[] storeKey, byte[] bytes) {
-    cache.put(txn(), storeKey, bytes);
+    if (cache.put(txn(), storeKey, bytes) && bytes != null) {
+      keyMayBeNew();
+    }
+  }
+
+  /** The current key got state it may not have had: report it (see {@link #takeNewKeys}). */
+  private void keyMayBeNew() {
+    if (newKeys.isEmpty()
+        || newKeyBuckets.get(newKeyBuckets.size() - 1) != currentBucket
+        || newKeys.get(newKeys.size() - 1) != currentKeyBytes) {
+      newKeys.add(currentKeyBytes);
+      newKeyBuckets.add(currentBucket);
+    }
+  }
+
+  /**
+   * Hands each key that may have got its first state since the last call to {@code sink} (bucket,
+   * key bytes): the key lookup table adds them to its filters of the keys present here.
+   */
+  public void takeNewKeys(java.util.function.ObjIntConsumer<byte[]> sink) {
+    for (int i = 0; i < newKeys.size(); i++) {
+      sink.accept(newKeys.get(i), newKeyBuckets.get(i));
+    }
+    newKeys.clear();
+    newKeyBuckets.clear();
   }
 
   private byte[] key(int stateId, byte[] namespace) {

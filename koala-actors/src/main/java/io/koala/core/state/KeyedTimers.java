@@ -22,7 +22,7 @@ public final class KeyedTimers implements InternalTimers {
   private static final byte[] EMPTY = new byte[0];
 
   private final KeyedStateBackend state;
-  private final int[] buckets;
+  private int[] buckets;
   private final LongSupplier watermark;
   private final LongSupplier clock;
   private long nextEvent = Long.MAX_VALUE;
@@ -42,6 +42,11 @@ public final class KeyedTimers implements InternalTimers {
     this.buckets = buckets.clone();
     this.watermark = watermark;
     this.clock = clock;
+  }
+
+  /** The buckets whose timers this task fires (those it owns), after a reconfiguration. */
+  public void buckets(int[] owned) {
+    this.buckets = owned.clone();
   }
 
   static byte domainByte(TimeDomain domain) {

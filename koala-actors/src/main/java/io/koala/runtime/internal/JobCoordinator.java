@@ -93,6 +93,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final Duration metricsTimeout;
   private final DeploymentPlan deployment;
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
+  private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Set<Integer> pendingWorkers = new HashSet<>();
   private final Set<TaskId> finished = new HashSet<>();
   private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
@@ -185,6 +186,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private Behavior<Command> onTasksDeployed(TasksDeployed m) {
     for (TaskActor.TaskRef r : m.tasks()) {
       tasks.put(r.task(), r.ref());
+      addresses.put(r.task(), r);
     }
     pendingWorkers.remove(m.worker());
     if (status != JobStatus.DEPLOYING) {
@@ -193,8 +195,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     if (pendingWorkers.isEmpty()) {
-      List<TaskActor.TaskRef> book = new ArrayList<>();
-      tasks.forEach((t, ref) -> book.add(new TaskActor.TaskRef(t, ref)));
+      List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
       long start = System.currentTimeMillis();
       for (ActorRef<TaskMessage> ref : tasks.values()) {
         ref.tell(new TaskActor.Start(book, start));

@@ -14,6 +14,7 @@ import io.koala.core.RecordBatch;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
 import io.koala.core.Watermark;
+import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
@@ -79,7 +80,12 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         OperatorId.class,
         Partitioning.class,
         JobMetrics.class,
-        JobStatus.class);
+        JobStatus.class,
+        StateMessage.Fetch.class,
+        StateMessage.StateReply.class,
+        StateMessage.Release.class,
+        StateMessage.KeyRef.class,
+        StateMessage.KeyState.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

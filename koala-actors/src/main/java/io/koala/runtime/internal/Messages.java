@@ -31,5 +31,6 @@ final class Messages {
           JobCoordinator.DeployTimeout.class,
           MetricsAggregator.Reply.class,
           MetricsAggregator.Timeout.class,
-          JobListener.StatusChanged.class);
+          JobListener.StatusChanged.class,
+          StateServer.Serve.class);
 }

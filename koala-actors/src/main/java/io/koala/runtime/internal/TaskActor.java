@@ -4,10 +4,12 @@ import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.ErrorInfo;
 import io.koala.core.KoalaMessage;
+import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
@@ -27,8 +29,8 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * The actor shell of one task: hands every message to its {@link TaskEngine} and carries out the
- * engine's effects (sends, timers, reports). Data that arrives before {@link Start} is stashed.
- * Owns the task's state store and closes it when it stops.
+ * engine's effects (sends, timers, reports). Data that arrives before {@link Start} is stashed. Its
+ * worker owns the task's state store.
  */
 final class TaskActor {
 
@@ -43,8 +45,9 @@ final class TaskActor {
   /** Anyone → task: reply with the task's metrics. */
   record GetMetrics(ActorRef<TaskMetricsSnapshot> replyTo) implements TaskMessage {}
 
-  /** A task and its actor reference. */
-  record TaskRef(TaskId task, ActorRef<TaskMessage> ref) implements KoalaMessage {}
+  /** A task, its actor reference and, for a keyed task, its state server (else {@code null}). */
+  record TaskRef(TaskId task, ActorRef<TaskMessage> ref, ActorRef<StateServer.Serve> stateServer)
+      implements KoalaMessage {}
 
   /** Self: a timer the engine asked for is due. */
   record Wake(TaskEngine.Timer timer) implements TaskMessage {}
@@ -58,10 +61,10 @@ final class TaskActor {
 
   private final ActorContext<TaskMessage> ctx;
   private final TaskSetup setup;
-  private final StateStore store;
   private final ActorRef<JobCoordinator.Command> coordinator;
   private final TaskEngine engine;
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
+  private final Map<TaskId, ActorRef<StateServer.Serve>> servers = new HashMap<>();
   private final TimerScheduler<TaskMessage> timers;
 
   static Behavior<TaskMessage> create(
@@ -87,10 +90,7 @@ final class TaskActor {
                                 ErrorInfo.of(setup.task().operator().name(), setup.task(), null, e);
                             ctx.getLog().error("{}: {}", setup.task(), error.describe());
                             coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
-                            if (store != null) {
-                              store.close();
-                            }
-                            return Behaviors.stopped();
+                            return Behaviors.stopped(); // the worker closes the store
                           }
                         })));
   }
@@ -106,7 +106,6 @@ final class TaskActor {
     this.ctx = ctx;
     this.timers = timers;
     this.setup = setup;
-    this.store = store;
     this.coordinator = coordinator;
     this.engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), new Effects());
   }
@@ -129,6 +128,9 @@ final class TaskActor {
   private Behavior<TaskMessage> onStart(Start start, StashBuffer<TaskMessage> stash) {
     for (TaskRef r : start.addressBook()) {
       refs.put(r.task(), r.ref());
+      if (r.stateServer() != null) {
+        servers.put(r.task(), r.stateServer());
+      }
     }
     timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofSeconds(1));
     engine.start(start.startMillis());
@@ -139,6 +141,8 @@ final class TaskActor {
     return Behaviors.receive(TaskMessage.class)
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(Credit.class, this::onCredit)
+        .onMessage(StateMessage.StateReply.class, this::onStateReply)
+        .onMessage(StateMessage.Release.class, this::onRelease)
         .onMessage(Wake.class, this::onWake)
         .onMessage(Tick.class, t -> onTick())
         .onMessage(GetMetrics.class, this::onGetMetrics)
@@ -155,6 +159,16 @@ final class TaskActor {
 
   private Behavior<TaskMessage> onCredit(Credit c) {
     engine.onCredit(c);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onStateReply(StateMessage.StateReply r) {
+    engine.onStateReply(r);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onRelease(StateMessage.Release r) {
+    engine.onRelease(r);
     return Behaviors.same();
   }
 
@@ -181,10 +195,7 @@ final class TaskActor {
 
   private Behavior<TaskMessage> onStop() {
     engine.cancel();
-    engine.close();
-    if (store != null) {
-      store.close();
-    }
+    engine.close(); // the worker closes the store once the task and its state server stopped
     return Behaviors.same();
   }
 
@@ -192,6 +203,15 @@ final class TaskActor {
   private final class Effects implements TaskEngine.Services {
     @Override
     public void send(Object target, KoalaMessage message) {
+      if (target instanceof StateServerAddress server) {
+        ActorRef<StateServer.Serve> ref = servers.get(server.task());
+        if (ref == null) {
+          throw new IllegalStateException(
+              "task " + setup.task() + " has no state server address for " + server.task());
+        }
+        ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
+        return;
+      }
       if (target == TaskEngine.CLIENT) {
         coordinator.tell(new JobCoordinator.ResultsDelivered(setup.task(), (Deliver) message));
         return;

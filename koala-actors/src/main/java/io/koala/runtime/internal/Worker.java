@@ -56,7 +56,26 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   private final TypeRegistry registry;
   private final StoreOptions storeOptions;
   private final boolean deleteJobState;
-  private final Map<String, Map<TaskId, ActorRef<TaskMessage>>> jobs = new HashMap<>();
+  private final Map<String, Map<TaskId, Hosted>> jobs = new HashMap<>();
+
+  /**
+   * A task this worker hosts: its actor, its state server, its store, and how many of the two
+   * actors are still alive (the store is closed when both have stopped).
+   */
+  private static final class Hosted {
+    final ActorRef<TaskMessage> task;
+    final ActorRef<StateServer.Serve> server;
+    final StateStore store;
+    int alive;
+
+    Hosted(ActorRef<TaskMessage> task, ActorRef<StateServer.Serve> server, StateStore store) {
+      this.task = task;
+      this.server = server;
+      this.store = store;
+      this.alive = server == null ? 1 : 2;
+    }
+  }
+
   private final Set<String> stopping = new HashSet<>();
 
   static Behavior<Command> create(
@@ -98,8 +117,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   private Behavior<Command> onDeploy(DeployTasks d) {
     List<TaskActor.TaskRef> refs = new ArrayList<>();
-    Map<TaskId, ActorRef<TaskMessage>> tasks =
-        jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
+    Map<TaskId, Hosted> tasks = jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
     TaskSetup current = null;
     try {
       ExecutionPlan plan =
@@ -117,6 +135,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                 ? LmdbStateStore.open(taskDirectory(d.jobId(), setup.task()), storeOptions)
                 : null;
         ActorRef<TaskMessage> ref;
+        ActorRef<StateServer.Serve> server = null;
         try {
           ref =
               getContext()
@@ -124,15 +143,26 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                       TaskActor.create(setup, vertex, store, registry, d.coordinator()),
                       actorName(d.jobId(), setup.task()),
                       DispatcherSelector.fromConfig("koala.task-dispatcher"));
+          if (store != null) {
+            server =
+                getContext()
+                    .spawn(
+                        StateServer.create(setup.task(), store),
+                        actorName(d.jobId(), setup.task()) + "-state");
+          }
         } catch (RuntimeException e) {
           if (store != null) {
             store.close(); // the task that would have owned it does not exist
           }
           throw e;
         }
-        getContext().watchWith(ref, new TaskStopped(d.jobId(), setup.task()));
-        tasks.put(setup.task(), ref);
-        refs.add(new TaskActor.TaskRef(setup.task(), ref));
+        TaskStopped stopped = new TaskStopped(d.jobId(), setup.task());
+        getContext().watchWith(ref, stopped);
+        if (server != null) {
+          getContext().watchWith(server, stopped);
+        }
+        tasks.put(setup.task(), new Hosted(ref, server, store));
+        refs.add(new TaskActor.TaskRef(setup.task(), ref, server));
       }
       d.coordinator().tell(new JobCoordinator.TasksDeployed(index, refs));
     } catch (RuntimeException e) {
@@ -156,25 +186,41 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private Behavior<Command> onStopJob(StopJob s) {
-    Map<TaskId, ActorRef<TaskMessage>> tasks = jobs.get(s.jobId());
+    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
     stopping.add(s.jobId());
     if (tasks == null || tasks.isEmpty()) {
       jobStopped(s.jobId());
       return this;
     }
-    for (ActorRef<TaskMessage> ref : tasks.values()) {
-      getContext().stop(ref);
+    for (Hosted h : tasks.values()) {
+      getContext().stop(h.task);
+      if (h.server != null) {
+        getContext().stop(h.server);
+      }
     }
     return this;
   }
 
   private Behavior<Command> onTaskStopped(TaskStopped s) {
-    Map<TaskId, ActorRef<TaskMessage>> tasks = jobs.get(s.jobId());
-    if (tasks != null) {
-      tasks.remove(s.task());
-      if (tasks.isEmpty() && stopping.contains(s.jobId())) {
-        jobStopped(s.jobId());
+    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
+    Hosted h = tasks == null ? null : tasks.get(s.task());
+    if (h == null) {
+      return this;
+    }
+    if (--h.alive > 0) {
+      // one of the pair stopped on its own: stop the other, then release the store
+      getContext().stop(h.task);
+      if (h.server != null) {
+        getContext().stop(h.server);
       }
+      return this;
+    }
+    if (h.store != null) {
+      h.store.close();
+    }
+    tasks.remove(s.task());
+    if (tasks.isEmpty() && stopping.contains(s.jobId())) {
+      jobStopped(s.jobId());
     }
     return this;
   }

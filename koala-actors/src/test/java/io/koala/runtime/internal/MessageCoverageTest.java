@@ -259,6 +259,7 @@ class MessageCoverageTest {
     TaskActor.TaskRef ref =
         new TaskActor.TaskRef(
             new TaskId(new OperatorId("count"), 0),
+            Adapter.toTyped(Adapter.toClassic(system).deadLetters()),
             Adapter.toTyped(Adapter.toClassic(system).deadLetters()));
     Object back = roundTrip(ref);
     assertThat(back).isInstanceOf(TaskActor.TaskRef.class);

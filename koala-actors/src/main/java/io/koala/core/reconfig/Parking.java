@@ -1,0 +1,97 @@
+package io.koala.core.reconfig;
+
+import io.koala.core.reconfig.StateMessage.KeyRef;
+import io.koala.state.TimeDomain;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Records and timer callbacks waiting for their key's state to arrive (DESIGN §6.4): per key, in
+ * arrival order, so a later record of a parked key parks behind it; the keys being fetched and from
+ * whom (a key already in flight joins that fetch); and the fetches to send at the end of the
+ * current batch, one per holder. Pure.
+ */
+public final class Parking {
+  private final Map<KeyRef, ArrayDeque<Parked>> parked = new HashMap<>();
+  private final Map<KeyRef, Integer> inFlight = new HashMap<>();
+  private final Map<Integer, List<KeyRef>> toFetch = new LinkedHashMap<>();
+  private int count;
+
+  /** A parked record (from input edge {@code edge}) or timer callback. */
+  public record Parked(
+      Object value, long timestamp, int edge, byte[] namespace, TimeDomain timerDomain) {
+    /** A parked record. */
+    public static Parked record(Object value, long timestamp, int edge) {
+      return new Parked(value, timestamp, edge, null, null);
+    }
+
+    /** A parked timer callback. */
+    public static Parked timer(long timestamp, byte[] namespace, TimeDomain domain) {
+      return new Parked(null, timestamp, -1, namespace, domain);
+    }
+
+    public boolean isTimer() {
+      return timerDomain != null;
+    }
+  }
+
+  /** Whether nothing is parked. */
+  public boolean isEmpty() {
+    return count == 0;
+  }
+
+  /** Items parked. */
+  public int count() {
+    return count;
+  }
+
+  /** Keys with parked items. */
+  public int keys() {
+    return parked.size();
+  }
+
+  /** Whether {@code key} has parked items (so a later item of it must park behind them). */
+  public boolean isParked(KeyRef key) {
+    return parked.containsKey(key);
+  }
+
+  /**
+   * Parks {@code item} behind the key's earlier items; if the key is not being fetched yet, it is
+   * fetched from {@code holder} with the batch's other keys of that holder.
+   */
+  public void park(KeyRef key, Parked item, int holder) {
+    parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
+    count++;
+    if (!inFlight.containsKey(key)) {
+      inFlight.put(key, holder);
+      toFetch.computeIfAbsent(holder, h -> new ArrayList<>()).add(key);
+    }
+  }
+
+  /** The fetches to send now, by holder; clears them. */
+  public Map<Integer, List<KeyRef>> takeFetches() {
+    Map<Integer, List<KeyRef>> out = new LinkedHashMap<>(toFetch);
+    toFetch.clear();
+    return out;
+  }
+
+  /** The holder {@code key} is being fetched from, or -1. */
+  public int fetchingFrom(KeyRef key) {
+    return inFlight.getOrDefault(key, -1);
+  }
+
+  /** The key's state arrived: its parked items, in arrival order, to run now. */
+  public ArrayDeque<Parked> arrived(KeyRef key) {
+    inFlight.remove(key);
+    ArrayDeque<Parked> items = parked.remove(key);
+    if (items == null) {
+      return new ArrayDeque<>();
+    }
+    count -= items.size();
+    return items;
+  }
+}

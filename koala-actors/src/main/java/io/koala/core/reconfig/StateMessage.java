@@ -1,0 +1,77 @@
+package io.koala.core.reconfig;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskMessage;
+import io.koala.plan.TaskId;
+import java.util.List;
+
+/**
+ * The state plane (DESIGN §4.2, §6.4): requests for the state of keys and their replies. It is
+ * independent of data channels and their credits, and holders serve it from read transactions, so a
+ * fetch never waits behind data, alignment or backpressure.
+ */
+public sealed interface StateMessage extends KoalaMessage
+    permits StateMessage.Fetch, StateMessage.StateReply, StateMessage.Release {
+
+  /** A key of a bucket. */
+  record KeyRef(int bucket, byte[] key) implements KoalaMessage {
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof KeyRef k && bucket == k.bucket && java.util.Arrays.equals(key, k.key);
+    }
+
+    @Override
+    public int hashCode() {
+      return 31 * bucket + java.util.Arrays.hashCode(key);
+    }
+
+    @Override
+    public String toString() {
+      return "KeyRef(" + bucket + ", " + key.length + " bytes)";
+    }
+  }
+
+  /**
+   * Owner → holder's state server: send me the whole state of these keys (all state ids and
+   * namespaces). Idempotent: a repeated request gets the same answer.
+   */
+  record Fetch(long requestId, TaskId owner, List<KeyRef> keys) implements StateMessage {
+    public Fetch {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /**
+   * Holder's state server → owner: the state of the requested keys. A key with no entries is absent
+   * at the holder. {@code generation} is the holder's generation of each bucket (see {@link
+   * KeyLocations#generation}), echoed in the {@link Release}.
+   */
+  record StateReply(long requestId, TaskId holder, List<KeyState> keys)
+      implements StateMessage, TaskMessage {
+    public StateReply {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /** The state of one key at a holder: its store entries (full store keys and values). */
+  record KeyState(KeyRef key, long generation, List<byte[]> storeKeys, List<byte[]> values)
+      implements KoalaMessage {
+    public KeyState {
+      storeKeys = List.copyOf(storeKeys);
+      values = List.copyOf(values);
+      if (storeKeys.size() != values.size()) {
+        throw new IllegalArgumentException("one value per store key");
+      }
+    }
+
+    public boolean absent() {
+      return storeKeys.isEmpty();
+    }
+  }
+
+  /**
+   * Owner → holder: the owner has installed its copy of {@code key}; delete yours if you still have
+   * the generation it was fetched at and do not own the bucket (§6.7, K5).
+   */
+  record Release(TaskId owner, KeyRef key, long generation) implements StateMessage, TaskMessage {}
+}

@@ -1,0 +1,41 @@
+package io.koala.runtime.internal;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskMessage;
+import io.koala.core.reconfig.StateMessage;
+import io.koala.core.reconfig.StateServing;
+import io.koala.plan.TaskId;
+import io.koala.store.ReadTxn;
+import io.koala.store.StateStore;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+
+/**
+ * The read-only state server of a task (DESIGN §4.2, D1): answers fetches for the state the task
+ * holds from LMDB read transactions, in its own mailbox, so a fetch never waits behind the task's
+ * data, alignment or backpressure. A child of its task, so it stops before the task closes the
+ * store.
+ */
+final class StateServer {
+
+  /** Task → state server: answer {@code fetch} to {@code replyTo} (the owner task). */
+  record Serve(StateMessage.Fetch fetch, ActorRef<TaskMessage> replyTo) implements KoalaMessage {}
+
+  private StateServer() {}
+
+  static Behavior<Serve> create(TaskId task, StateStore store) {
+    return Behaviors.receive(Serve.class)
+        .onMessage(
+            Serve.class,
+            s -> {
+              StateMessage.StateReply reply;
+              try (ReadTxn txn = store.beginRead()) {
+                reply = StateServing.serve(txn, s.fetch(), task);
+              }
+              s.replyTo().tell(reply);
+              return Behaviors.same();
+            })
+        .build();
+  }
+}
