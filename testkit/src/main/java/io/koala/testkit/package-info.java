@@ -1,0 +1,2 @@
+/** What users and Koala's own tests need to test dataflows: simulation, oracles, checkers. */
+package io.koala.testkit;

@@ -1,0 +1,272 @@
+package io.koala.testkit.sim;
+
+import io.koala.core.ChannelSettings;
+import io.koala.core.Credit;
+import io.koala.core.Deliver;
+import io.koala.core.DeploymentPlan;
+import io.koala.core.EndOfChannel;
+import io.koala.core.ErrorInfo;
+import io.koala.core.InputChannel;
+import io.koala.core.KoalaMessage;
+import io.koala.core.RecordBatch;
+import io.koala.core.StateServerAddress;
+import io.koala.core.TaskEngine;
+import io.koala.core.TaskSetup;
+import io.koala.core.reconfig.StateMessage;
+import io.koala.core.reconfig.StateServing;
+import io.koala.dataflow.Dataflow;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.TaskId;
+import io.koala.serialization.KryoSerde;
+import io.koala.serialization.TypeRegistry;
+import io.koala.store.InMemoryStateStore;
+import io.koala.store.ReadTxn;
+import io.koala.store.StateStore;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Random;
+
+/**
+ * Runs a dataflow's tasks in one thread, deterministically for a seed. Every message an engine
+ * sends goes into the FIFO queue of its (sender, receiver) pair; each step delivers the head of one
+ * non-empty queue or fires one due timer, chosen by the seeded random; when nothing is due, the
+ * virtual clock jumps to the next timer. Collecting sinks' results are gathered as a client would.
+ *
+ * <pre>{@code
+ * Simulation.Result r = Simulation.of(dataflow, settings, 42).run(1_000_000);
+ * assertThat(r.finished()).isTrue();
+ * List<Object> out = r.collected().get("out");
+ * }</pre>
+ */
+public final class Simulation {
+  private static final String CLIENT = "client";
+  private static final long TICK_MILLIS = 1000;
+
+  private final Random random;
+  private final Map<TaskId, Node> nodes = new LinkedHashMap<>();
+  private final Map<Pair, ArrayDeque<KoalaMessage>> queues = new LinkedHashMap<>();
+  private final List<Pair> busy = new ArrayList<>();
+  private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
+  private final Map<TaskId, String> sinkOf = new HashMap<>();
+  private final Map<String, List<Object>> collected = new LinkedHashMap<>();
+  private final List<ErrorInfo> failures = new ArrayList<>();
+  private long now;
+  private long steps;
+
+  /** An ordered pair of endpoints: a task, a task's state server, or the client. */
+  private record Pair(Object from, Object to) {}
+
+  /** One task: its engine, store and pending timers. */
+  private final class Node implements TaskEngine.Services {
+    final TaskId id;
+    final StateStore store;
+    TaskEngine engine;
+    final EnumMap<TaskEngine.Timer, Long> timers = new EnumMap<>(TaskEngine.Timer.class);
+    long nextTick = TICK_MILLIS;
+    boolean finished;
+    private long nanos;
+
+    Node(TaskId id, StateStore store) {
+      this.id = id;
+      this.store = store;
+    }
+
+    @Override
+    public void send(Object target, KoalaMessage message) {
+      enqueue(id, target, message);
+    }
+
+    @Override
+    public void schedule(TaskEngine.Timer timer, long delayMillis) {
+      timers.put(timer, now + Math.max(0, delayMillis));
+    }
+
+    @Override
+    public void finished() {
+      finished = true;
+    }
+
+    @Override
+    public void failed(ErrorInfo error) {
+      failures.add(error);
+    }
+
+    @Override
+    public long currentTimeMillis() {
+      return now;
+    }
+
+    @Override
+    public long nanoTime() {
+      return now * 1_000_000 + (++nanos);
+    }
+  }
+
+  private Simulation(Dataflow dataflow, ChannelSettings settings, long seed) {
+    this.random = new Random(seed);
+    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
+    DeploymentPlan deployment = DeploymentPlan.of("sim", plan, 1, settings);
+    TypeRegistry registry = TypeRegistry.withDefaults();
+    registry.register(dataflow.plan().types().toArray(new Class<?>[0]));
+    for (TaskSetup setup : deployment.setups().values()) {
+      ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
+      Node node = new Node(setup.task(), vertex.isKeyed() ? new InMemoryStateStore() : null);
+      node.engine = new TaskEngine(setup, vertex, node.store, new KryoSerde(registry), node);
+      nodes.put(setup.task(), node);
+      clientChannels.put(
+          setup.clientChannel(),
+          new InputChannel(setup.clientChannel(), setup.task(), 0, settings.credits()));
+      sinkOf.put(setup.task(), vertex.tail().id().name());
+    }
+  }
+
+  /** A simulation of {@code dataflow} with the given channel settings and seed. */
+  public static Simulation of(Dataflow dataflow, ChannelSettings settings, long seed) {
+    return new Simulation(dataflow, settings, seed);
+  }
+
+  /** What a run produced. */
+  public record Result(
+      boolean finished,
+      long steps,
+      long virtualMillis,
+      Map<String, List<Object>> collected,
+      List<ErrorInfo> failures) {}
+
+  /**
+   * Starts every task and runs until every task has finished and every message has been delivered,
+   * a task failed, or {@code maxSteps} steps were taken.
+   */
+  public Result run(long maxSteps) {
+    for (Node n : nodes.values()) {
+      n.engine.start(0);
+    }
+    while (steps < maxSteps && failures.isEmpty() && !(allFinished() && busy.isEmpty())) {
+      if (!step()) {
+        break; // nothing more will ever happen
+      }
+    }
+    for (Node n : nodes.values()) {
+      n.engine.close();
+      if (n.store != null) {
+        n.store.close();
+      }
+    }
+    return new Result(
+        allFinished() && busy.isEmpty(), steps, now, collected, List.copyOf(failures));
+  }
+
+  private boolean allFinished() {
+    for (Node n : nodes.values()) {
+      if (!n.finished) {
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /** Takes one step; false when nothing is pending at all. */
+  private boolean step() {
+    List<Runnable> due = new ArrayList<>();
+    for (Pair p : busy) {
+      due.add(() -> deliver(p));
+    }
+    long next = Long.MAX_VALUE;
+    for (Node n : nodes.values()) {
+      if (n.finished) {
+        continue;
+      }
+      for (Map.Entry<TaskEngine.Timer, Long> t : n.timers.entrySet()) {
+        if (t.getValue() <= now) {
+          TaskEngine.Timer timer = t.getKey();
+          due.add(
+              () -> {
+                n.timers.remove(timer);
+                n.engine.onTimer(timer);
+              });
+        } else {
+          next = Math.min(next, t.getValue());
+        }
+      }
+      if (n.nextTick <= now) {
+        due.add(
+            () -> {
+              n.nextTick = now + TICK_MILLIS;
+              n.engine.onTick();
+            });
+      } else {
+        next = Math.min(next, n.nextTick);
+      }
+    }
+    if (due.isEmpty()) {
+      if (next == Long.MAX_VALUE) {
+        return false;
+      }
+      now = next;
+      return true;
+    }
+    steps++;
+    due.get(random.nextInt(due.size())).run();
+    return true;
+  }
+
+  private void enqueue(Object from, Object to, KoalaMessage message) {
+    Pair p = new Pair(from, to);
+    ArrayDeque<KoalaMessage> q = queues.computeIfAbsent(p, k -> new ArrayDeque<>());
+    if (q.isEmpty()) {
+      busy.add(p);
+    }
+    q.add(message);
+  }
+
+  private void deliver(Pair p) {
+    ArrayDeque<KoalaMessage> q = queues.get(p);
+    KoalaMessage m = q.poll();
+    if (q.isEmpty()) {
+      busy.remove(p);
+    }
+    if (p.to() instanceof TaskId t) {
+      TaskEngine engine = nodes.get(t).engine;
+      if (m instanceof Deliver d) {
+        engine.onDeliver(d);
+      } else if (m instanceof Credit c) {
+        engine.onCredit(c);
+      } else if (m instanceof StateMessage.StateReply r) {
+        engine.onStateReply(r);
+      } else if (m instanceof StateMessage.Release r) {
+        engine.onRelease(r);
+      } else {
+        throw new IllegalStateException("unhandled " + m);
+      }
+    } else if (p.to() instanceof StateServerAddress server) {
+      StateMessage.Fetch fetch = (StateMessage.Fetch) m;
+      try (ReadTxn txn = nodes.get(server.task()).store.beginRead()) {
+        enqueue(server, fetch.owner(), StateServing.serve(txn, fetch, server.task()));
+      }
+    } else if (CLIENT.equals(p.to())) {
+      toClient((TaskId) p.from(), (Deliver) m);
+    } else {
+      throw new IllegalStateException("no endpoint " + p.to());
+    }
+  }
+
+  private void toClient(TaskId from, Deliver d) {
+    InputChannel ch = clientChannels.get(d.channel());
+    ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
+    if (d.item() instanceof RecordBatch b) {
+      List<Object> out = collected.computeIfAbsent(sinkOf.get(from), k -> new ArrayList<>());
+      for (int i = 0; i < b.size(); i++) {
+        out.add(b.value(i));
+      }
+    }
+    long grant = ch.consumed(d.item() == EndOfChannel.INSTANCE);
+    if (grant >= 0) {
+      enqueue(CLIENT, from, new Credit(ch.id(), grant));
+    }
+  }
+}
