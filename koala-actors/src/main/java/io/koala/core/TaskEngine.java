@@ -137,8 +137,13 @@ public final class TaskEngine {
   private final List<OutputChannel> outputs = new ArrayList<>();
   private final Map<Integer, Integer> outputIndex = new HashMap<>();
   private final List<BatchBuilder> builders = new ArrayList<>();
-  private final List<Router> mainRouters = new ArrayList<>();
-  private final Map<String, List<Router>> sideRouters = new HashMap<>();
+
+  /** Per output edge of the vertex: its deployment, router, and the side output it carries. */
+  private final List<OutputSpec> edgeSpecs = new ArrayList<>();
+
+  private final List<Router> edgeRouters = new ArrayList<>();
+  private final List<KeySelector<Object, Object>> edgeSelectors = new ArrayList<>();
+  private final List<String> edgeConsumers = new ArrayList<>();
   private final int clientOutput;
   private final List<Operator<Object, Object>> ops = new ArrayList<>();
   private final List<String> opNames = new ArrayList<>();
@@ -159,6 +164,7 @@ public final class TaskEngine {
   private long currentWatermark = NONE;
   private long pendingWatermark = NONE;
   private long sourceWatermark = NONE;
+  private long forwardedWatermark = NONE;
   private long nextSourceWatermarkAt;
   private boolean idleSent;
 
@@ -199,12 +205,10 @@ public final class TaskEngine {
       KeySelector<Object, Object> selector =
           (KeySelector<Object, Object>) vertex.outputs().get(e).keySelector();
       String consumer = vertex.outputs().get(e).to().name();
-      Router router = Router.of(out, positions, selector, consumer, setup.buckets());
-      if (out.sideOutput() == null) {
-        mainRouters.add(router);
-      } else {
-        sideRouters.computeIfAbsent(out.sideOutput(), k -> new ArrayList<>()).add(router);
-      }
+      edgeSpecs.add(out);
+      edgeSelectors.add(selector);
+      edgeConsumers.add(consumer);
+      edgeRouters.add(Router.of(out, positions, selector, consumer, setup.buckets()));
     }
     clientOutput = addOutput(setup.clientChannel(), CLIENT, settings, tail);
 
@@ -498,6 +502,8 @@ public final class TaskEngine {
       advanced = watermarks.onWatermark(index, w.timestamp());
     } else if (item == Idle.INSTANCE) {
       advanced = watermarks.onIdle(index);
+    } else if (item instanceof Marker) {
+      metrics.markers++;
     } else if (item == EndOfChannel.INSTANCE) {
       advanced = watermarks.onEnd(index);
       if (--openInputs == 0) {
@@ -839,8 +845,9 @@ public final class TaskEngine {
 
   /** Sends {@code item} on every data output channel after the records emitted before it. */
   private void forward(ChannelItem item) {
-    if (item instanceof Watermark) {
+    if (item instanceof Watermark w) {
       idleSent = false; // a watermark makes the channel active again downstream
+      forwardedWatermark = w.timestamp();
     }
     for (int i = 0; i < outputs.size(); i++) {
       if (i != clientOutput) {
@@ -966,16 +973,99 @@ public final class TaskEngine {
 
   private void emit(Object value, long timestamp) {
     metrics.recordsOut++;
-    route(mainRouters, value, timestamp);
+    route(null, value, timestamp);
   }
 
-  private void route(List<Router> routers, Object value, long timestamp) {
-    for (Router r : routers) {
-      int pos = r.route(value, this);
-      if (builders.get(pos).add(value, timestamp)) {
-        flush(pos);
+  /** Routes a record of the main output ({@code sideOutput} null) or of a side output. */
+  private void route(String sideOutput, Object value, long timestamp) {
+    for (int e = 0; e < edgeRouters.size(); e++) {
+      if (java.util.Objects.equals(edgeSpecs.get(e).sideOutput(), sideOutput)) {
+        int pos = edgeRouters.get(e).route(value, this);
+        if (builders.get(pos).add(value, timestamp)) {
+          flush(pos);
+        }
       }
     }
+  }
+
+  // ---------------------------------------------------------------- reconfiguration: channels
+
+  /**
+   * Adds an input channel announced by a reconfiguration (from a new upstream task, or a peer
+   * channel): until it delivers a watermark it holds this task's watermark (§6.1 step 1, P4).
+   */
+  public void addInput(InputSpec in) {
+    if (inputs.containsKey(in.channel())) {
+      return; // announced twice: idempotent
+    }
+    if (inputsEnded) {
+      throw new IllegalStateException(
+          "task " + setup.task() + " has ended its input; it cannot get channel " + in.channel());
+    }
+    inputIndex.put(in.channel(), watermarks.addChannel());
+    inputs.put(
+        in.channel(),
+        new InputChannel(in.channel(), in.from(), in.input(), setup.settings().credits()));
+    openInputs++;
+  }
+
+  /**
+   * Switches the routing of output edge {@code edge} to {@code next} at epoch {@code epoch} (§6.1
+   * step 4): flushes the edge's records, opens the channels {@code next} adds (each starting with
+   * this task's last forwarded watermark, or Idle), sends a {@link Marker} on every channel the
+   * edge had, closes those {@code next} drops with end-of-channel after their marker, and from then
+   * on routes by {@code next}'s table. A record thus takes the old path or the new one, never both.
+   * Idempotent per epoch.
+   */
+  public void switchRouting(int edge, OutputSpec next, long epoch) {
+    OutputSpec current = edgeSpecs.get(edge);
+    if (current.equals(next)) {
+      return;
+    }
+    guard(
+        () -> {
+          for (int ch : current.channels()) {
+            flush(outputIndex.get(ch));
+          }
+          java.util.Set<Integer> keep = new java.util.HashSet<>(next.channels());
+          for (int ch : current.channels()) {
+            OutputChannel out = outputs.get(outputIndex.get(ch));
+            out.offer(new Marker(epoch), sender);
+            if (!keep.contains(ch)) {
+              out.offer(EndOfChannel.INSTANCE, sender);
+            }
+          }
+          int[] positions = new int[next.channels().size()];
+          for (int i = 0; i < positions.length; i++) {
+            int ch = next.channels().get(i);
+            Integer pos = outputIndex.get(ch);
+            if (pos == null) {
+              pos = addOutput(ch, next.targets().get(i), setup.settings(), opName(ops.size() - 1));
+              ChannelItem first = firstItemOfNewChannel();
+              if (first != null) {
+                outputs.get(pos).offer(first, sender);
+              }
+            }
+            positions[i] = pos;
+          }
+          edgeSpecs.set(edge, next);
+          edgeRouters.set(
+              edge,
+              Router.of(
+                  next,
+                  positions,
+                  edgeSelectors.get(edge),
+                  edgeConsumers.get(edge),
+                  setup.buckets()));
+        });
+  }
+
+  /** What a new channel starts with: the last watermark forwarded, Idle, or nothing yet. */
+  private ChannelItem firstItemOfNewChannel() {
+    if (idleSent) {
+      return Idle.INSTANCE;
+    }
+    return forwardedWatermark == NONE ? null : new Watermark(forwardedWatermark);
   }
 
   private void collectForClient(Object value) {
@@ -1229,11 +1319,10 @@ public final class TaskEngine {
     @Override
     @SuppressWarnings("unchecked")
     public <X> Output<X> sideOutput(OutputTag<X> tag) {
-      List<Router> routers = sideRouters.get(tag.name());
-      if (index != ops.size() - 1 || routers == null) {
-        return (value, ts) -> {}; // nothing reads this side output
+      if (index != ops.size() - 1) {
+        return (value, ts) -> {}; // only the chain's last operator has edges of its own
       }
-      return (Output<X>) (Output<?>) (Output<Object>) (value, ts) -> route(routers, value, ts);
+      return (Output<X>) (Output<?>) (Output<Object>) (value, ts) -> route(tag.name(), value, ts);
     }
 
     @Override

@@ -9,6 +9,7 @@ final class TaskMetrics {
   long batches;
   long lateRecords;
   long fetchRequests;
+  long markers;
   long keysFetched;
   long stateBytesFetched;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);

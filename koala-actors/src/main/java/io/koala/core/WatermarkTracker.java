@@ -12,9 +12,9 @@ public final class WatermarkTracker {
   /** No watermark yet. */
   public static final long NONE = Long.MIN_VALUE;
 
-  private final long[] watermarks;
-  private final boolean[] idle;
-  private final boolean[] ended;
+  private long[] watermarks;
+  private boolean[] idle;
+  private boolean[] ended;
   private long combined = NONE;
 
   public WatermarkTracker(int channels) {
@@ -22,6 +22,21 @@ public final class WatermarkTracker {
     Arrays.fill(watermarks, NONE);
     idle = new boolean[channels];
     ended = new boolean[channels];
+  }
+
+  /**
+   * Adds a channel (a new upstream, or a peer channel during a reconfiguration): until it delivers
+   * a watermark or goes idle, it holds the combined watermark where it is.
+   *
+   * @return the new channel's number
+   */
+  public int addChannel() {
+    int c = watermarks.length;
+    watermarks = Arrays.copyOf(watermarks, c + 1);
+    watermarks[c] = NONE;
+    idle = Arrays.copyOf(idle, c + 1);
+    ended = Arrays.copyOf(ended, c + 1);
+    return c;
   }
 
   /** The current combined watermark ({@link #NONE} before any progress). */

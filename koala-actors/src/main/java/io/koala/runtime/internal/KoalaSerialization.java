@@ -68,6 +68,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         EndOfChannel.class,
         Watermark.class,
         Idle.class,
+        io.koala.core.Marker.class,
         Deliver.class,
         Credit.class,
         ChannelSettings.class,
