@@ -13,6 +13,7 @@ public final class OutputChannel {
   private final ArrayDeque<ChannelItem> queued = new ArrayDeque<>();
   private long nextSeq;
   private long limit;
+  private boolean closed;
 
   /** Receives the items that may go out now, with their sequence numbers. */
   @FunctionalInterface
@@ -38,10 +39,23 @@ public final class OutputChannel {
     return target;
   }
 
+  /** Whether end-of-channel has been offered: nothing more may follow it. */
+  public boolean closed() {
+    return closed;
+  }
+
   /**
    * Sends {@code item} now if credit allows and nothing is queued before it; queues it otherwise.
+   *
+   * @throws IllegalStateException after end-of-channel
    */
   public void offer(ChannelItem item, Sender sender) {
+    if (closed) {
+      throw new IllegalStateException("channel " + id + " to " + target + " is closed: " + item);
+    }
+    if (item == EndOfChannel.INSTANCE) {
+      closed = true;
+    }
     if (queued.isEmpty() && nextSeq < limit) {
       sender.send(this, nextSeq++, item);
     } else {

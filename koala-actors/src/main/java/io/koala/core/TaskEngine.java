@@ -850,7 +850,7 @@ public final class TaskEngine {
       forwardedWatermark = w.timestamp();
     }
     for (int i = 0; i < outputs.size(); i++) {
-      if (i != clientOutput) {
+      if (i != clientOutput && !outputs.get(i).closed()) {
         flush(i);
         outputs.get(i).offer(item, sender);
       }
@@ -1151,7 +1151,9 @@ public final class TaskEngine {
     }
     flushAll();
     for (OutputChannel ch : outputs) {
-      ch.offer(EndOfChannel.INSTANCE, sender);
+      if (!ch.closed()) {
+        ch.offer(EndOfChannel.INSTANCE, sender);
+      }
     }
     status = Status.FINISHING;
     checkFinished();

@@ -144,9 +144,14 @@ class RoutingSwitchEngineTest {
             current.partitioning(), List.of(toCount0), List.of(COUNT0), allToCount0, null);
     up.engine().switchRouting(0, next, 7);
     up.engine().onDeliver(new Deliver(in, 1, batch(c)));
-    up.engine().onTimer(TaskEngine.Timer.FLUSH);
-    assertThat(values(items(toCount1))).containsExactly(c, new Marker(7), EndOfChannel.INSTANCE);
-    assertThat(values(items(toCount0))).containsExactly(new Marker(7), c);
+    up.engine().onDeliver(new Deliver(in, 2, new Watermark(40)));
+    up.engine().onDeliver(new Deliver(in, 3, EndOfChannel.INSTANCE));
+    assertThat(up.engine().status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(values(items(toCount1)))
+        .as("nothing after its end, neither watermarks nor the task's final end")
+        .containsExactly(c, new Marker(7), EndOfChannel.INSTANCE);
+    assertThat(values(items(toCount0)))
+        .containsExactly(new Marker(7), c, new Watermark(40), EndOfChannel.INSTANCE);
   }
 
   @Test

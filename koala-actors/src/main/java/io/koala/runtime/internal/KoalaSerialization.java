@@ -9,6 +9,7 @@ import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.EndOfChannel;
 import io.koala.core.ErrorInfo;
+import io.koala.core.ForwardedBatch;
 import io.koala.core.Idle;
 import io.koala.core.RecordBatch;
 import io.koala.core.TaskMetricsSnapshot;
@@ -64,11 +65,17 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
   /** Registers every message class Koala's actors exchange. */
   static void registerMessages(TypeRegistry registry) {
     registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
+    registry.register(ForwardedBatch.class, r -> new ForwardedBatchSerializer());
     registry.register(
         EndOfChannel.class,
         Watermark.class,
         Idle.class,
         io.koala.core.Marker.class,
+        io.koala.core.Handover.class,
+        io.koala.core.Handover.ShippedTimer.class,
+        io.koala.core.PeerMarker.class,
+        io.koala.core.reconfig.BucketHandover.class,
+        io.koala.core.reconfig.BucketHandover.Entry.class,
         Deliver.class,
         Credit.class,
         ChannelSettings.class,
@@ -112,6 +119,38 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     @Override
     public ActorRef<?> read(Kryo kryo, Input input, Class<? extends ActorRef<?>> type) {
       return resolver.resolveActorRef(input.readString());
+    }
+  }
+
+  /** Writes a forwarded batch like a batch, with each record's input edge. */
+  static final class ForwardedBatchSerializer extends Serializer<ForwardedBatch> {
+    ForwardedBatchSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, ForwardedBatch batch) {
+      int n = batch.size();
+      output.writeVarInt(n, true);
+      for (int i = 0; i < n; i++) {
+        kryo.writeClassAndObject(output, batch.value(i));
+        output.writeLong(batch.timestamp(i));
+        output.writeVarInt(batch.edge(i), true);
+      }
+    }
+
+    @Override
+    public ForwardedBatch read(Kryo kryo, Input input, Class<? extends ForwardedBatch> type) {
+      int n = input.readVarInt(true);
+      Object[] values = new Object[n];
+      long[] timestamps = new long[n];
+      int[] edges = new int[n];
+      for (int i = 0; i < n; i++) {
+        values[i] = kryo.readClassAndObject(input);
+        timestamps[i] = input.readLong();
+        edges[i] = input.readVarInt(true);
+      }
+      return new ForwardedBatch(values, timestamps, edges, n);
     }
   }
 

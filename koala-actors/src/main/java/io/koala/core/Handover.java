@@ -1,0 +1,22 @@
+package io.koala.core;
+
+import io.koala.core.reconfig.BucketHandover;
+import java.util.List;
+
+/**
+ * First on a peer channel (DESIGN §6.1 step 2): a bucket's key-lookup-table part and its timers,
+ * which the sender deleted. Every timer at or before the sender's last applied watermark has fired
+ * there; the receiver gets exactly the later ones (W2).
+ */
+public record Handover(BucketHandover bucket, List<ShippedTimer> timers) implements ChannelItem {
+  public Handover {
+    timers = List.copyOf(timers);
+  }
+
+  /**
+   * A timer of a moved key: its timestamp, domain (1 event time, 2 processing time), key,
+   * namespace.
+   */
+  public record ShippedTimer(long timestamp, byte domain, byte[] key, byte[] namespace)
+      implements KoalaMessage {}
+}
