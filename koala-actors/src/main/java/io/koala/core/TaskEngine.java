@@ -4,6 +4,7 @@ import io.koala.KoalaException;
 import io.koala.core.TaskSetup.InputSpec;
 import io.koala.core.TaskSetup.OutputSpec;
 import io.koala.core.reconfig.BucketHandover;
+import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.Parking;
 import io.koala.core.reconfig.StateMessage;
@@ -91,6 +92,12 @@ public final class TaskEngine {
   /** Target of the channel carrying results back to the job's client. */
   public static final String CLIENT = "client";
 
+  /** Target of reports to the job's coordinator. */
+  public static final String COORDINATOR = "coordinator";
+
+  /** The input edge number of a peer channel (its records carry their own edges). */
+  public static final int PEER_EDGE = -1;
+
   /** One-shot wake-ups an engine asks for. */
   public enum Timer {
     /** Read more from the source partitions. */
@@ -122,6 +129,8 @@ public final class TaskEngine {
   private final KeyedTimers timers;
   private final KeyLocations locations;
   private final Parking parking = new Parking();
+  private EpochRole role;
+  private final Map<Integer, ForwardBuilder> forwards = new HashMap<>(); // output pos → builder
   private long nextFetchId;
 
   /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
@@ -497,15 +506,25 @@ public final class TaskEngine {
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
       watermarks.onData(index);
-      process(ch.input(), batch);
+      process(ch, batch);
     } else if (item instanceof Watermark w) {
       advanced = watermarks.onWatermark(index, w.timestamp());
     } else if (item == Idle.INSTANCE) {
       advanced = watermarks.onIdle(index);
+    } else if (item instanceof ForwardedBatch forwarded) {
+      watermarks.onData(index);
+      processForwarded(forwarded);
+    } else if (item instanceof Handover h) {
+      installHandover(h);
+    } else if (item instanceof PeerMarker pm) {
+      peerMarker(ch, pm);
     } else if (item instanceof Marker) {
-      metrics.markers++;
+      marker(ch);
     } else if (item == EndOfChannel.INSTANCE) {
       advanced = watermarks.onEnd(index);
+      if (role != null && role.peerInSender.containsKey(ch.id())) {
+        role.peerInputsOpen--;
+      }
       if (--openInputs == 0) {
         inputsEnded = true;
       }
@@ -521,10 +540,12 @@ public final class TaskEngine {
     } else if ((item == Idle.INSTANCE || item == EndOfChannel.INSTANCE) && watermarks.allIdle()) {
       emitIdle();
     }
+    checkRole();
   }
 
-  private void process(int edge, RecordBatch batch) {
+  private void process(InputChannel ch, RecordBatch batch) {
     long t0 = services.nanoTime();
+    int edge = ch.input();
     KeySelector<Object, Object> selector = inputSelectors.get(edge);
     if (state != null) {
       state.begin();
@@ -534,6 +555,13 @@ public final class TaskEngine {
       long ts = batch.timestamp(i);
       if (state != null) {
         int bucket = setKey(selector, value);
+        if (!owned[bucket]) {
+          forwardOrFail(bucket, value, ts, edge);
+          continue;
+        }
+        if (role != null && holdUntilPeerMarker(ch, bucket, value, ts)) {
+          continue;
+        }
         if ((moved[bucket] || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
           continue;
         }
@@ -723,18 +751,52 @@ public final class TaskEngine {
     byte[] keyBytes = keys.encode(key);
     recordKeyBytes = keyBytes;
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
-    if (!owned[bucket]) {
+    state.setCurrentKey(key, keyBytes, bucket);
+    return bucket;
+  }
+
+  /**
+   * A record of a bucket this task does not own: forwarded to its receiver if this task handed the
+   * bucket over in the current reconfiguration, else a protocol violation (never processed, never
+   * dropped).
+   */
+  private void forwardOrFail(int bucket, Object value, long timestamp, int edge) {
+    Integer receiver = role == null || !role.handedOver ? null : role.movesOut.get(bucket);
+    if (receiver == null) {
       throw new ProtocolViolationException(
           "task "
               + setup.task()
               + " received key "
-              + key
+              + recordKey
               + " of bucket "
               + bucket
               + ", which it does not own");
     }
-    state.setCurrentKey(key, keyBytes, bucket);
-    return bucket;
+    int pos = role.peerOutPosition.get(receiver);
+    if (forwards.get(pos).add(value, timestamp, edge)) {
+      flush(pos);
+    }
+    metrics.recordsForwarded++;
+  }
+
+  /**
+   * §6.6: a record that came directly from an upstream for a bucket this task receives from a
+   * sender waits until that sender has forwarded everything the upstream sent it before switching.
+   */
+  private boolean holdUntilPeerMarker(InputChannel ch, int bucket, Object value, long ts) {
+    Integer sender = role.movesIn.get(bucket);
+    if (sender == null || ch.input() == PEER_EDGE) {
+      return false;
+    }
+    EpochRole.HoldKey key = new EpochRole.HoldKey(sender, (TaskId) ch.source(), ch.input());
+    if (role.peerMarkersIn.contains(key)) {
+      return false;
+    }
+    role.held
+        .computeIfAbsent(key, k -> new ArrayDeque<>())
+        .add(new EpochRole.Held(value, ts, ch.input()));
+    metrics.recordsHeld++;
+    return true;
   }
 
   private void endBatch() {
@@ -779,6 +841,7 @@ public final class TaskEngine {
     if (w != Long.MAX_VALUE) {
       forward(new Watermark(w));
     }
+    checkRole();
     return true;
   }
 
@@ -1082,6 +1145,10 @@ public final class TaskEngine {
       }
       outputs.get(pos).offer(b.take(), sender);
     }
+    ForwardBuilder f = forwards.get(pos);
+    if (f != null && !f.isEmpty()) {
+      outputs.get(pos).offer(f.take(), sender);
+    }
   }
 
   private void flushAll() {
@@ -1094,12 +1161,11 @@ public final class TaskEngine {
     if (flushScheduled || status != Status.RUNNING) {
       return;
     }
-    for (BatchBuilder b : builders) {
-      if (!b.isEmpty()) {
-        flushScheduled = true;
-        services.schedule(Timer.FLUSH, setup.settings().lingerMillis());
-        return;
-      }
+    boolean partial = builders.stream().anyMatch(b -> !b.isEmpty());
+    partial |= forwards.values().stream().anyMatch(f -> !f.isEmpty());
+    if (partial) {
+      flushScheduled = true;
+      services.schedule(Timer.FLUSH, setup.settings().lingerMillis());
     }
   }
 
@@ -1242,6 +1308,268 @@ public final class TaskEngine {
         blocked(),
         source != null ? sourceWatermark : currentWatermark,
         metrics.lateRecords);
+  }
+
+  // ---------------------------------------------------------------- reconfiguration: roles
+
+  /**
+   * Step 1 (§6.1), at a task of the target operator: learns its part, opens its peer channels
+   * (incoming ones hold its watermark until they deliver one, so it cannot emit past what it has
+   * now), and returns the watermark it will not emit past (W1). Idempotent.
+   */
+  public long prepare(EpochMessage.PrepareTarget p) {
+    if (role != null && role.epoch == p.epoch()) {
+      return watermarks.combined();
+    }
+    if (role != null) {
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + " is still in epoch "
+              + role.epoch
+              + ", asked to prepare "
+              + p.epoch());
+    }
+    role = new EpochRole(p);
+    for (EpochMessage.Peer in : p.peersIn()) {
+      addInput(new InputSpec(in.channel(), in.task(), PEER_EDGE));
+    }
+    for (EpochMessage.Peer out : p.peersOut()) {
+      int pos = addOutput(out.channel(), out.task(), setup.settings(), opName(ops.size() - 1));
+      forwards.put(pos, new ForwardBuilder(setup.settings().maxBatchRecords()));
+      role.peerOutPosition.put(out.task().index(), pos);
+    }
+    return watermarks.combined();
+  }
+
+  /** Step 1, downstream of the target: channels from new tasks are coming. */
+  public void expectInputs(EpochMessage.ExpectInputs e) {
+    for (InputSpec in : e.inputs()) {
+      addInput(in);
+    }
+  }
+
+  /** Step 2a, at a sender: report once the applied watermark reaches {@code w} (W1). */
+  public void catchUp(EpochMessage.CatchUp c) {
+    if (role == null || role.epoch != c.epoch()) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + " asked to catch up for epoch " + c.epoch() + " it is not in");
+    }
+    role.catchUpTo = c.watermark();
+    checkRole();
+  }
+
+  /**
+   * Step 2b, at a sender: gives up its moving buckets. Per receiver, the peer channel carries each
+   * bucket's lookup-table part and timers (deleted here; those at or before the applied watermark
+   * have fired), then the records parked on those keys (their fetches are abandoned), then the
+   * applied watermark, then a {@link Marker} closing the hand-over. Later records of those buckets
+   * are forwarded. Idempotent.
+   */
+  public void handOverBuckets(EpochMessage.HandOverBuckets h) {
+    if (role == null || role.epoch != h.epoch()) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + " asked to hand over for epoch " + h.epoch() + " it is not in");
+    }
+    if (!role.handedOver) {
+      guard(this::handOver);
+    }
+    services.send(COORDINATOR, new EpochMessage.HandedOver(role.epoch, setup.task()));
+  }
+
+  private void handOver() {
+    Map<Integer, List<ChannelItem>> toReceiver = new HashMap<>();
+    Map<Integer, List<Parking.Parked>> parkedRecords = new HashMap<>();
+    Map<Integer, List<KeyRef>> parkedKeys = new HashMap<>();
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    for (Map.Entry<Integer, Integer> m : role.movesOut.entrySet()) {
+      int bucket = m.getKey();
+      int receiver = m.getValue();
+      BucketHandover lookup = locations.handOver(txn, bucket);
+      List<Handover.ShippedTimer> shipped = new ArrayList<>();
+      txn.scan(
+          Table.TIMERS,
+          KeyLayout.bucketPrefix(bucket),
+          (k, v) -> {
+            shipped.add(
+                new Handover.ShippedTimer(
+                    KeyLayout.timerTimestamp(k),
+                    k[2],
+                    KeyLayout.timerUserKey(k),
+                    KeyLayout.timerNamespace(k)));
+            return true;
+          });
+      txn.deletePrefix(Table.TIMERS, KeyLayout.bucketPrefix(bucket));
+      for (KeyRef ref : parking.keysOf(bucket)) {
+        for (Parking.Parked p : parking.abandon(ref)) {
+          if (p.isTimer()) {
+            shipped.add(
+                new Handover.ShippedTimer(
+                    p.timestamp(),
+                    (byte) (p.timerDomain() == TimeDomain.EVENT_TIME ? 1 : 2),
+                    ref.key(),
+                    p.namespace()));
+          } else {
+            parkedRecords.computeIfAbsent(receiver, r -> new ArrayList<>()).add(p);
+            parkedKeys.computeIfAbsent(receiver, r -> new ArrayList<>()).add(ref);
+          }
+        }
+      }
+      toReceiver
+          .computeIfAbsent(receiver, r -> new ArrayList<>())
+          .add(new Handover(lookup, shipped));
+      owned[bucket] = false;
+      moved[bucket] = false;
+      metrics.bucketsHandedOver++;
+    }
+    commitState();
+    timers.buckets(ownedBuckets());
+    role.handedOver = true;
+    for (Map.Entry<Integer, Integer> peer : role.peerOutPosition.entrySet()) {
+      int receiver = peer.getKey();
+      int pos = peer.getValue();
+      OutputChannel out = outputs.get(pos);
+      for (ChannelItem item : toReceiver.getOrDefault(receiver, List.of())) {
+        out.offer(item, sender);
+      }
+      for (Parking.Parked p : parkedRecords.getOrDefault(receiver, List.of())) {
+        if (forwards.get(pos).add(p.value(), p.timestamp(), p.edge())) {
+          flush(pos);
+        }
+      }
+      flush(pos);
+      if (currentWatermark != NONE) {
+        out.offer(new Watermark(currentWatermark), sender);
+      }
+      out.offer(new Marker(role.epoch), sender);
+    }
+  }
+
+  private void installHandover(Handover h) {
+    BucketHandover lookup = h.bucket();
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    locations.takeOver(txn, lookup);
+    for (Handover.ShippedTimer t : h.timers()) {
+      txn.put(
+          Table.TIMERS,
+          KeyLayout.timerKey(lookup.bucket(), t.domain(), t.timestamp(), t.key(), t.namespace()),
+          new byte[0]);
+      timers.installed(t.domain(), t.timestamp());
+    }
+    commitState();
+    owned[lookup.bucket()] = true;
+    moved[lookup.bucket()] = !locations.isFullyLocal(lookup.bucket());
+    timers.buckets(ownedBuckets());
+    scheduleProcessingTimers();
+    metrics.bucketsTakenOver++;
+  }
+
+  private void processForwarded(ForwardedBatch batch) {
+    long t0 = services.nanoTime();
+    state.begin();
+    for (int i = 0; i < batch.size(); i++) {
+      Object value = batch.value(i);
+      long ts = batch.timestamp(i);
+      int edge = batch.edge(i);
+      int bucket = setKey(inputSelectors.get(edge), value);
+      if (!owned[bucket]) {
+        throw new ProtocolViolationException(
+            "task "
+                + setup.task()
+                + " got a forwarded record of bucket "
+                + bucket
+                + ", which it does not own");
+      }
+      if ((moved[bucket] || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
+        continue;
+      }
+      processHead(value, ts, edge);
+    }
+    endBatch();
+    commitState();
+    recordKey = null;
+    sendFetches();
+    metrics.batch(services.nanoTime() - t0, batch.size());
+  }
+
+  /** A marker on an upstream channel (or, on a peer channel, the end of a hand-over). */
+  private void marker(InputChannel ch) {
+    if (role == null) {
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + " got a marker on channel "
+              + ch.id()
+              + " outside a reconfiguration");
+    }
+    Integer handingOver = role.peerInSender.get(ch.id());
+    if (handingOver != null) {
+      role.handOversPending.remove(handingOver);
+      if (role.handOversPending.isEmpty() && !role.connectedReported) {
+        role.connectedReported = true;
+        services.send(COORDINATOR, new EpochMessage.Connected(role.epoch, setup.task()));
+      }
+      return;
+    }
+    if (!role.expectedMarkers.remove(ch.id())) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + " got an unexpected marker on channel " + ch.id());
+    }
+    if (role.isSender()) {
+      for (int pos : role.peerOutPosition.values()) {
+        flush(pos);
+        outputs.get(pos).offer(new PeerMarker((TaskId) ch.source(), ch.input()), sender);
+      }
+      if (role.expectedMarkers.isEmpty()) {
+        for (int pos : role.peerOutPosition.values()) {
+          outputs.get(pos).offer(EndOfChannel.INSTANCE, sender);
+        }
+        role.peersClosed = true;
+      }
+    }
+  }
+
+  /** A sender forwarded everything {@code pm.upstream()} sent it before switching: release. */
+  private void peerMarker(InputChannel ch, PeerMarker pm) {
+    int from = role.peerInSender.get(ch.id());
+    EpochRole.HoldKey key = new EpochRole.HoldKey(from, pm.upstream(), pm.edge());
+    role.peerMarkersIn.add(key);
+    ArrayDeque<EpochRole.Held> released = role.held.remove(key);
+    if (released == null) {
+      return;
+    }
+    state.begin();
+    for (EpochRole.Held r : released) {
+      int bucket = setKey(inputSelectors.get(r.edge()), r.value());
+      if ((moved[bucket] || !parking.isEmpty())
+          && parkIfRemote(bucket, r.value(), r.timestamp(), r.edge())) {
+        continue;
+      }
+      processHead(r.value(), r.timestamp(), r.edge());
+    }
+    endBatch();
+    commitState();
+    recordKey = null;
+    sendFetches();
+  }
+
+  /** Reports what the current reconfiguration has reached at this task. */
+  private void checkRole() {
+    if (role == null) {
+      return;
+    }
+    if (!role.caughtUpReported
+        && role.catchUpTo != Long.MAX_VALUE
+        && (role.catchUpTo == NONE || currentWatermark >= role.catchUpTo)) {
+      role.caughtUpReported = true;
+      services.send(COORDINATOR, new EpochMessage.CaughtUp(role.epoch, setup.task()));
+    }
+    if (role.drained()) {
+      services.send(COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task()));
+      role = null;
+    }
   }
 
   // ---------------------------------------------------------------- chain plumbing

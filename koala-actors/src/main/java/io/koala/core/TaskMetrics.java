@@ -9,7 +9,10 @@ final class TaskMetrics {
   long batches;
   long lateRecords;
   long fetchRequests;
-  long markers;
+  long recordsForwarded;
+  long recordsHeld;
+  long bucketsHandedOver;
+  long bucketsTakenOver;
   long keysFetched;
   long stateBytesFetched;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);

@@ -84,6 +84,25 @@ public final class Parking {
     return inFlight.getOrDefault(key, -1);
   }
 
+  /**
+   * The key's bucket was handed over before its state arrived: gives up the fetch (a late reply is
+   * then ignored) and returns the key's parked items, in arrival order, to forward.
+   */
+  public ArrayDeque<Parked> abandon(KeyRef key) {
+    return arrived(key);
+  }
+
+  /** Parked keys of {@code bucket}. */
+  public List<KeyRef> keysOf(int bucket) {
+    List<KeyRef> out = new ArrayList<>();
+    for (KeyRef k : parked.keySet()) {
+      if (k.bucket() == bucket) {
+        out.add(k);
+      }
+    }
+    return out;
+  }
+
   /** The key's state arrived: its parked items, in arrival order, to run now. */
   public ArrayDeque<Parked> arrived(KeyRef key) {
     inFlight.remove(key);

@@ -165,6 +165,18 @@ public final class KeyedTimers implements InternalTimers {
     refreshNext(domain, state.batchTxn(), domainByte(domain));
   }
 
+  /**
+   * Installs a timer shipped with a bucket handed over to this task (its store key was written by
+   * the caller): keeps the cached earliest timestamp a lower bound.
+   */
+  public void installed(byte domain, long timestamp) {
+    if (domain == domainByte(TimeDomain.EVENT_TIME)) {
+      nextEvent = Math.min(nextEvent, timestamp);
+    } else {
+      nextProcessing = Math.min(nextProcessing, timestamp);
+    }
+  }
+
   /** Removes a due timer before it fires. */
   public void remove(Due due) {
     state.batchTxn().delete(Table.TIMERS, due.storeKey());

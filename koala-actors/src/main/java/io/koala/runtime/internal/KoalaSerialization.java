@@ -93,7 +93,20 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.StateReply.class,
         StateMessage.Release.class,
         StateMessage.KeyRef.class,
-        StateMessage.KeyState.class);
+        StateMessage.KeyState.class,
+        io.koala.core.reconfig.BucketMove.class,
+        io.koala.core.reconfig.EpochMessage.Peer.class,
+        io.koala.core.reconfig.EpochMessage.PrepareTarget.class,
+        io.koala.core.reconfig.EpochMessage.ExpectInputs.class,
+        io.koala.core.reconfig.EpochMessage.CatchUp.class,
+        io.koala.core.reconfig.EpochMessage.HandOverBuckets.class,
+        io.koala.core.reconfig.EpochMessage.SwitchRouting.class,
+        io.koala.core.reconfig.EpochMessage.Prepared.class,
+        io.koala.core.reconfig.EpochMessage.CaughtUp.class,
+        io.koala.core.reconfig.EpochMessage.HandedOver.class,
+        io.koala.core.reconfig.EpochMessage.Connected.class,
+        io.koala.core.reconfig.EpochMessage.Switched.class,
+        io.koala.core.reconfig.EpochMessage.Drained.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

@@ -1,0 +1,86 @@
+package io.koala.core.reconfig;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.TaskMessage;
+import io.koala.core.TaskSetup.InputSpec;
+import io.koala.core.TaskSetup.OutputSpec;
+import io.koala.plan.TaskId;
+import java.util.List;
+
+/**
+ * The control plane of a reconfiguration (DESIGN §6.1–§6.2): the coordinator's commands to tasks
+ * and the tasks' reports back. Every command names its epoch; a task treats a repeated command as
+ * idempotent.
+ */
+public sealed interface EpochMessage extends KoalaMessage
+    permits EpochMessage.Command, EpochMessage.Report {
+
+  /** Coordinator → task. */
+  sealed interface Command extends EpochMessage, TaskMessage
+      permits PrepareTarget, ExpectInputs, CatchUp, HandOverBuckets, SwitchRouting {
+    long epoch();
+  }
+
+  /** Task → coordinator. */
+  sealed interface Report extends EpochMessage
+      permits Prepared, CaughtUp, HandedOver, Connected, Switched, Drained {
+    long epoch();
+
+    TaskId task();
+  }
+
+  /** A peer channel: its id and the task at its other end. */
+  record Peer(int channel, TaskId task) implements KoalaMessage {}
+
+  /**
+   * Step 1, to every task of the target operator: the buckets it gives and gets, its peer channels,
+   * and the upstream channels on which a marker will arrive. Reply {@link Prepared} with the
+   * watermark the task will not emit past until its peer channels deliver theirs.
+   */
+  record PrepareTarget(
+      long epoch,
+      List<BucketMove> movesOut,
+      List<BucketMove> movesIn,
+      List<Peer> peersOut,
+      List<Peer> peersIn,
+      List<Integer> expectedMarkers)
+      implements Command {
+    public PrepareTarget {
+      movesOut = List.copyOf(movesOut);
+      movesIn = List.copyOf(movesIn);
+      peersOut = List.copyOf(peersOut);
+      peersIn = List.copyOf(peersIn);
+      expectedMarkers = List.copyOf(expectedMarkers);
+    }
+  }
+
+  /** Step 1, to tasks downstream of the target: channels from new tasks are coming. */
+  record ExpectInputs(long epoch, List<InputSpec> inputs) implements Command {
+    public ExpectInputs {
+      inputs = List.copyOf(inputs);
+    }
+  }
+
+  /** Step 2a, to senders: report {@link CaughtUp} once your applied watermark reaches this. */
+  record CatchUp(long epoch, long watermark) implements Command {}
+
+  /** Step 2b, to senders: hand over your moving buckets; reply {@link HandedOver}. */
+  record HandOverBuckets(long epoch) implements Command {}
+
+  /** Step 4, to upstream tasks: switch output edge {@code edge} to {@code next}. */
+  record SwitchRouting(long epoch, int edge, OutputSpec next) implements Command {}
+
+  record Prepared(long epoch, TaskId task, long watermark) implements Report {}
+
+  record CaughtUp(long epoch, TaskId task) implements Report {}
+
+  record HandedOver(long epoch, TaskId task) implements Report {}
+
+  /** A receiver has installed every hand-over of every sender (step 3). */
+  record Connected(long epoch, TaskId task) implements Report {}
+
+  record Switched(long epoch, TaskId task) implements Report {}
+
+  /** Every expected marker consumed and every peer channel closed (step 5). */
+  record Drained(long epoch, TaskId task) implements Report {}
+}
