@@ -1307,7 +1307,17 @@ public final class TaskEngine {
         stateEntries,
         blocked(),
         source != null ? sourceWatermark : currentWatermark,
-        metrics.lateRecords);
+        metrics.lateRecords,
+        new TaskMetricsSnapshot.Reconfiguration(
+            metrics.fetchRequests,
+            metrics.keysFetched,
+            metrics.stateBytesFetched,
+            metrics.recordsForwarded,
+            metrics.recordsHeld,
+            metrics.bucketsHandedOver,
+            metrics.bucketsTakenOver,
+            parking.count(),
+            locations == null ? 0 : locations.filterBytes()));
   }
 
   // ---------------------------------------------------------------- reconfiguration: roles

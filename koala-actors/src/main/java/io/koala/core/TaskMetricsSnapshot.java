@@ -17,6 +17,7 @@ import org.HdrHistogram.Histogram;
  * @param backpressured whether the task is waiting for credit from downstream
  * @param watermark the task's current watermark ({@link Long#MIN_VALUE} before the first)
  * @param lateRecords records dropped as too late (behind the watermark beyond allowed lateness)
+ * @param reconfiguration what reconfigurations cost this task
  */
 public record TaskMetricsSnapshot(
     TaskId task,
@@ -33,8 +34,37 @@ public record TaskMetricsSnapshot(
     long stateEntries,
     boolean backpressured,
     long watermark,
-    long lateRecords)
+    long lateRecords,
+    Reconfiguration reconfiguration)
     implements KoalaMessage {
+
+  /**
+   * What reconfigurations cost this task so far.
+   *
+   * @param fetchRequests fetches sent (one per holder per batch)
+   * @param keysFetched keys whose state was installed from another task
+   * @param stateBytesFetched bytes of state installed from other tasks
+   * @param recordsForwarded records of handed-over buckets sent on to their new owner
+   * @param recordsHeld records held until a peer marker (§6.6)
+   * @param bucketsHandedOver buckets given up
+   * @param bucketsTakenOver buckets gained
+   * @param parkedRecords records waiting for their key's state now
+   * @param lookupTableBytes bytes of membership filters of the key lookup table
+   */
+  public record Reconfiguration(
+      long fetchRequests,
+      long keysFetched,
+      long stateBytesFetched,
+      long recordsForwarded,
+      long recordsHeld,
+      long bucketsHandedOver,
+      long bucketsTakenOver,
+      long parkedRecords,
+      long lookupTableBytes)
+      implements KoalaMessage {
+    /** Nothing reconfigured. */
+    public static final Reconfiguration NONE = new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
 
   /** The batch latency histogram. */
   public Histogram latencyHistogram() {

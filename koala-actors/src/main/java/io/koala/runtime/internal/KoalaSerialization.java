@@ -84,6 +84,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         TaskSetup.OutputSpec.class,
         ErrorInfo.class,
         TaskMetricsSnapshot.class,
+        TaskMetricsSnapshot.Reconfiguration.class,
         TaskId.class,
         OperatorId.class,
         Partitioning.class,

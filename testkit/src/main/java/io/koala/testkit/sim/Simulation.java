@@ -8,14 +8,22 @@ import io.koala.core.EndOfChannel;
 import io.koala.core.ErrorInfo;
 import io.koala.core.InputChannel;
 import io.koala.core.KoalaMessage;
+import io.koala.core.PartitionPolicy;
 import io.koala.core.RecordBatch;
 import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
+import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.WatermarkTracker;
+import io.koala.core.reconfig.EpochDriver;
+import io.koala.core.reconfig.EpochMessage;
+import io.koala.core.reconfig.LiveDeployment;
+import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateServing;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
+import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
@@ -55,8 +63,18 @@ public final class Simulation {
   private final Map<TaskId, String> sinkOf = new HashMap<>();
   private final Map<String, List<Object>> collected = new LinkedHashMap<>();
   private final List<ErrorInfo> failures = new ArrayList<>();
+  private final ArrayDeque<Request> requests = new ArrayDeque<>();
+  private final List<EpochDriver.EpochReport> reports = new ArrayList<>();
+  private final ExecutionPlan plan;
+  private final TypeRegistry registry;
+  private LiveDeployment deployment;
+  private EpochDriver epoch;
+  private long nextEpoch = 1;
   private long now;
   private long steps;
+
+  /** A reconfiguration asked for at virtual time {@code at}. */
+  private record Request(long at, OperatorId operator, int parallelism) {}
 
   /** An ordered pair of endpoints: a task, a task's state server, or the client. */
   private record Pair(Object from, Object to) {}
@@ -109,20 +127,35 @@ public final class Simulation {
 
   private Simulation(Dataflow dataflow, ChannelSettings settings, long seed) {
     this.random = new Random(seed);
-    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
-    DeploymentPlan deployment = DeploymentPlan.of("sim", plan, 1, settings);
-    TypeRegistry registry = TypeRegistry.withDefaults();
+    this.plan = ExecutionPlan.of(dataflow.plan());
+    DeploymentPlan initial = DeploymentPlan.of("sim", plan, 1, settings);
+    this.deployment = LiveDeployment.of(plan, initial);
+    this.registry = TypeRegistry.withDefaults();
     registry.register(dataflow.plan().types().toArray(new Class<?>[0]));
-    for (TaskSetup setup : deployment.setups().values()) {
-      ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
-      Node node = new Node(setup.task(), vertex.isKeyed() ? new InMemoryStateStore() : null);
-      node.engine = new TaskEngine(setup, vertex, node.store, new KryoSerde(registry), node);
-      nodes.put(setup.task(), node);
-      clientChannels.put(
-          setup.clientChannel(),
-          new InputChannel(setup.clientChannel(), setup.task(), 0, settings.credits()));
-      sinkOf.put(setup.task(), vertex.tail().id().name());
+    for (TaskSetup setup : initial.setups().values()) {
+      addTask(setup);
     }
+  }
+
+  private Node addTask(TaskSetup setup) {
+    ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
+    Node node = new Node(setup.task(), vertex.isKeyed() ? new InMemoryStateStore() : null);
+    node.engine = new TaskEngine(setup, vertex, node.store, new KryoSerde(registry), node);
+    nodes.put(setup.task(), node);
+    clientChannels.put(
+        setup.clientChannel(),
+        new InputChannel(setup.clientChannel(), setup.task(), 0, setup.settings().credits()));
+    sinkOf.put(setup.task(), vertex.tail().id().name());
+    return node;
+  }
+
+  /**
+   * Rescales {@code operator} (the head of a keyed chain) to {@code parallelism} tasks at virtual
+   * time {@code atMillis}, with the even partition policy; requests run one at a time, in order.
+   */
+  public Simulation rescaleAt(long atMillis, String operator, int parallelism) {
+    requests.add(new Request(atMillis, new OperatorId(operator), parallelism));
+    return this;
   }
 
   /** A simulation of {@code dataflow} with the given channel settings and seed. */
@@ -136,7 +169,15 @@ public final class Simulation {
       long steps,
       long virtualMillis,
       Map<String, List<Object>> collected,
-      List<ErrorInfo> failures) {}
+      List<ErrorInfo> failures,
+      List<EpochDriver.EpochReport> reconfigurations,
+      Map<TaskId, TaskMetricsSnapshot> metrics) {
+
+    /** The sum of a counter over every task. */
+    public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
+      return metrics.values().stream().mapToLong(m -> f.applyAsLong(m.reconfiguration())).sum();
+    }
+  }
 
   /**
    * Starts every task and runs until every task has finished and every message has been delivered,
@@ -151,14 +192,22 @@ public final class Simulation {
         break; // nothing more will ever happen
       }
     }
+    Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>();
     for (Node n : nodes.values()) {
+      metrics.put(n.id, n.engine.metrics());
       n.engine.close();
       if (n.store != null) {
         n.store.close();
       }
     }
     return new Result(
-        allFinished() && busy.isEmpty(), steps, now, collected, List.copyOf(failures));
+        allFinished() && busy.isEmpty(),
+        steps,
+        now,
+        collected,
+        List.copyOf(failures),
+        List.copyOf(reports),
+        metrics);
   }
 
   private boolean allFinished() {
@@ -203,6 +252,14 @@ public final class Simulation {
         next = Math.min(next, n.nextTick);
       }
     }
+    Request request = requests.peek();
+    if (request != null && epoch == null) {
+      if (request.at() <= now) {
+        due.add(this::startEpoch);
+      } else {
+        next = Math.min(next, request.at());
+      }
+    }
     if (due.isEmpty()) {
       if (next == Long.MAX_VALUE) {
         return false;
@@ -240,9 +297,13 @@ public final class Simulation {
         engine.onStateReply(r);
       } else if (m instanceof StateMessage.Release r) {
         engine.onRelease(r);
+      } else if (m instanceof EpochMessage.Command c) {
+        command(t, engine, c);
       } else {
         throw new IllegalStateException("unhandled " + m);
       }
+    } else if (TaskEngine.COORDINATOR.equals(p.to())) {
+      carryOut(epoch.on((EpochMessage.Report) m));
     } else if (p.to() instanceof StateServerAddress server) {
       StateMessage.Fetch fetch = (StateMessage.Fetch) m;
       try (ReadTxn txn = nodes.get(server.task()).store.beginRead()) {
@@ -252,6 +313,58 @@ public final class Simulation {
       toClient((TaskId) p.from(), (Deliver) m);
     } else {
       throw new IllegalStateException("no endpoint " + p.to());
+    }
+  }
+
+  /** A task carries out a coordinator command, as its actor would. */
+  private void command(TaskId t, TaskEngine engine, EpochMessage.Command c) {
+    if (c instanceof EpochMessage.PrepareTarget prepare) {
+      long w = engine.prepare(prepare);
+      enqueue(t, TaskEngine.COORDINATOR, new EpochMessage.Prepared(c.epoch(), t, w));
+    } else if (c instanceof EpochMessage.ExpectInputs expect) {
+      engine.expectInputs(expect);
+      enqueue(
+          t,
+          TaskEngine.COORDINATOR,
+          new EpochMessage.Prepared(c.epoch(), t, WatermarkTracker.NONE));
+    } else if (c instanceof EpochMessage.CatchUp catchUp) {
+      engine.catchUp(catchUp);
+    } else if (c instanceof EpochMessage.HandOverBuckets handOver) {
+      engine.handOverBuckets(handOver);
+    } else if (c instanceof EpochMessage.SwitchRouting sw) {
+      engine.switchRouting(sw.edge(), sw.next(), sw.epoch());
+      enqueue(t, TaskEngine.COORDINATOR, new EpochMessage.Switched(c.epoch(), t));
+    } else {
+      throw new IllegalStateException("unhandled " + c);
+    }
+  }
+
+  private void startEpoch() {
+    Request r = requests.poll();
+    ReconfigurationPlan plan =
+        ReconfigurationPlan.rescale(
+            deployment.routing(r.operator()),
+            deployment.liveTasks(r.operator()),
+            r.parallelism(),
+            deployment.highestIndex(r.operator()),
+            PartitionPolicy.even());
+    epoch = new EpochDriver(nextEpoch++, r.operator(), plan, deployment, n -> 0);
+    carryOut(epoch.start());
+  }
+
+  private void carryOut(List<EpochDriver.Effect> effects) {
+    for (EpochDriver.Effect e : effects) {
+      if (e instanceof EpochDriver.Deploy d) {
+        for (TaskSetup setup : d.setups()) {
+          addTask(setup).engine.start(0);
+        }
+        carryOut(epoch.deployed());
+      } else if (e instanceof EpochDriver.Send send) {
+        enqueue(TaskEngine.COORDINATOR, send.to(), send.command());
+      } else if (e instanceof EpochDriver.Done done) {
+        reports.add(done.report());
+        epoch = null;
+      }
     }
   }
 
