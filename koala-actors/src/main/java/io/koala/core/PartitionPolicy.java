@@ -29,35 +29,80 @@ public interface PartitionPolicy {
 
   /** The default policy. */
   static PartitionPolicy even() {
-    return PartitionPolicy::evenAssign;
+    return new Even();
   }
 
   /** Consistent hashing over a token ring. */
   static PartitionPolicy consistentHashing() {
-    return PartitionPolicy::ringAssign;
+    return new ConsistentHashing();
   }
 
   /** The given bucket → task index map; every owner must be one of the live tasks. */
   static PartitionPolicy explicit(int[] owners) {
-    int[] copy = owners.clone();
-    return (current, tasks, buckets) -> {
-      if (copy.length != buckets) {
+    return new Explicit(owners);
+  }
+
+  /** See {@link #even()}. A record, so that requests naming it can be serialized. */
+  record Even() implements PartitionPolicy {
+    @Override
+    public RoutingTable assign(RoutingTable current, int[] tasks, int buckets) {
+      return evenAssign(current, tasks, buckets);
+    }
+  }
+
+  /** See {@link #consistentHashing()}. */
+  record ConsistentHashing() implements PartitionPolicy {
+    @Override
+    public RoutingTable assign(RoutingTable current, int[] tasks, int buckets) {
+      return ringAssign(current, tasks, buckets);
+    }
+  }
+
+  /** See {@link #explicit(int[])}. */
+  record Explicit(int[] owners) implements PartitionPolicy {
+    public Explicit {
+      owners = owners.clone();
+    }
+
+    @Override
+    public int[] owners() {
+      return owners.clone();
+    }
+
+    @Override
+    public RoutingTable assign(RoutingTable current, int[] tasks, int buckets) {
+      if (owners.length != buckets) {
         throw new IllegalArgumentException(
-            "explicit map has " + copy.length + " buckets, the job " + buckets);
+            "explicit map has " + owners.length + " buckets, the job " + buckets);
       }
       for (int b = 0; b < buckets; b++) {
-        if (Arrays.binarySearch(tasks, copy[b]) < 0) {
+        if (Arrays.binarySearch(tasks, owners[b]) < 0) {
           throw new IllegalArgumentException(
               "explicit map gives bucket "
                   + b
                   + " to task "
-                  + copy[b]
+                  + owners[b]
                   + ", which is not one of "
                   + Arrays.toString(tasks));
         }
       }
-      return RoutingTable.of(copy);
-    };
+      return RoutingTable.of(owners);
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof Explicit e && Arrays.equals(owners, e.owners);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(owners);
+    }
+
+    @Override
+    public String toString() {
+      return "Explicit" + Arrays.toString(owners);
+    }
   }
 
   private static RoutingTable evenAssign(RoutingTable current, int[] tasks, int buckets) {

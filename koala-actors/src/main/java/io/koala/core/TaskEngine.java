@@ -461,7 +461,13 @@ public final class TaskEngine {
    * order, stopping while the output is backpressured.
    */
   private void drain() {
-    while (status == Status.RUNNING && !blocked()) {
+    while (status == Status.RUNNING) {
+      if (blocked()) {
+        if (blockedOnlyOnPeers() && consumePeerItem()) {
+          continue;
+        }
+        break;
+      }
       if (processingTimersDue) {
         if (!fireTimers(TimeDomain.PROCESSING_TIME, services.currentTimeMillis())) {
           break; // more are due once the output drains
@@ -1178,6 +1184,45 @@ public final class TaskEngine {
     return false;
   }
 
+  /**
+   * Whether the only outputs waiting for credit are peer channels. Two tasks that hand buckets to
+   * each other forward to each other: if a blocked peer output stopped all input, each would wait
+   * for the other to consume. Peer input never produces peer output (one hop), so it is consumed
+   * even then, which breaks the cycle.
+   */
+  private boolean blockedOnlyOnPeers() {
+    if (forwards.isEmpty()) {
+      return false;
+    }
+    boolean any = false;
+    for (int pos = 0; pos < outputs.size(); pos++) {
+      if (outputs.get(pos).queued() > 0) {
+        if (!forwards.containsKey(pos)) {
+          return false;
+        }
+        any = true;
+      }
+    }
+    return any;
+  }
+
+  /** Consumes the first pending item of a peer input channel, if the parking rules allow it. */
+  private boolean consumePeerItem() {
+    if (role == null || !parking.isEmpty()) {
+      return false;
+    }
+    java.util.Iterator<Deliver> it = pending.iterator();
+    while (it.hasNext()) {
+      Deliver d = it.next();
+      if (role.peerInSender.containsKey(d.channel())) {
+        it.remove();
+        consume(d);
+        return true;
+      }
+    }
+    return false;
+  }
+
   private void sendItem(OutputChannel ch, long seq, ChannelItem item) {
     services.send(ch.target(), new Deliver(ch.id(), seq, item));
   }
@@ -1321,6 +1366,37 @@ public final class TaskEngine {
   }
 
   // ---------------------------------------------------------------- reconfiguration: roles
+
+  /**
+   * Carries out a coordinator command of a reconfiguration and reports to {@link #COORDINATOR}:
+   * {@link EpochMessage.Prepared} for a prepare or an announcement of inputs, {@link
+   * EpochMessage.Switched} for a switch; the other steps report when they are reached. Every
+   * command is idempotent. A command this task cannot carry out fails the task (and so the job).
+   */
+  public void onCommand(EpochMessage.Command c) {
+    if (status == Status.FAILED || status == Status.CANCELLED) {
+      return;
+    }
+    guard(
+        () -> {
+          if (c instanceof EpochMessage.PrepareTarget p) {
+            long w = prepare(p);
+            services.send(
+                COORDINATOR, new EpochMessage.Prepared(p.epoch(), setup.task(), w, transfer()));
+          } else if (c instanceof EpochMessage.ExpectInputs e) {
+            expectInputs(e);
+            services.send(
+                COORDINATOR, new EpochMessage.Prepared(e.epoch(), setup.task(), NONE, transfer()));
+          } else if (c instanceof EpochMessage.CatchUp u) {
+            catchUp(u);
+          } else if (c instanceof EpochMessage.HandOverBuckets h) {
+            handOverBuckets(h);
+          } else if (c instanceof EpochMessage.SwitchRouting sw) {
+            switchRouting(sw.edge(), sw.next(), sw.epoch());
+            services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+          }
+        });
+  }
 
   /**
    * Step 1 (§6.1), at a task of the target operator: learns its part, opens its peer channels
@@ -1565,6 +1641,11 @@ public final class TaskEngine {
     sendFetches();
   }
 
+  private EpochMessage.Transfer transfer() {
+    return new EpochMessage.Transfer(
+        metrics.fetchRequests, metrics.keysFetched, metrics.stateBytesFetched);
+  }
+
   /** Reports what the current reconfiguration has reached at this task. */
   private void checkRole() {
     if (role == null) {
@@ -1577,7 +1658,7 @@ public final class TaskEngine {
       services.send(COORDINATOR, new EpochMessage.CaughtUp(role.epoch, setup.task()));
     }
     if (role.drained()) {
-      services.send(COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task()));
+      services.send(COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task(), transfer()));
       role = null;
     }
   }

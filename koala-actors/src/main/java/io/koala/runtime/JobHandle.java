@@ -1,6 +1,7 @@
 package io.koala.runtime;
 
 import io.koala.KoalaException;
+import io.koala.core.PartitionPolicy;
 import io.koala.runtime.internal.RuntimeCore;
 import java.time.Duration;
 import java.util.List;
@@ -66,6 +67,45 @@ public final class JobHandle implements AutoCloseable {
   /** Cancels the job; completes with its final status. */
   public CompletionStage<JobStatus> cancel() {
     return core.cancel(job);
+  }
+
+  /**
+   * Runs the keyed operator {@code operator} with {@code parallelism} tasks, live, buckets placed
+   * by the default {@link PartitionPolicy#even()} policy: only the buckets new tasks need (or
+   * removed tasks had) change owner, and their state moves lazily, key by key, when first touched.
+   * Reconfigurations run one at a time, in request order; a queued rescale or rebalance of the same
+   * operator is replaced by this one (both stages complete with its report).
+   *
+   * @return completes with the report once every task has switched and drained the change, or
+   *     exceptionally with a {@link ReconfigurationException} saying why it was refused or why it
+   *     did not complete
+   */
+  public CompletionStage<ReconfigurationReport> rescale(String operator, int parallelism) {
+    return rescale(operator, parallelism, PartitionPolicy.even());
+  }
+
+  /** {@link #rescale(String, int)} with buckets placed by {@code policy}. */
+  public CompletionStage<ReconfigurationReport> rescale(
+      String operator, int parallelism, PartitionPolicy policy) {
+    return core.rescale(job, operator, parallelism, policy);
+  }
+
+  /**
+   * Keeps {@code operator}'s tasks and moves buckets between them as {@code policy} decides (for
+   * skew: {@link PartitionPolicy#explicit(int[])}, indexed by bucket, naming live task indices).
+   * See {@link #rescale(String, int)} for how it runs and completes.
+   */
+  public CompletionStage<ReconfigurationReport> rebalance(String operator, PartitionPolicy policy) {
+    return core.rebalance(job, operator, policy);
+  }
+
+  /**
+   * Moves task {@code task} of {@code operator} to worker {@code worker}: a new task (with a new
+   * index) on that worker takes over all its buckets; the old task stays only as the holder of
+   * state not yet fetched. See {@link #rescale(String, int)} for how it runs and completes.
+   */
+  public CompletionStage<ReconfigurationReport> migrate(String operator, int task, int worker) {
+    return core.migrate(job, operator, task, worker);
   }
 
   /** A snapshot of every task's metrics (the final ones once the job has ended). */

@@ -6,15 +6,37 @@ import java.util.List;
 import org.HdrHistogram.Histogram;
 
 /**
- * A snapshot of a job's metrics: one entry per task. Tasks are named by the first operator of the
- * chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below take that name.
+ * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
+ * as long as they hold state), and one report per completed reconfiguration. Tasks are named by the
+ * first operator of the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below
+ * take that name.
  */
 public record JobMetrics(
-    String jobId, JobStatus status, long atMillis, List<TaskMetricsSnapshot> tasks)
+    String jobId,
+    JobStatus status,
+    long atMillis,
+    List<TaskMetricsSnapshot> tasks,
+    List<ReconfigurationReport> reconfigurations)
     implements KoalaMessage {
 
   public JobMetrics {
     tasks = List.copyOf(tasks);
+    reconfigurations = List.copyOf(reconfigurations);
+  }
+
+  /** Keys whose state tasks fetched from other tasks, over the whole job. */
+  public long keysTransferred() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().keysFetched()).sum();
+  }
+
+  /** Bytes of state tasks fetched from other tasks, over the whole job. */
+  public long stateBytesTransferred() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().stateBytesFetched()).sum();
+  }
+
+  /** Fetch requests tasks sent, over the whole job. */
+  public long fetchRequests() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().fetchRequests()).sum();
   }
 
   /** The tasks whose chain starts with {@code operator}. */

@@ -34,6 +34,7 @@ public final class KoalaConfig {
   private final List<Class<?>> types;
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
+  private final Duration reconfigurationStepTimeout;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -73,6 +74,12 @@ public final class KoalaConfig {
         durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     this.metricsTimeout =
         durationIn(config, "koala.metrics-timeout", Duration.ofMillis(1), Duration.ofHours(1));
+    this.reconfigurationStepTimeout =
+        durationIn(
+            config,
+            "koala.reconfiguration.step-timeout",
+            Duration.ofMillis(1),
+            Duration.ofHours(1));
   }
 
   /** The configuration of the application ({@code application.conf} over the defaults). */
@@ -148,6 +155,14 @@ public final class KoalaConfig {
 
   public Duration metricsTimeout() {
     return metricsTimeout;
+  }
+
+  /**
+   * How long a reconfiguration may go without any task reporting progress before the job fails
+   * (DESIGN §6.8: without checkpoints, a stuck reconfiguration fails the job loudly).
+   */
+  public Duration reconfigurationStepTimeout() {
+    return reconfigurationStepTimeout;
   }
 
   /** The effective {@code koala} block, for logging. */

@@ -51,8 +51,19 @@ public final class EpochDriver {
   public record Done(EpochReport report) implements Effect {}
 
   /** What an epoch changed. */
+  /**
+   * What an epoch changed.
+   *
+   * @param transferred state fetched by the operator's tasks between their prepare and their drain
+   *     (lazy transfer goes on after the epoch)
+   */
   public record EpochReport(
-      long epoch, OperatorId operator, int bucketsMoved, int[] tasksBefore, int[] tasksAfter) {}
+      long epoch,
+      OperatorId operator,
+      int bucketsMoved,
+      int[] tasksBefore,
+      int[] tasksAfter,
+      EpochMessage.Transfer transferred) {}
 
   /** Where the epoch is. */
   public enum Phase {
@@ -78,6 +89,7 @@ public final class EpochDriver {
   private final Set<TaskId> pending = new HashSet<>();
   private final Set<TaskId> connectedPending = new HashSet<>();
   private final Set<TaskId> drained = new HashSet<>();
+  private EpochMessage.Transfer transferred = EpochMessage.Transfer.NONE;
   private Phase phase;
 
   /**
@@ -95,21 +107,23 @@ public final class EpochDriver {
     this.plan = plan;
     this.deployment = deployment;
     this.target = deployment.plan().vertex(vertex);
-    if (!target.isKeyed()) {
-      throw new IllegalArgumentException(
-          "operator '" + vertex + "' does not read keyed input; only keyed operators reconfigure");
-    }
-    for (VertexOutput out : target.outputs()) {
-      if (out.partitioning() == Partitioning.FORWARD) {
-        throw new IllegalArgumentException(
-            "operator '"
-                + vertex
-                + "' feeds '"
-                + out.to()
-                + "' with a forward edge; its parallelism is tied to that operator's");
-      }
-    }
+    checkReconfigurable(target);
     planChannels(placeNew);
+  }
+
+  /**
+   * Checks that {@code v} can be reconfigured: its tasks read keyed input.
+   *
+   * @throws IllegalArgumentException saying why not
+   */
+  public static void checkReconfigurable(Vertex v) {
+    if (!v.isKeyed()) {
+      throw new IllegalArgumentException(
+          "operator '"
+              + v.id()
+              + "' does not read keyed input; only keyed operators reconfigure (their state is"
+              + " partitioned by key)");
+    }
   }
 
   private TaskId task(int index) {
@@ -160,15 +174,25 @@ public final class EpochDriver {
                     current.partitioning(), channels, targets, routing, current.sideOutput()));
       }
     }
-    // new tasks: their outputs to every downstream task, and those tasks' new inputs
-    for (int n : added) {
+    // new tasks: their outputs to every downstream task (on a forward edge, to one downstream task
+    // whose own forward input is still open, spreading them), and those tasks' new inputs
+    for (int a = 0; a < added.length; a++) {
+      int n = added[a];
       List<OutputSpec> outputs = new ArrayList<>();
       for (int k = 0; k < target.outputs().size(); k++) {
         VertexOutput out = target.outputs().get(k);
         OutputSpec like = template.outputs().get(k);
         List<Integer> channels = new ArrayList<>();
         List<TaskId> targets = new ArrayList<>();
-        for (TaskId d : deployment.liveTaskIds(out.to())) {
+        List<TaskId> downstream = deployment.liveTaskIds(out.to());
+        if (out.partitioning() == Partitioning.FORWARD) {
+          List<TaskId> partners = new ArrayList<>();
+          for (int t : plan.tasksBefore()) {
+            partners.add(deployment.setup(task(t)).outputs().get(k).targets().get(0));
+          }
+          downstream = List.of(partners.get(a % partners.size()));
+        }
+        for (TaskId d : downstream) {
           int c = deployment.newChannel();
           channels.add(c);
           targets.add(d);
@@ -250,6 +274,28 @@ public final class EpochDriver {
     return epoch;
   }
 
+  /** The operator being reconfigured. */
+  public OperatorId operator() {
+    return target.id();
+  }
+
+  /** The tasks whose report the current phase waits for, for diagnostics. */
+  public List<TaskId> waitingFor() {
+    Set<TaskId> w = new java.util.TreeSet<>(TASK_ORDER);
+    if (phase == Phase.DRAINING) {
+      w.addAll(prepares.keySet());
+      w.removeAll(drained);
+    } else {
+      w.addAll(pending);
+      w.addAll(connectedPending);
+    }
+    return List.copyOf(w);
+  }
+
+  private static final java.util.Comparator<TaskId> TASK_ORDER =
+      java.util.Comparator.comparing((TaskId t) -> t.operator().name())
+          .thenComparingInt(TaskId::index);
+
   /** Starts the epoch. */
   public List<Effect> start() {
     if (newSetups.isEmpty()) {
@@ -291,8 +337,10 @@ public final class EpochDriver {
     if (report.epoch() != epoch) {
       return List.of();
     }
-    if (report instanceof EpochMessage.Drained) {
-      drained.add(report.task());
+    if (report instanceof EpochMessage.Drained d) {
+      if (prepares.containsKey(d.task()) && drained.add(d.task())) {
+        transferred = transferred.plus(d.transfer());
+      }
       return phase == Phase.DRAINING ? maybeDone() : List.of();
     }
     if (report instanceof EpochMessage.Connected) {
@@ -302,6 +350,9 @@ public final class EpochDriver {
     switch (phase) {
       case PREPARING -> {
         if (report instanceof EpochMessage.Prepared p && pending.remove(p.task())) {
+          if (prepares.containsKey(p.task())) {
+            transferred = transferred.minus(p.transfer());
+          }
           if (p.watermark() != WatermarkTracker.NONE) {
             receiverWatermarks.put(p.task(), p.watermark());
           }
@@ -339,8 +390,7 @@ public final class EpochDriver {
   private List<Effect> catchUp() {
     int[] senders = plan.senders();
     if (senders.length == 0) {
-      phase = Phase.DRAINING;
-      return maybeDone();
+      return handOver(); // nothing moves: only the routing (and markers) change
     }
     phase = Phase.CATCHING_UP;
     List<Effect> out = new ArrayList<>();
@@ -365,7 +415,7 @@ public final class EpochDriver {
     for (int r : plan.receivers()) {
       connectedPending.add(task(r));
     }
-    return out;
+    return out.isEmpty() ? maybeSwitch() : out;
   }
 
   private List<Effect> maybeSwitch() {
@@ -426,7 +476,12 @@ public final class EpochDriver {
     return List.of(
         new Done(
             new EpochReport(
-                epoch, target.id(), plan.moves().size(), plan.tasksBefore(), plan.tasksAfter())));
+                epoch,
+                target.id(),
+                plan.moves().size(),
+                plan.tasksBefore(),
+                plan.tasksAfter(),
+                transferred)));
   }
 
   private static TaskSetup withOutputs(TaskSetup s, List<OutputSpec> outputs) {

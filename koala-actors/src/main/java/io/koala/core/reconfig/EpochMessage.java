@@ -70,7 +70,23 @@ public sealed interface EpochMessage extends KoalaMessage
   /** Step 4, to upstream tasks: switch output edge {@code edge} to {@code next}. */
   record SwitchRouting(long epoch, int edge, OutputSpec next) implements Command {}
 
-  record Prepared(long epoch, TaskId task, long watermark) implements Report {}
+  /**
+   * A task's running totals of lazily transferred state (fetch requests sent, keys and bytes
+   * installed); the coordinator reports the difference over an epoch.
+   */
+  record Transfer(long fetchRequests, long keys, long bytes) implements KoalaMessage {
+    public static final Transfer NONE = new Transfer(0, 0, 0);
+
+    public Transfer plus(Transfer o) {
+      return new Transfer(fetchRequests + o.fetchRequests, keys + o.keys, bytes + o.bytes);
+    }
+
+    public Transfer minus(Transfer o) {
+      return new Transfer(fetchRequests - o.fetchRequests, keys - o.keys, bytes - o.bytes);
+    }
+  }
+
+  record Prepared(long epoch, TaskId task, long watermark, Transfer transfer) implements Report {}
 
   record CaughtUp(long epoch, TaskId task) implements Report {}
 
@@ -82,5 +98,5 @@ public sealed interface EpochMessage extends KoalaMessage
   record Switched(long epoch, TaskId task) implements Report {}
 
   /** Every expected marker consumed and every peer channel closed (step 5). */
-  record Drained(long epoch, TaskId task) implements Report {}
+  record Drained(long epoch, TaskId task, Transfer transfer) implements Report {}
 }

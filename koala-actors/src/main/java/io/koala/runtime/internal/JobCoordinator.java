@@ -13,13 +13,23 @@ import io.koala.core.RecordBatch;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.reconfig.Change;
+import io.koala.core.reconfig.EpochDriver;
+import io.koala.core.reconfig.EpochMessage;
+import io.koala.core.reconfig.LiveDeployment;
+import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.plan.ExecutionPlan;
+import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.ReconfigurationReport;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -36,7 +46,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 
 /**
  * One job's coordinator: deploys the tasks on the workers, starts them, follows them to completion
- * or failure, receives the results sent to the client, and answers metrics requests.
+ * or failure, receives the results sent to the client, answers metrics requests, and runs
+ * reconfigurations one epoch at a time (FIFO; a queued rescale or rebalance of an operator is
+ * replaced by a newer one for the same operator) through an {@link EpochDriver}.
  *
  * <pre>
  *   DEPLOYING --all workers deployed--> RUNNING --all tasks finished--> FINISHED
@@ -79,19 +91,67 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   /** Aggregator → coordinator: the answers to metrics request {@code request}. */
   record MetricsGathered(int request, List<TaskMetricsSnapshot> tasks) implements Command {}
 
+  /** Client → coordinator: change how an operator is partitioned; reply when done or refused. */
+  record Reconfigure(Change change, ActorRef<Reconfiguration.Outcome> replyTo) implements Command {}
+
+  /** Task → coordinator: a step of the current reconfiguration reached at that task. */
+  record EpochReported(EpochMessage.Report report) implements Command {}
+
+  /** Self: no task reported progress on epoch {@code epoch} for the step timeout. */
+  record EpochStalled(long epoch) implements Command {}
+
   /** Self: deployment took too long. */
   enum DeployTimeout implements Command {
     INSTANCE
   }
 
   private static final int FINAL_METRICS = -1;
+  private static final String STEP_TIMER = "reconfiguration-step";
+
+  /** A reconfiguration waiting for its epoch, and who waits for its outcome. */
+  private static final class Queued {
+    Change change;
+    final OperatorId vertex;
+    final List<ActorRef<Reconfiguration.Outcome>> replyTo = new ArrayList<>();
+
+    Queued(Change change, OperatorId vertex) {
+      this.change = change;
+      this.vertex = vertex;
+    }
+  }
+
+  /** The reconfiguration being carried out. */
+  private static final class Active {
+    final Queued request;
+    final EpochDriver driver;
+    final long startedMillis;
+    final Set<Integer> deploying = new HashSet<>();
+    final List<TaskActor.TaskRef> added = new ArrayList<>();
+    long handoverStartMillis = -1;
+    long handoverMillis = -1;
+
+    Active(Queued request, EpochDriver driver, long startedMillis) {
+      this.request = request;
+      this.driver = driver;
+      this.startedMillis = startedMillis;
+    }
+  }
 
   private final String jobId;
   private final ExecutionPlan plan;
   private final List<ActorRef<Worker.Command>> workers;
   private final ActorRef<JobListener.Event> listener;
   private final Duration metricsTimeout;
+  private final Duration stepTimeout;
+  private final ChannelSettings settings;
+  private final TimerScheduler<Command> timers;
   private final DeploymentPlan deployment;
+  private final LiveDeployment live;
+  private final ArrayDeque<Queued> queue = new ArrayDeque<>();
+  private final List<ReconfigurationReport> reports = new ArrayList<>();
+  private Active active;
+  private long nextEpoch = 1;
+  private long startMillis;
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Set<Integer> pendingWorkers = new HashSet<>();
@@ -108,24 +168,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
-      ChannelSettings settings,
-      Duration deployTimeout,
-      Duration metricsTimeout,
+      KoalaConfig config,
       ActorRef<JobListener.Event> listener) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                timers ->
-                    new JobCoordinator(
-                        ctx,
-                        timers,
-                        jobId,
-                        plan,
-                        workers,
-                        settings,
-                        deployTimeout,
-                        metricsTimeout,
-                        listener)));
+                timers -> new JobCoordinator(ctx, timers, jobId, plan, workers, config, listener)));
   }
 
   private JobCoordinator(
@@ -134,22 +182,24 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
-      ChannelSettings settings,
-      Duration deployTimeout,
-      Duration metricsTimeout,
+      KoalaConfig config,
       ActorRef<JobListener.Event> listener) {
     super(ctx);
     this.jobId = jobId;
     this.plan = plan;
     this.workers = workers;
     this.listener = listener;
-    this.metricsTimeout = metricsTimeout;
+    this.timers = timers;
+    this.settings = config.channels();
+    this.metricsTimeout = config.metricsTimeout();
+    this.stepTimeout = config.reconfigurationStepTimeout();
+    Duration deployTimeout = config.deployTimeout();
     this.deployment = DeploymentPlan.of(jobId, plan, workers.size(), settings);
-    this.lastMetrics = new JobMetrics(jobId, status, System.currentTimeMillis(), List.of());
+    this.live = LiveDeployment.of(plan, deployment);
+    this.lastMetrics =
+        new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
     for (TaskSetup s : deployment.setups().values()) {
-      clientChannels.put(
-          s.clientChannel(), new InputChannel(s.clientChannel(), s.task(), 0, settings.credits()));
-      sinkOf.put(s.task(), plan.vertex(s.task().operator()).tail().id());
+      addClientChannel(s);
     }
     for (int w = 0; w < workers.size(); w++) {
       List<TaskSetup> mine = deployment.tasksOn(w);
@@ -180,7 +230,16 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(MetricsGathered.class, this::onMetricsGathered)
         .onMessage(GetCollected.class, this::onGetCollected)
         .onMessage(Cancel.class, this::onCancel)
+        .onMessage(Reconfigure.class, this::onReconfigure)
+        .onMessage(EpochReported.class, this::onEpochReported)
+        .onMessage(EpochStalled.class, this::onEpochStalled)
         .build();
+  }
+
+  private void addClientChannel(TaskSetup s) {
+    clientChannels.put(
+        s.clientChannel(), new InputChannel(s.clientChannel(), s.task(), 0, settings.credits()));
+    sinkOf.put(s.task(), plan.vertex(s.task().operator()).tail().id());
   }
 
   private Behavior<Command> onTasksDeployed(TasksDeployed m) {
@@ -188,21 +247,25 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       tasks.put(r.task(), r.ref());
       addresses.put(r.task(), r);
     }
-    pendingWorkers.remove(m.worker());
-    if (status != JobStatus.DEPLOYING) {
+    if (status.isTerminal()) {
       // a late deployment of a job that already ended: stop those tasks too
       workers.get(m.worker()).tell(new Worker.StopJob(jobId));
       return this;
     }
+    if (status == JobStatus.RUNNING) {
+      return onEpochTasksDeployed(m);
+    }
+    pendingWorkers.remove(m.worker());
     if (pendingWorkers.isEmpty()) {
       List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
-      long start = System.currentTimeMillis();
+      startMillis = System.currentTimeMillis();
       for (ActorRef<TaskMessage> ref : tasks.values()) {
-        ref.tell(new TaskActor.Start(book, start));
+        ref.tell(new TaskActor.Start(book, startMillis));
       }
       status = JobStatus.RUNNING;
       listener.tell(new JobListener.StatusChanged(status, null));
       getContext().getLog().info("job {}: running", jobId);
+      startNextEpoch();
     }
     return this;
   }
@@ -228,7 +291,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     finished.add(m.task());
-    if (finished.size() == deployment.setups().size()) {
+    if (finished.containsAll(tasks.keySet()) && (active == null || active.deploying.isEmpty())) {
+      if (active != null) {
+        timers.cancel(STEP_TIMER);
+        reject(
+            active.request,
+            "job " + jobId + " finished before epoch " + active.driver.epoch() + " completed");
+        active = null;
+      }
+      rejectQueued("job " + jobId + " finished");
       requestMetrics(FINAL_METRICS);
     }
     return this;
@@ -287,13 +358,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (m.request() == FINAL_METRICS) {
       if (status == JobStatus.RUNNING) {
         lastMetrics =
-            new JobMetrics(jobId, JobStatus.FINISHED, System.currentTimeMillis(), m.tasks());
+            new JobMetrics(
+                jobId, JobStatus.FINISHED, System.currentTimeMillis(), m.tasks(), reports);
         end(JobStatus.FINISHED, null);
       }
       return this;
     }
     ActorRef<JobMetrics> replyTo = metricsRequests.remove(m.request());
-    JobMetrics metrics = new JobMetrics(jobId, status, System.currentTimeMillis(), m.tasks());
+    JobMetrics metrics =
+        new JobMetrics(jobId, status, System.currentTimeMillis(), m.tasks(), reports);
     if (!status.isTerminal()) {
       lastMetrics = metrics;
     }
@@ -334,8 +407,19 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private void end(JobStatus terminal, ErrorInfo error) {
     status = terminal;
     if (terminal != JobStatus.FINISHED) {
-      lastMetrics = new JobMetrics(jobId, terminal, lastMetrics.atMillis(), lastMetrics.tasks());
+      lastMetrics =
+          new JobMetrics(jobId, terminal, lastMetrics.atMillis(), lastMetrics.tasks(), reports);
     }
+    timers.cancel(STEP_TIMER);
+    String reason = "job " + jobId + " is " + terminal;
+    if (error != null) {
+      reason += ": " + error.describe();
+    }
+    if (active != null) {
+      reject(active.request, reason);
+      active = null;
+    }
+    rejectQueued(reason);
     for (ActorRef<Worker.Command> w : workers) {
       w.tell(new Worker.StopJob(jobId));
     }
@@ -345,5 +429,277 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     metricsRequests.clear();
     getContext().getLog().info("job {}: {}", jobId, terminal);
     listener.tell(new JobListener.StatusChanged(terminal, error));
+  }
+
+  // ---------------------------------------------------------------- reconfiguration
+
+  private Behavior<Command> onReconfigure(Reconfigure m) {
+    if (status.isTerminal()) {
+      m.replyTo().tell(new Reconfiguration.Rejected("job " + jobId + " is " + status));
+      return this;
+    }
+    OperatorId vertex;
+    try {
+      vertex = check(m.change());
+    } catch (IllegalArgumentException e) {
+      m.replyTo().tell(new Reconfiguration.Rejected(e.getMessage()));
+      return this;
+    }
+    if (m.change().coalesces()) {
+      for (Queued q : queue) {
+        if (q.vertex.equals(vertex) && q.change.coalesces()) {
+          getContext()
+              .getLog()
+              .info("job {}: queued {} replaced by {}", jobId, q.change, m.change());
+          q.change = m.change(); // coalesced: the latest target wins, both callers get its report
+          q.replyTo.add(m.replyTo());
+          return this;
+        }
+      }
+    }
+    Queued q = new Queued(m.change(), vertex);
+    q.replyTo.add(m.replyTo());
+    queue.add(q);
+    startNextEpoch();
+    return this;
+  }
+
+  /** Checks what does not depend on the deployment at the time the epoch starts. */
+  private OperatorId check(Change c) {
+    OperatorId op = new OperatorId(c.operator());
+    Vertex v = plan.vertexOf(op);
+    if (!v.id().equals(op)) {
+      throw new IllegalArgumentException(
+          "operator '"
+              + op
+              + "' runs chained in the tasks of '"
+              + v.id()
+              + "'; reconfigure '"
+              + v.id()
+              + "' instead");
+    }
+    EpochDriver.checkReconfigurable(v);
+    int buckets = live.setup(live.liveTaskIds(v.id()).get(0)).buckets();
+    if (c instanceof Change.Rescale r && (r.parallelism() < 1 || r.parallelism() > buckets)) {
+      throw new IllegalArgumentException(
+          "parallelism " + r.parallelism() + " for '" + op + "' is outside [1, " + buckets + "]");
+    }
+    if (c instanceof Change.Migrate mg && (mg.worker() < 0 || mg.worker() >= workers.size())) {
+      throw new IllegalArgumentException(
+          "no worker " + mg.worker() + "; this runtime has workers 0.." + (workers.size() - 1));
+    }
+    return v.id();
+  }
+
+  private void startNextEpoch() {
+    while (active == null && status == JobStatus.RUNNING && !queue.isEmpty()) {
+      Queued q = queue.poll();
+      ReconfigurationPlan rp;
+      EpochDriver driver;
+      try {
+        rp = q.change.plan(live, q.vertex);
+        if (rp.moves().isEmpty() && rp.added().length == 0 && rp.removed().length == 0) {
+          complete(
+              q,
+              report(q, 0, rp.tasksBefore(), rp.tasksAfter(), 0, 0, EpochMessage.Transfer.NONE, 0));
+          continue;
+        }
+        driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q));
+      } catch (IllegalArgumentException e) {
+        reject(q, e.getMessage());
+        continue;
+      }
+      nextEpoch++;
+      active = new Active(q, driver, System.currentTimeMillis());
+      getContext()
+          .getLog()
+          .info(
+              "job {}: epoch {}: {} ({} buckets move)",
+              jobId,
+              driver.epoch(),
+              q.change,
+              rp.moves().size());
+      apply(driver.start());
+    }
+  }
+
+  /** Places new tasks where the request says, else on the workers with fewest of its tasks. */
+  private java.util.function.IntUnaryOperator placer(Queued q) {
+    int[] load = new int[workers.size()];
+    for (TaskId t : live.liveTaskIds(q.vertex)) {
+      load[live.placement(t)]++;
+    }
+    return index -> {
+      int w = q.change.workerOf(index);
+      if (w < 0) {
+        w = 0;
+        for (int i = 1; i < load.length; i++) {
+          if (load[i] < load[w]) {
+            w = i;
+          }
+        }
+      }
+      load[w]++;
+      return w;
+    };
+  }
+
+  /** Carries out what the driver decided, after noting the phase it reached. */
+  private void apply(List<EpochDriver.Effect> effects) {
+    Active a = active;
+    long now = System.currentTimeMillis();
+    EpochDriver.Phase phase = a.driver.phase();
+    if (phase == EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis < 0) {
+      a.handoverStartMillis = now;
+    } else if (phase.ordinal() > EpochDriver.Phase.HANDING_OVER.ordinal() && a.handoverMillis < 0) {
+      a.handoverMillis = a.handoverStartMillis < 0 ? 0 : now - a.handoverStartMillis;
+    }
+    timers.startSingleTimer(STEP_TIMER, new EpochStalled(a.driver.epoch()), stepTimeout);
+    for (EpochDriver.Effect e : effects) {
+      if (e instanceof EpochDriver.Deploy d) {
+        Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
+        for (TaskSetup s : d.setups()) {
+          addClientChannel(s);
+          byWorker.computeIfAbsent(d.placement().get(s.task()), k -> new ArrayList<>()).add(s);
+        }
+        byWorker.forEach(
+            (w, setups) -> {
+              a.deploying.add(w);
+              workers.get(w).tell(new Worker.DeployTasks(jobId, setups, getContext().getSelf()));
+            });
+      } else if (e instanceof EpochDriver.Send send) {
+        ActorRef<TaskMessage> ref = tasks.get(send.to());
+        if (ref == null) {
+          throw new IllegalStateException(
+              "epoch " + a.driver.epoch() + " addresses unknown task " + send.to());
+        }
+        ref.tell(send.command());
+      } else if (e instanceof EpochDriver.Done done) {
+        finishEpoch(done.report());
+      }
+    }
+  }
+
+  private Behavior<Command> onEpochTasksDeployed(TasksDeployed m) {
+    if (active == null || !active.deploying.remove(m.worker())) {
+      return this;
+    }
+    active.added.addAll(m.tasks());
+    if (!active.deploying.isEmpty()) {
+      return this;
+    }
+    // everyone learns the new addresses before any command of the epoch can name them
+    Set<TaskId> added = new HashSet<>();
+    for (TaskActor.TaskRef r : active.added) {
+      added.add(r.task());
+    }
+    List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
+    tasks.forEach(
+        (t, ref) -> {
+          if (added.contains(t)) {
+            ref.tell(new TaskActor.Start(book, startMillis));
+          } else {
+            ref.tell(new TaskActor.Addresses(List.copyOf(active.added)));
+          }
+        });
+    apply(active.driver.deployed());
+    return this;
+  }
+
+  private Behavior<Command> onEpochReported(EpochReported m) {
+    if (active == null || status != JobStatus.RUNNING) {
+      return this;
+    }
+    apply(active.driver.on(m.report()));
+    return this;
+  }
+
+  private Behavior<Command> onEpochStalled(EpochStalled m) {
+    if (active == null || active.driver.epoch() != m.epoch() || status != JobStatus.RUNNING) {
+      return this;
+    }
+    String waiting =
+        active.driver.phase() == EpochDriver.Phase.DEPLOYING
+            ? "workers " + active.deploying + " to deploy the new tasks"
+            : "tasks " + active.driver.waitingFor();
+    return fail(
+        ErrorInfo.of(
+            "reconfiguration",
+            new TaskId(new OperatorId("coordinator"), 0),
+            null,
+            new IllegalStateException(
+                "epoch "
+                    + m.epoch()
+                    + " ("
+                    + active.request.change
+                    + ") made no progress for "
+                    + stepTimeout
+                    + " in phase "
+                    + active.driver.phase()
+                    + ", waiting for "
+                    + waiting
+                    + " (koala.reconfiguration.step-timeout)")));
+  }
+
+  private void finishEpoch(EpochDriver.EpochReport r) {
+    Active a = active;
+    active = null;
+    timers.cancel(STEP_TIMER);
+    ReconfigurationReport report =
+        report(
+            a.request,
+            r.epoch(),
+            r.tasksBefore(),
+            r.tasksAfter(),
+            r.bucketsMoved(),
+            Math.max(0, a.handoverMillis),
+            r.transferred(),
+            System.currentTimeMillis() - a.startedMillis);
+    reports.add(report);
+    getContext().getLog().info("job {}: {}", jobId, report);
+    complete(a.request, report);
+    startNextEpoch();
+  }
+
+  private ReconfigurationReport report(
+      Queued q,
+      long epoch,
+      int[] before,
+      int[] after,
+      int moved,
+      long handoverMillis,
+      EpochMessage.Transfer transferred,
+      long durationMillis) {
+    return new ReconfigurationReport(
+        epoch,
+        q.vertex.name(),
+        q.change.kind(),
+        Arrays.stream(before).boxed().toList(),
+        Arrays.stream(after).boxed().toList(),
+        moved,
+        handoverMillis,
+        durationMillis,
+        transferred.keys(),
+        transferred.bytes(),
+        transferred.fetchRequests());
+  }
+
+  private static void complete(Queued q, ReconfigurationReport report) {
+    for (ActorRef<Reconfiguration.Outcome> r : q.replyTo) {
+      r.tell(new Reconfiguration.Completed(report));
+    }
+  }
+
+  private static void reject(Queued q, String reason) {
+    for (ActorRef<Reconfiguration.Outcome> r : q.replyTo) {
+      r.tell(new Reconfiguration.Rejected(reason));
+    }
+  }
+
+  private void rejectQueued(String reason) {
+    for (Queued q : queue) {
+      reject(q, reason);
+    }
+    queue.clear();
   }
 }

@@ -15,6 +15,7 @@ import io.koala.core.RecordBatch;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
 import io.koala.core.Watermark;
+import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
@@ -107,7 +108,17 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.core.reconfig.EpochMessage.HandedOver.class,
         io.koala.core.reconfig.EpochMessage.Connected.class,
         io.koala.core.reconfig.EpochMessage.Switched.class,
-        io.koala.core.reconfig.EpochMessage.Drained.class);
+        io.koala.core.reconfig.EpochMessage.Drained.class,
+        io.koala.core.reconfig.EpochMessage.Transfer.class,
+        io.koala.core.PartitionPolicy.Even.class,
+        io.koala.core.PartitionPolicy.ConsistentHashing.class,
+        io.koala.core.PartitionPolicy.Explicit.class,
+        io.koala.runtime.ReconfigurationReport.class,
+        Change.Rescale.class,
+        Change.Rebalance.class,
+        Change.Migrate.class,
+        Reconfiguration.Completed.class,
+        Reconfiguration.Rejected.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

@@ -4,11 +4,15 @@ import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.koala.KoalaException;
 import io.koala.core.ChannelSettings;
+import io.koala.core.PartitionPolicy;
+import io.koala.core.reconfig.Change;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.ReconfigurationException;
+import io.koala.runtime.ReconfigurationReport;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -22,6 +26,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
@@ -49,6 +54,7 @@ public final class RuntimeCore implements AutoCloseable {
   private final Path dataDir;
   private final boolean temporaryDataDir;
   private final AtomicInteger jobs = new AtomicInteger();
+  private final AtomicLong replies = new AtomicLong();
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Starts the systems and workers. */
@@ -155,14 +161,7 @@ public final class RuntimeCore implements AutoCloseable {
             JobListener.create(jobId, status, completion), jobId + "-listener", Props.empty());
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
-            JobCoordinator.create(
-                jobId,
-                plan,
-                List.copyOf(workers),
-                config.channels(),
-                config.deployTimeout(),
-                config.metricsTimeout(),
-                listener),
+            JobCoordinator.create(jobId, plan, List.copyOf(workers), config, listener),
             jobId + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
@@ -181,6 +180,53 @@ public final class RuntimeCore implements AutoCloseable {
   public CompletionStage<JobMetrics> metrics(Submitted job) {
     return AskPattern.ask(
         job.coordinator(), JobCoordinator.GetMetrics::new, askTimeout(), main.scheduler());
+  }
+
+  /** See {@link io.koala.runtime.JobHandle#rescale(String, int, PartitionPolicy)}. */
+  public CompletionStage<ReconfigurationReport> rescale(
+      Submitted job, String operator, int parallelism, PartitionPolicy policy) {
+    return reconfigure(job, new Change.Rescale(operator, parallelism, policy));
+  }
+
+  /** See {@link io.koala.runtime.JobHandle#rebalance(String, PartitionPolicy)}. */
+  public CompletionStage<ReconfigurationReport> rebalance(
+      Submitted job, String operator, PartitionPolicy policy) {
+    return reconfigure(job, new Change.Rebalance(operator, policy));
+  }
+
+  /** See {@link io.koala.runtime.JobHandle#migrate(String, int, int)}. */
+  public CompletionStage<ReconfigurationReport> migrate(
+      Submitted job, String operator, int task, int worker) {
+    return reconfigure(job, new Change.Migrate(operator, task, worker));
+  }
+
+  /**
+   * Asks the job's coordinator to carry out {@code change}; completes with its report, or
+   * exceptionally with a {@link ReconfigurationException}. No timeout: a reconfiguration waits for
+   * those queued before it, and the coordinator fails the job if one makes no progress.
+   */
+  private CompletionStage<ReconfigurationReport> reconfigure(Submitted job, Change change) {
+    CompletableFuture<ReconfigurationReport> done = new CompletableFuture<>();
+    ActorRef<Reconfiguration.Outcome> reply =
+        main.systemActorOf(
+            Behaviors.receive(Reconfiguration.Outcome.class)
+                .onMessage(
+                    Reconfiguration.Completed.class,
+                    c -> {
+                      done.complete(c.report());
+                      return Behaviors.stopped();
+                    })
+                .onMessage(
+                    Reconfiguration.Rejected.class,
+                    r -> {
+                      done.completeExceptionally(new ReconfigurationException(r.reason()));
+                      return Behaviors.stopped();
+                    })
+                .build(),
+            job.jobId() + "-reconfiguration-" + replies.incrementAndGet(),
+            Props.empty());
+    job.coordinator().tell(new JobCoordinator.Reconfigure(change, reply));
+    return done;
   }
 
   /** Asks the job's coordinator for what a collecting sink has received. */

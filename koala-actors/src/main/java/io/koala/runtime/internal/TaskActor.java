@@ -9,6 +9,7 @@ import io.koala.core.TaskEngine;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
@@ -36,6 +37,12 @@ final class TaskActor {
 
   /** Coordinator → task: where every task is; start processing. */
   record Start(List<TaskRef> addressBook, long startMillis) implements TaskMessage {}
+
+  /**
+   * Coordinator → task: tasks created by a reconfiguration, and their state servers. Sent before
+   * the epoch's first command, so a task knows every address a command may name.
+   */
+  record Addresses(List<TaskRef> added) implements TaskMessage {}
 
   /** Coordinator → task: stop processing for good (the worker stops the actor afterwards). */
   enum Cancel implements TaskMessage {
@@ -113,6 +120,7 @@ final class TaskActor {
   private Behavior<TaskMessage> waiting(StashBuffer<TaskMessage> stash) {
     return Behaviors.receive(TaskMessage.class)
         .onMessage(Start.class, start -> onStart(start, stash))
+        .onMessage(Addresses.class, this::onAddresses)
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(Cancel.class, c -> onCancel())
         .onMessage(
@@ -126,12 +134,7 @@ final class TaskActor {
   }
 
   private Behavior<TaskMessage> onStart(Start start, StashBuffer<TaskMessage> stash) {
-    for (TaskRef r : start.addressBook()) {
-      refs.put(r.task(), r.ref());
-      if (r.stateServer() != null) {
-        servers.put(r.task(), r.stateServer());
-      }
-    }
+    learn(start.addressBook());
     timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofSeconds(1));
     engine.start(start.startMillis());
     return stash.unstashAll(running());
@@ -143,6 +146,8 @@ final class TaskActor {
         .onMessage(Credit.class, this::onCredit)
         .onMessage(StateMessage.StateReply.class, this::onStateReply)
         .onMessage(StateMessage.Release.class, this::onRelease)
+        .onMessage(EpochMessage.Command.class, this::onCommand)
+        .onMessage(Addresses.class, this::onAddresses)
         .onMessage(Wake.class, this::onWake)
         .onMessage(Tick.class, t -> onTick())
         .onMessage(GetMetrics.class, this::onGetMetrics)
@@ -150,6 +155,25 @@ final class TaskActor {
         .onMessage(Start.class, s -> Behaviors.same())
         .onSignal(PostStop.class, s -> onStop())
         .build();
+  }
+
+  private void learn(List<TaskRef> book) {
+    for (TaskRef r : book) {
+      refs.put(r.task(), r.ref());
+      if (r.stateServer() != null) {
+        servers.put(r.task(), r.stateServer());
+      }
+    }
+  }
+
+  private Behavior<TaskMessage> onAddresses(Addresses a) {
+    learn(a.added());
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onCommand(EpochMessage.Command c) {
+    engine.onCommand(c);
+    return Behaviors.same();
   }
 
   private Behavior<TaskMessage> onDeliver(Deliver d) {
@@ -210,6 +234,10 @@ final class TaskActor {
               "task " + setup.task() + " has no state server address for " + server.task());
         }
         ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
+        return;
+      }
+      if (target == TaskEngine.COORDINATOR) {
+        coordinator.tell(new JobCoordinator.EpochReported((EpochMessage.Report) message));
         return;
       }
       if (target == TaskEngine.CLIENT) {

@@ -14,7 +14,7 @@ import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
-import io.koala.core.WatermarkTracker;
+import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.LiveDeployment;
@@ -74,7 +74,7 @@ public final class Simulation {
   private long steps;
 
   /** A reconfiguration asked for at virtual time {@code at}. */
-  private record Request(long at, OperatorId operator, int parallelism) {}
+  private record Request(long at, Change change) {}
 
   /** An ordered pair of endpoints: a task, a task's state server, or the client. */
   private record Pair(Object from, Object to) {}
@@ -154,7 +154,15 @@ public final class Simulation {
    * time {@code atMillis}, with the even partition policy; requests run one at a time, in order.
    */
   public Simulation rescaleAt(long atMillis, String operator, int parallelism) {
-    requests.add(new Request(atMillis, new OperatorId(operator), parallelism));
+    return changeAt(atMillis, new Change.Rescale(operator, parallelism, PartitionPolicy.even()));
+  }
+
+  /**
+   * Carries out {@code change} at virtual time {@code atMillis} (or once the reconfigurations
+   * requested before it are done); requests run one at a time, in order.
+   */
+  public Simulation changeAt(long atMillis, Change change) {
+    requests.add(new Request(atMillis, change));
     return this;
   }
 
@@ -171,7 +179,8 @@ public final class Simulation {
       Map<String, List<Object>> collected,
       List<ErrorInfo> failures,
       List<EpochDriver.EpochReport> reconfigurations,
-      Map<TaskId, TaskMetricsSnapshot> metrics) {
+      Map<TaskId, TaskMetricsSnapshot> metrics,
+      String unfinished) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -200,6 +209,22 @@ public final class Simulation {
         n.store.close();
       }
     }
+    StringBuilder unfinished = new StringBuilder();
+    if (epoch != null) {
+      unfinished
+          .append("epoch ")
+          .append(epoch.epoch())
+          .append(" in ")
+          .append(epoch.phase())
+          .append(" waiting for ")
+          .append(epoch.waitingFor())
+          .append("; ");
+    }
+    for (Node n : nodes.values()) {
+      if (!n.finished) {
+        unfinished.append(n.id).append(' ').append(metrics.get(n.id).status()).append("; ");
+      }
+    }
     return new Result(
         allFinished() && busy.isEmpty(),
         steps,
@@ -207,7 +232,8 @@ public final class Simulation {
         collected,
         List.copyOf(failures),
         List.copyOf(reports),
-        metrics);
+        metrics,
+        unfinished.toString());
   }
 
   private boolean allFinished() {
@@ -298,7 +324,7 @@ public final class Simulation {
       } else if (m instanceof StateMessage.Release r) {
         engine.onRelease(r);
       } else if (m instanceof EpochMessage.Command c) {
-        command(t, engine, c);
+        engine.onCommand(c);
       } else {
         throw new IllegalStateException("unhandled " + m);
       }
@@ -316,39 +342,11 @@ public final class Simulation {
     }
   }
 
-  /** A task carries out a coordinator command, as its actor would. */
-  private void command(TaskId t, TaskEngine engine, EpochMessage.Command c) {
-    if (c instanceof EpochMessage.PrepareTarget prepare) {
-      long w = engine.prepare(prepare);
-      enqueue(t, TaskEngine.COORDINATOR, new EpochMessage.Prepared(c.epoch(), t, w));
-    } else if (c instanceof EpochMessage.ExpectInputs expect) {
-      engine.expectInputs(expect);
-      enqueue(
-          t,
-          TaskEngine.COORDINATOR,
-          new EpochMessage.Prepared(c.epoch(), t, WatermarkTracker.NONE));
-    } else if (c instanceof EpochMessage.CatchUp catchUp) {
-      engine.catchUp(catchUp);
-    } else if (c instanceof EpochMessage.HandOverBuckets handOver) {
-      engine.handOverBuckets(handOver);
-    } else if (c instanceof EpochMessage.SwitchRouting sw) {
-      engine.switchRouting(sw.edge(), sw.next(), sw.epoch());
-      enqueue(t, TaskEngine.COORDINATOR, new EpochMessage.Switched(c.epoch(), t));
-    } else {
-      throw new IllegalStateException("unhandled " + c);
-    }
-  }
-
   private void startEpoch() {
     Request r = requests.poll();
-    ReconfigurationPlan plan =
-        ReconfigurationPlan.rescale(
-            deployment.routing(r.operator()),
-            deployment.liveTasks(r.operator()),
-            r.parallelism(),
-            deployment.highestIndex(r.operator()),
-            PartitionPolicy.even());
-    epoch = new EpochDriver(nextEpoch++, r.operator(), plan, deployment, n -> 0);
+    OperatorId vertex = new OperatorId(r.change().operator());
+    ReconfigurationPlan plan = r.change().plan(deployment, vertex);
+    epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0);
     carryOut(epoch.start());
   }
 

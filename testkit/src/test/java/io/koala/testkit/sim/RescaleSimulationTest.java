@@ -3,6 +3,8 @@ package io.koala.testkit.sim;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.core.ChannelSettings;
+import io.koala.core.PartitionPolicy;
+import io.koala.core.reconfig.Change;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyValue;
@@ -47,7 +49,7 @@ class RescaleSimulationTest {
             .rescaleAt(1_200, "count", 1)
             .run(20_000_000);
     assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished", seed).isTrue();
+    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
     assertThat(r.reconfigurations()).hasSize(2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1, 2);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0);
@@ -58,6 +60,27 @@ class RescaleSimulationTest {
         .isEqualTo(r.reconfigurations().stream().mapToLong(e -> e.bucketsMoved()).sum());
     assertThat(r.total(m -> m.keysFetched())).as("keys fetched").isPositive();
     assertThat(r.total(m -> m.fetchRequests())).isLessThanOrEqualTo(r.total(m -> m.keysFetched()));
+    assertCountsInOrder(r, seed);
+  }
+
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void rebalanceAndMigrateKeepEveryCount(long seed) {
+    Simulation.Result r =
+        Simulation.of(keyedCount(), SETTINGS, seed)
+            .changeAt(400, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
+            .changeAt(900, new Change.Migrate("count", 1, 0))
+            .run(20_000_000);
+    assertThat(r.failures()).as("seed %d", seed).isEmpty();
+    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
+    assertThat(r.reconfigurations()).hasSize(2);
+    assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1);
+    assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0, 2);
+    assertCountsInOrder(r, seed);
+  }
+
+  /** Every key's running count goes 1, 2, 3, ... and ends at the key's number of records. */
+  static void assertCountsInOrder(Simulation.Result r, long seed) {
     Map<Long, Long> last = new HashMap<>();
     for (Object o : r.collected().get("out")) {
       @SuppressWarnings("unchecked")

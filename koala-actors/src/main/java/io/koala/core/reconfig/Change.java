@@ -1,0 +1,97 @@
+package io.koala.core.reconfig;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.PartitionPolicy;
+import io.koala.plan.OperatorId;
+import java.util.Arrays;
+
+/**
+ * A requested change of how a keyed operator is partitioned, named as the user wrote it, turned
+ * into a {@link ReconfigurationPlan} against the deployment at the time its epoch starts.
+ */
+public sealed interface Change extends KoalaMessage
+    permits Change.Rescale, Change.Rebalance, Change.Migrate {
+
+  String operator();
+
+  /** {@code rescale}, {@code rebalance} or {@code migrate}. */
+  String kind();
+
+  /**
+   * The change as a plan against {@code deployment} as it is now.
+   *
+   * @throws IllegalArgumentException when it cannot apply to that deployment
+   */
+  ReconfigurationPlan plan(LiveDeployment deployment, OperatorId vertex);
+
+  /** The worker for new task {@code index}, or -1 to let the coordinator spread them. */
+  default int workerOf(int index) {
+    return -1;
+  }
+
+  /** Whether a newer change of the same operator may replace this one while it waits. */
+  default boolean coalesces() {
+    return true;
+  }
+
+  /** Run {@code operator} with {@code parallelism} tasks, placed by {@code policy}. */
+  record Rescale(String operator, int parallelism, PartitionPolicy policy) implements Change {
+    @Override
+    public String kind() {
+      return "rescale";
+    }
+
+    @Override
+    public ReconfigurationPlan plan(LiveDeployment d, OperatorId v) {
+      return ReconfigurationPlan.rescale(
+          d.routing(v), d.liveTasks(v), parallelism, d.highestIndex(v), policy);
+    }
+  }
+
+  /** Keep {@code operator}'s tasks, and give them buckets by {@code policy}. */
+  record Rebalance(String operator, PartitionPolicy policy) implements Change {
+    @Override
+    public String kind() {
+      return "rebalance";
+    }
+
+    @Override
+    public ReconfigurationPlan plan(LiveDeployment d, OperatorId v) {
+      int[] live = d.liveTasks(v);
+      return ReconfigurationPlan.of(d.routing(v), live, live, policy);
+    }
+  }
+
+  /** Move task {@code task} of {@code operator} to worker {@code worker}, state and all. */
+  record Migrate(String operator, int task, int worker) implements Change {
+    @Override
+    public String kind() {
+      return "migrate";
+    }
+
+    @Override
+    public ReconfigurationPlan plan(LiveDeployment d, OperatorId v) {
+      int[] live = d.liveTasks(v);
+      if (Arrays.binarySearch(live, task) < 0) {
+        throw new IllegalArgumentException(
+            "operator '"
+                + operator
+                + "' has no live task "
+                + task
+                + "; its live tasks are "
+                + Arrays.toString(live));
+      }
+      return ReconfigurationPlan.migrate(d.routing(v), live, task, d.highestIndex(v));
+    }
+
+    @Override
+    public int workerOf(int index) {
+      return worker;
+    }
+
+    @Override
+    public boolean coalesces() {
+      return false;
+    }
+  }
+}
