@@ -105,7 +105,9 @@ public final class TaskEngine {
     /** Send partial batches whose linger time has passed. */
     FLUSH,
     /** Fire the processing-time timers that are due. */
-    PROCESSING_TIME
+    PROCESSING_TIME,
+    /** The task's capacity allows the next batch. */
+    CAPACITY
   }
 
   /** Lifecycle of a task. */
@@ -143,6 +145,8 @@ public final class TaskEngine {
   private final Map<Integer, Integer> inputIndex = new HashMap<>();
   private final WatermarkTracker watermarks;
   private final ArrayDeque<Deliver> pending = new ArrayDeque<>();
+  private final Throttle throttle; // null: no capacity limit
+  private boolean throttleScheduled;
   private final List<OutputChannel> outputs = new ArrayList<>();
   private final Map<Integer, Integer> outputIndex = new HashMap<>();
   private final List<BatchBuilder> builders = new ArrayList<>();
@@ -234,6 +238,13 @@ public final class TaskEngine {
       logicalInputs[vi.index()] = vi.logicalInput();
     }
 
+    double capacity = 0;
+    for (OperatorNode n : vertex.chain()) {
+      if (n.capacity() > 0) {
+        capacity = capacity == 0 ? n.capacity() : Math.min(capacity, n.capacity());
+      }
+    }
+    throttle = capacity > 0 ? new Throttle(capacity) : null;
     OperatorNode head = vertex.head();
     if (head.kind() == Kind.SOURCE) {
       source = (SourceSpec<Object>) head.source();
@@ -436,6 +447,36 @@ public final class TaskEngine {
           guard(this::drain);
         }
       }
+      case CAPACITY -> {
+        throttleScheduled = false;
+        if (status == Status.RUNNING) {
+          guard(this::drain);
+        }
+      }
+    }
+  }
+
+  /**
+   * Whether the task's capacity lets a data item run now; if not, asks to be woken when it does.
+   */
+  private boolean mayProcess(ChannelItem item) {
+    if (throttle == null || !(item instanceof RecordBatch || item instanceof ForwardedBatch)) {
+      return true;
+    }
+    long wait = throttle.waitNanos(services.nanoTime());
+    if (wait == 0) {
+      return true;
+    }
+    if (!throttleScheduled) {
+      throttleScheduled = true;
+      services.schedule(Timer.CAPACITY, Math.max(1, wait / 1_000_000));
+    }
+    return false;
+  }
+
+  private void throttled(int records) {
+    if (throttle != null) {
+      throttle.take(services.nanoTime(), records);
     }
   }
 
@@ -499,6 +540,9 @@ public final class TaskEngine {
         // parked records are bounded: stop consuming (and crediting) input until they have run
         break;
       }
+      if (!mayProcess(d.item())) {
+        break;
+      }
       pending.poll();
       consume(d);
     }
@@ -512,6 +556,7 @@ public final class TaskEngine {
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
       watermarks.onData(index);
+      throttled(batch.size());
       process(ch, batch);
     } else if (item instanceof Watermark w) {
       advanced = watermarks.onWatermark(index, w.timestamp());
@@ -519,6 +564,7 @@ public final class TaskEngine {
       advanced = watermarks.onIdle(index);
     } else if (item instanceof ForwardedBatch forwarded) {
       watermarks.onData(index);
+      throttled(forwarded.size());
       processForwarded(forwarded);
     } else if (item instanceof Handover h) {
       installHandover(h);
@@ -1215,6 +1261,9 @@ public final class TaskEngine {
     while (it.hasNext()) {
       Deliver d = it.next();
       if (role.peerInSender.containsKey(d.channel())) {
+        if (!mayProcess(d.item())) {
+          return false;
+        }
         it.remove();
         consume(d);
         return true;

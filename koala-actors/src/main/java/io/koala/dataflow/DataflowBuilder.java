@@ -36,6 +36,7 @@ public final class DataflowBuilder {
     final List<DraftInput> inputs;
     Integer parallelism;
     WatermarkStrategy watermarks;
+    double capacity;
 
     /** A problem found while the node was defined, reported by {@link #build()}; null if none. */
     String definitionError;
@@ -172,7 +173,8 @@ public final class DataflowBuilder {
               d.source,
               d.factory,
               d.keyedState,
-              d.watermarks));
+              d.watermarks,
+              d.capacity));
     }
     Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
     built = true;

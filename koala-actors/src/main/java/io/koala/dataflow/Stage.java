@@ -38,6 +38,35 @@ public class Stage<T> {
   }
 
   /**
+   * Limits each task of the operator that produces this stage to {@code recordsPerSecond} records
+   * per second (a token bucket). Meant for experiments on a machine with few cores (DESIGN §4.7):
+   * an emulated capacity makes "4 tasks cannot keep up, 8 can" true without 8 cores. A task
+   * chaining several limited operators runs at the lowest limit.
+   */
+  public Stage<T> capacity(double recordsPerSecond) {
+    if (origins.size() != 1 || origins.get(0).sideOutput() != null) {
+      throw new DataflowDefinitionException(
+          "a union or a side output has no operator of its own: set the capacity of the"
+              + " operators that produce it");
+    }
+    if (!(recordsPerSecond > 0) || Double.isInfinite(recordsPerSecond)) {
+      throw new DataflowDefinitionException(
+          "operator '"
+              + origins.get(0).draft().name
+              + "': capacity must be positive and finite, got "
+              + recordsPerSecond);
+    }
+    if (origins.get(0).draft().kind == Kind.SOURCE) {
+      throw new DataflowDefinitionException(
+          "source '"
+              + origins.get(0).draft().name
+              + "': a source's pace is its rate schedule, not a capacity");
+    }
+    origins.get(0).draft().capacity = recordsPerSecond;
+    return this;
+  }
+
+  /**
    * The records this stage's operator emits to its side output {@code tag} (for example the late
    * records of a window), as a stage of their own.
    */

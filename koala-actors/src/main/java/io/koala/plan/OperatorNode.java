@@ -12,6 +12,8 @@ import java.util.Objects;
  *
  * @param keyedState whether the operator reads or writes keyed state (all its inputs must be keyed)
  * @param watermarks how a source derives watermarks ({@link WatermarkStrategy#none()} otherwise)
+ * @param capacity records per second each task may process (an emulated capacity for experiments,
+ *     DESIGN §4.7), or 0 for no limit
  */
 public record OperatorNode(
     OperatorId id,
@@ -21,7 +23,8 @@ public record OperatorNode(
     SourceSpec<?> source,
     OperatorFactory<?, ?> factory,
     boolean keyedState,
-    WatermarkStrategy watermarks) {
+    WatermarkStrategy watermarks,
+    double capacity) {
 
   /** What an operator is. */
   public enum Kind {
@@ -41,6 +44,23 @@ public record OperatorNode(
       throw new IllegalArgumentException("operator " + id + ": non-sources need a factory");
     }
     watermarks = watermarks == null ? WatermarkStrategy.none() : watermarks;
+    if (capacity < 0 || Double.isNaN(capacity) || Double.isInfinite(capacity)) {
+      throw new IllegalArgumentException(
+          "operator " + id + ": capacity must be positive and finite (or 0), got " + capacity);
+    }
+  }
+
+  /** An operator without a capacity limit. */
+  public OperatorNode(
+      OperatorId id,
+      Kind kind,
+      int parallelism,
+      List<InputEdge> inputs,
+      SourceSpec<?> source,
+      OperatorFactory<?, ?> factory,
+      boolean keyedState,
+      WatermarkStrategy watermarks) {
+    this(id, kind, parallelism, inputs, source, factory, keyedState, watermarks, 0);
   }
 
   /** An operator, or a source without watermarks. */
