@@ -11,7 +11,7 @@ import java.util.List;
  * @param kind {@code rescale}, {@code rebalance} or {@code migrate}
  * @param tasksBefore the operator's live task indices before
  * @param tasksAfter the operator's live task indices after (indices are never reused)
- * @param bucketsMoved buckets whose owner changed
+ * @param movedBuckets the buckets whose owner changed, ascending
  * @param handoverMillis from the first hand-over command until every receiver had installed every
  *     hand-over (ownership moved; no state is copied in this step)
  * @param durationMillis from the start of the epoch until every task of the operator had drained
@@ -27,7 +27,7 @@ public record ReconfigurationReport(
     String kind,
     List<Integer> tasksBefore,
     List<Integer> tasksAfter,
-    int bucketsMoved,
+    List<Integer> movedBuckets,
     long handoverMillis,
     long durationMillis,
     long keysTransferred,
@@ -38,5 +38,11 @@ public record ReconfigurationReport(
   public ReconfigurationReport {
     tasksBefore = List.copyOf(tasksBefore);
     tasksAfter = List.copyOf(tasksAfter);
+    movedBuckets = List.copyOf(movedBuckets);
+  }
+
+  /** How many buckets changed owner. */
+  public int bucketsMoved() {
+    return movedBuckets.size();
   }
 }

@@ -60,7 +60,7 @@ public final class EpochDriver {
   public record EpochReport(
       long epoch,
       OperatorId operator,
-      int bucketsMoved,
+      int[] movedBuckets,
       int[] tasksBefore,
       int[] tasksAfter,
       EpochMessage.Transfer transferred) {}
@@ -478,7 +478,7 @@ public final class EpochDriver {
             new EpochReport(
                 epoch,
                 target.id(),
-                plan.moves().size(),
+                plan.moves().stream().mapToInt(BucketMove::bucket).toArray(),
                 plan.tasksBefore(),
                 plan.tasksAfter(),
                 transferred)));

@@ -501,7 +501,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         if (rp.moves().isEmpty() && rp.added().length == 0 && rp.removed().length == 0) {
           complete(
               q,
-              report(q, 0, rp.tasksBefore(), rp.tasksAfter(), 0, 0, EpochMessage.Transfer.NONE, 0));
+              report(
+                  q,
+                  0,
+                  rp.tasksBefore(),
+                  rp.tasksAfter(),
+                  new int[0],
+                  0,
+                  EpochMessage.Transfer.NONE,
+                  0));
           continue;
         }
         driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q));
@@ -651,7 +659,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             r.epoch(),
             r.tasksBefore(),
             r.tasksAfter(),
-            r.bucketsMoved(),
+            r.movedBuckets(),
             Math.max(0, a.handoverMillis),
             r.transferred(),
             System.currentTimeMillis() - a.startedMillis);
@@ -666,7 +674,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       long epoch,
       int[] before,
       int[] after,
-      int moved,
+      int[] moved,
       long handoverMillis,
       EpochMessage.Transfer transferred,
       long durationMillis) {
@@ -676,7 +684,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         q.change.kind(),
         Arrays.stream(before).boxed().toList(),
         Arrays.stream(after).boxed().toList(),
-        moved,
+        Arrays.stream(moved).boxed().toList(),
         handoverMillis,
         durationMillis,
         transferred.keys(),

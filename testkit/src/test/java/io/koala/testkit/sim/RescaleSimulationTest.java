@@ -53,11 +53,11 @@ class RescaleSimulationTest {
     assertThat(r.reconfigurations()).hasSize(2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1, 2);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0);
-    assertThat(r.reconfigurations()).allMatch(e -> e.bucketsMoved() > 0);
+    assertThat(r.reconfigurations()).allMatch(e -> e.movedBuckets().length > 0);
     // ownership moved, and state followed lazily, by key
     assertThat(r.total(m -> m.bucketsTakenOver())).isEqualTo(r.total(m -> m.bucketsHandedOver()));
     assertThat(r.total(m -> m.bucketsTakenOver()))
-        .isEqualTo(r.reconfigurations().stream().mapToLong(e -> e.bucketsMoved()).sum());
+        .isEqualTo(r.reconfigurations().stream().mapToLong(e -> e.movedBuckets().length).sum());
     assertThat(r.total(m -> m.keysFetched())).as("keys fetched").isPositive();
     assertThat(r.total(m -> m.fetchRequests())).isLessThanOrEqualTo(r.total(m -> m.keysFetched()));
     assertCountsInOrder(r, seed);
