@@ -19,6 +19,7 @@ final class EpochRole {
   final long epoch;
   final Map<Integer, Integer> movesOut = new HashMap<>(); // bucket → receiver index
   final Map<Integer, Integer> movesIn = new HashMap<>(); // bucket → sender index
+  final java.util.List<Peer> peersOut; // opened at hand-over
   final Map<Integer, Integer> peerOutPosition = new HashMap<>(); // receiver index → output pos
   final Map<Integer, Integer> peerInSender = new HashMap<>(); // peer input channel → sender index
   final Set<Integer> expectedMarkers = new HashSet<>();
@@ -40,6 +41,7 @@ final class EpochRole {
 
   EpochRole(PrepareTarget p) {
     this.epoch = p.epoch();
+    this.peersOut = p.peersOut();
     for (BucketMove m : p.movesOut()) {
       movesOut.put(m.bucket(), m.to());
     }
@@ -52,6 +54,16 @@ final class EpochRole {
     }
     peerInputsOpen = p.peersIn().size();
     expectedMarkers.addAll(p.expectedMarkers());
+  }
+
+  /** Whether {@code channel} is one of this task's outgoing peer channels. */
+  boolean announcesPeerOut(int channel) {
+    for (Peer p : peersOut) {
+      if (p.channel() == channel) {
+        return true;
+      }
+    }
+    return false;
   }
 
   boolean isSender() {

@@ -101,7 +101,13 @@ public interface PartitionPolicy {
 
     @Override
     public String toString() {
-      return "Explicit" + Arrays.toString(owners);
+      return "Explicit("
+          + owners.length
+          + " buckets over tasks "
+          + Arrays.stream(owners).distinct().sorted().boxed().toList()
+          + ", hash "
+          + Integer.toHexString(Arrays.hashCode(owners))
+          + ")";
     }
   }
 

@@ -154,6 +154,8 @@ public final class TaskEngine {
   /** Per output edge of the vertex: its deployment, router, and the side output it carries. */
   private final List<OutputSpec> edgeSpecs = new ArrayList<>();
 
+  private final Map<Integer, Long> switchedAt = new HashMap<>(); // edge → last epoch switched
+
   private final List<Router> edgeRouters = new ArrayList<>();
   private final List<KeySelector<Object, Object>> edgeSelectors = new ArrayList<>();
   private final List<String> edgeConsumers = new ArrayList<>();
@@ -401,6 +403,9 @@ public final class TaskEngine {
       return; // a stopped task sends nothing more
     }
     Integer pos = outputIndex.get(c.channel());
+    if (pos == null && role != null && role.announcesPeerOut(c.channel())) {
+      return; // a receiver's grant for a peer channel this task opens at hand-over
+    }
     if (pos == null) {
       fail(
           ErrorInfo.of(
@@ -420,6 +425,8 @@ public final class TaskEngine {
             if (source != null) {
               schedulePoll(0);
             }
+            drain();
+          } else if (status == Status.RUNNING && blockedOnlyOnPeers()) {
             drain();
           }
         });
@@ -576,6 +583,8 @@ public final class TaskEngine {
       advanced = watermarks.onEnd(index);
       if (role != null && role.peerInSender.containsKey(ch.id())) {
         role.peerInputsOpen--;
+      } else if (role != null && role.expectedMarkers.remove(ch.id())) {
+        upstreamDone(ch);
       }
       if (--openInputs == 0) {
         inputsEnded = true;
@@ -1134,9 +1143,10 @@ public final class TaskEngine {
    */
   public void switchRouting(int edge, OutputSpec next, long epoch) {
     OutputSpec current = edgeSpecs.get(edge);
-    if (current.equals(next)) {
-      return;
+    if (switchedAt.getOrDefault(edge, Long.MIN_VALUE) >= epoch) {
+      return; // this epoch's switch is done (markers go out even when the table is unchanged)
     }
+    switchedAt.put(edge, epoch);
     guard(
         () -> {
           for (int ch : current.channels()) {
@@ -1423,7 +1433,26 @@ public final class TaskEngine {
    * command is idempotent. A command this task cannot carry out fails the task (and so the job).
    */
   public void onCommand(EpochMessage.Command c) {
-    if (status == Status.FAILED || status == Status.CANCELLED) {
+    if ((status == Status.FINISHING || status == Status.FINISHED)
+        && c instanceof EpochMessage.SwitchRouting sw) {
+      // its input has ended, so nothing more will be routed by any table: the channels the new
+      // table adds carry only their end, which their receivers wait for
+      guard(
+          () -> {
+            for (int i = 0; i < sw.next().channels().size(); i++) {
+              int ch = sw.next().channels().get(i);
+              if (!outputIndex.containsKey(ch)) {
+                int pos = addOutput(ch, sw.next().targets().get(i), setup.settings(), opName(0));
+                outputs.get(pos).offer(EndOfChannel.INSTANCE, sender);
+              }
+            }
+          });
+      services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+      return;
+    }
+    if (status != Status.RUNNING) {
+      // failed, cancelled, or its input has ended (the job is finishing): nothing left to move;
+      // the coordinator gives up the epoch when the job ends
       return;
     }
     guard(
@@ -1448,9 +1477,10 @@ public final class TaskEngine {
   }
 
   /**
-   * Step 1 (§6.1), at a task of the target operator: learns its part, opens its peer channels
-   * (incoming ones hold its watermark until they deliver one, so it cannot emit past what it has
-   * now), and returns the watermark it will not emit past (W1). Idempotent.
+   * Step 1 (§6.1), at a task of the target operator: learns its part, opens its incoming peer
+   * channels (they hold its watermark until they deliver one, so it cannot emit past what it has
+   * now; outgoing ones open at hand-over), and returns the watermark it will not emit past (W1).
+   * Idempotent.
    */
   public long prepare(EpochMessage.PrepareTarget p) {
     if (role != null && role.epoch == p.epoch()) {
@@ -1466,13 +1496,10 @@ public final class TaskEngine {
               + p.epoch());
     }
     role = new EpochRole(p);
+    // channels that already ended (from retired upstream tasks) will bring no marker
+    role.expectedMarkers.removeIf(c -> inputs.containsKey(c) && inputs.get(c).ended());
     for (EpochMessage.Peer in : p.peersIn()) {
       addInput(new InputSpec(in.channel(), in.task(), PEER_EDGE));
-    }
-    for (EpochMessage.Peer out : p.peersOut()) {
-      int pos = addOutput(out.channel(), out.task(), setup.settings(), opName(ops.size() - 1));
-      forwards.put(pos, new ForwardBuilder(setup.settings().maxBatchRecords()));
-      role.peerOutPosition.put(out.task().index(), pos);
     }
     return watermarks.combined();
   }
@@ -1484,13 +1511,29 @@ public final class TaskEngine {
     }
   }
 
-  /** Step 2a, at a sender: report once the applied watermark reaches {@code w} (W1). */
+  /**
+   * Step 2a, at every task of the target: W* is the largest watermark any of them had at prepare. A
+   * sender reports once its applied watermark reaches W* (so every timer at or before W* has fired
+   * where its key was); a receiver's event time may rise to W* but not beyond until its hand-overs
+   * are in (so it never passes a timer it is about to receive).
+   */
   public void catchUp(EpochMessage.CatchUp c) {
     if (role == null || role.epoch != c.epoch()) {
       throw new ProtocolViolationException(
           "task " + setup.task() + " asked to catch up for epoch " + c.epoch() + " it is not in");
     }
     role.catchUpTo = c.watermark();
+    if (c.watermark() != NONE) {
+      // until their hand-over brings the sender's watermark, incoming peer channels cap this
+      // task's event time at W*: it may catch up to W* (as a sender must) but not pass it
+      for (int ch : role.peerInSender.keySet()) {
+        long advanced = watermarks.onWatermark(inputIndex.get(ch), c.watermark());
+        if (advanced != NONE) {
+          pendingWatermark = Math.max(pendingWatermark, advanced);
+        }
+      }
+      guard(this::drain);
+    }
     checkRole();
   }
 
@@ -1508,11 +1551,19 @@ public final class TaskEngine {
     }
     if (!role.handedOver) {
       guard(this::handOver);
+      // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
+      guard(this::drain);
     }
     services.send(COORDINATOR, new EpochMessage.HandedOver(role.epoch, setup.task()));
   }
 
   private void handOver() {
+    // peer channels open only now: a receiver knows them once every task has prepared
+    for (EpochMessage.Peer out : role.peersOut) {
+      int pos = addOutput(out.channel(), out.task(), setup.settings(), opName(ops.size() - 1));
+      forwards.put(pos, new ForwardBuilder(setup.settings().maxBatchRecords()));
+      role.peerOutPosition.put(out.task().index(), pos);
+    }
     Map<Integer, List<ChannelItem>> toReceiver = new HashMap<>();
     Map<Integer, List<Parking.Parked>> parkedRecords = new HashMap<>();
     Map<Integer, List<KeyRef>> parkedKeys = new HashMap<>();
@@ -1652,6 +1703,15 @@ public final class TaskEngine {
       throw new ProtocolViolationException(
           "task " + setup.task() + " got an unexpected marker on channel " + ch.id());
     }
+    upstreamDone(ch);
+  }
+
+  /**
+   * Nothing more routed by the old table comes on upstream channel {@code ch} (its marker, or its
+   * end: a retired upstream task never switches, and its end follows its last record): a sender
+   * tells its receivers, through a peer marker, that it has forwarded all of it.
+   */
+  private void upstreamDone(InputChannel ch) {
     if (role.isSender()) {
       for (int pos : role.peerOutPosition.values()) {
         flush(pos);

@@ -30,11 +30,12 @@ import java.util.function.IntUnaryOperator;
  * </pre>
  *
  * Preparing tells every task of the operator its part and every downstream task its new input
- * channels; catching up brings each sender's applied watermark to the largest its receivers have
- * (W1); handing over moves ownership and opens the peer channels; once every receiver has installed
- * every hand-over, the upstream tasks switch their routing; the epoch is done when every task of
- * the operator has consumed its markers and closed its peer channels. The deployment is then
- * updated, and removed tasks stay as holders of their state.
+ * channels; catching up brings every sender's applied watermark to W*, the largest any task of the
+ * operator had at prepare, while no receiver passes W* (W1); handing over moves ownership and opens
+ * the peer channels; once every receiver has installed every hand-over, the upstream tasks switch
+ * their routing; the epoch is done when every task of the operator has consumed its markers and
+ * closed its peer channels. The deployment is then updated, and removed tasks stay as holders of
+ * their state.
  */
 public final class EpochDriver {
 
@@ -393,13 +394,17 @@ public final class EpochDriver {
       return handOver(); // nothing moves: only the routing (and markers) change
     }
     phase = Phase.CATCHING_UP;
+    // W*: every sender reaches it, no receiver passes it before its hand-overs (W1). One value for
+    // all, so a task that both gives and gets buckets can do both.
+    long w = WatermarkTracker.NONE;
+    for (TaskId t : prepares.keySet()) {
+      w = Math.max(w, receiverWatermarks.getOrDefault(t, WatermarkTracker.NONE));
+    }
     List<Effect> out = new ArrayList<>();
+    for (TaskId t : prepares.keySet()) {
+      out.add(new Send(t, new EpochMessage.CatchUp(epoch, w)));
+    }
     for (int s : senders) {
-      long w = WatermarkTracker.NONE;
-      for (BucketMove m : plan.movesFrom(s)) {
-        w = Math.max(w, receiverWatermarks.getOrDefault(task(m.to()), WatermarkTracker.NONE));
-      }
-      out.add(new Send(task(s), new EpochMessage.CatchUp(epoch, w)));
       pending.add(task(s));
     }
     return out;

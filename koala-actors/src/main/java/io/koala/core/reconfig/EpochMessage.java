@@ -61,7 +61,10 @@ public sealed interface EpochMessage extends KoalaMessage
     }
   }
 
-  /** Step 2a, to senders: report {@link CaughtUp} once your applied watermark reaches this. */
+  /**
+   * Step 2a, to every task of the target: W*. Senders report {@link CaughtUp} once their applied
+   * watermark reaches it; receivers do not pass it until their hand-overs are in.
+   */
   record CatchUp(long epoch, long watermark) implements Command {}
 
   /** Step 2b, to senders: hand over your moving buckets; reply {@link HandedOver}. */

@@ -119,6 +119,11 @@ public final class ReconfigurationPlan {
     return s;
   }
 
+  /** Whether the change changes nothing: no bucket moves, no task is added or removed. */
+  public boolean isNoop() {
+    return moves.isEmpty() && added().length == 0 && removed().length == 0;
+  }
+
   public RoutingTable before() {
     return before;
   }

@@ -494,11 +494,16 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private void startNextEpoch() {
     while (active == null && status == JobStatus.RUNNING && !queue.isEmpty()) {
       Queued q = queue.poll();
+      TaskId endedSource = endedSource();
+      if (endedSource != null) {
+        reject(q, "job " + jobId + " is finishing: source task " + endedSource + " has ended");
+        continue;
+      }
       ReconfigurationPlan rp;
       EpochDriver driver;
       try {
         rp = q.change.plan(live, q.vertex);
-        if (rp.moves().isEmpty() && rp.added().length == 0 && rp.removed().length == 0) {
+        if (rp.isNoop()) {
           complete(
               q,
               report(
@@ -529,6 +534,16 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               rp.moves().size());
       apply(driver.start());
     }
+  }
+
+  /** A source task that has read all its input (the bounded job is finishing), or null. */
+  private TaskId endedSource() {
+    for (TaskId t : finished) {
+      if (plan.vertex(t.operator()).isSource()) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** Places new tasks where the request says, else on the workers with fewest of its tasks. */

@@ -6,14 +6,18 @@ import io.koala.core.Deliver;
 import io.koala.core.DeploymentPlan;
 import io.koala.core.EndOfChannel;
 import io.koala.core.ErrorInfo;
+import io.koala.core.ForwardedBatch;
+import io.koala.core.Handover;
 import io.koala.core.InputChannel;
 import io.koala.core.KoalaMessage;
 import io.koala.core.PartitionPolicy;
+import io.koala.core.PeerMarker;
 import io.koala.core.RecordBatch;
 import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
@@ -58,6 +62,8 @@ public final class Simulation {
   private final Random random;
   private final Map<TaskId, Node> nodes = new LinkedHashMap<>();
   private final Map<Pair, ArrayDeque<KoalaMessage>> queues = new LinkedHashMap<>();
+  private final Map<Pair, ArrayDeque<Long>> arrivals = new HashMap<>(); // per queued message
+  private int maxLatency;
   private final List<Pair> busy = new ArrayList<>();
   private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
   private final Map<TaskId, String> sinkOf = new HashMap<>();
@@ -65,6 +71,10 @@ public final class Simulation {
   private final List<ErrorInfo> failures = new ArrayList<>();
   private final ArrayDeque<Request> requests = new ArrayDeque<>();
   private final List<EpochDriver.EpochReport> reports = new ArrayList<>();
+  private final java.util.EnumSet<Fault> planted = java.util.EnumSet.noneOf(Fault.class);
+  private int faultsApplied;
+  private int noops;
+  private int refused;
   private final ExecutionPlan plan;
   private final TypeRegistry registry;
   private LiveDeployment deployment;
@@ -166,6 +176,70 @@ public final class Simulation {
     return this;
   }
 
+  /**
+   * Bugs a test can plant, to prove that the checkers notice a broken protocol. Each applies to
+   * every message it can change, as a bug in the implementation would.
+   */
+  public enum Fault {
+    /**
+     * Hand-overs claim the receiver already has all of the bucket's state: the state left at the
+     * sender is lost.
+     */
+    LOSE_STATE_LOCATION,
+    /**
+     * A sender sends its peer markers before the forwarded batch queued just before them (sequence
+     * numbers stay in order): held records are released ahead of older forwarded ones.
+     */
+    PEER_MARKER_BEFORE_FORWARDED
+  }
+
+  /**
+   * Delays every message by a seeded random 0..{@code millis} ms of virtual time (keeping each
+   * sender-receiver pair FIFO), so that data keeps flowing while the control plane is in flight.
+   * Default 0: messages are delivered in zero virtual time, in random order across pairs.
+   */
+  public Simulation latency(int millis) {
+    if (millis < 0) {
+      throw new IllegalArgumentException("latency must not be negative: " + millis);
+    }
+    this.maxLatency = millis;
+    return this;
+  }
+
+  /** Plants {@code fault} (tests of the checkers only). */
+  public Simulation plant(Fault fault) {
+    planted.add(fault);
+    return this;
+  }
+
+  /** The message to enqueue instead of {@code d}, after planted bugs. */
+  private KoalaMessage plantedBug(ArrayDeque<KoalaMessage> q, Deliver d, Object to) {
+    if (d.item() instanceof Handover h && planted.contains(Fault.LOSE_STATE_LOCATION)) {
+      faultsApplied++;
+      BucketHandover b = h.bucket();
+      BucketHandover lost =
+          new BucketHandover(
+              b.bucket(),
+              ((TaskId) to).index(),
+              b.filter(),
+              b.drainCursor(),
+              b.drained(),
+              java.util.List.of());
+      return new Deliver(d.channel(), d.seq(), new Handover(lost, h.timers()));
+    }
+    if (planted.contains(Fault.PEER_MARKER_BEFORE_FORWARDED)
+        && d.item() instanceof PeerMarker
+        && q.peekLast() instanceof Deliver prev
+        && prev.channel() == d.channel()
+        && prev.item() instanceof ForwardedBatch) {
+      faultsApplied++;
+      q.pollLast();
+      q.add(new Deliver(prev.channel(), prev.seq(), d.item()));
+      return new Deliver(d.channel(), d.seq(), prev.item());
+    }
+    return d;
+  }
+
   /** A simulation of {@code dataflow} with the given channel settings and seed. */
   public static Simulation of(Dataflow dataflow, ChannelSettings settings, long seed) {
     return new Simulation(dataflow, settings, seed);
@@ -180,7 +254,10 @@ public final class Simulation {
       List<ErrorInfo> failures,
       List<EpochDriver.EpochReport> reconfigurations,
       Map<TaskId, TaskMetricsSnapshot> metrics,
-      String unfinished) {
+      String unfinished,
+      int faultsApplied,
+      int noopRequests,
+      int refusedRequests) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -220,6 +297,9 @@ public final class Simulation {
           .append(epoch.waitingFor())
           .append("; ");
     }
+    if (!requests.isEmpty()) {
+      unfinished.append(requests.size()).append(" requests not started; ");
+    }
     for (Node n : nodes.values()) {
       if (!n.finished) {
         unfinished.append(n.id).append(' ').append(metrics.get(n.id).status()).append("; ");
@@ -233,7 +313,10 @@ public final class Simulation {
         List.copyOf(failures),
         List.copyOf(reports),
         metrics,
-        unfinished.toString());
+        unfinished.toString(),
+        faultsApplied,
+        noops,
+        refused);
   }
 
   private boolean allFinished() {
@@ -248,10 +331,15 @@ public final class Simulation {
   /** Takes one step; false when nothing is pending at all. */
   private boolean step() {
     List<Runnable> due = new ArrayList<>();
-    for (Pair p : busy) {
-      due.add(() -> deliver(p));
-    }
     long next = Long.MAX_VALUE;
+    for (Pair p : busy) {
+      long at = arrivals.get(p).peek();
+      if (at <= now) {
+        due.add(() -> deliver(p));
+      } else {
+        next = Math.min(next, at);
+      }
+    }
     for (Node n : nodes.values()) {
       if (n.finished) {
         continue;
@@ -301,15 +389,22 @@ public final class Simulation {
   private void enqueue(Object from, Object to, KoalaMessage message) {
     Pair p = new Pair(from, to);
     ArrayDeque<KoalaMessage> q = queues.computeIfAbsent(p, k -> new ArrayDeque<>());
+    if (!planted.isEmpty() && message instanceof Deliver d) {
+      message = plantedBug(q, d, to);
+    }
     if (q.isEmpty()) {
       busy.add(p);
     }
     q.add(message);
+    ArrayDeque<Long> times = arrivals.computeIfAbsent(p, k -> new ArrayDeque<>());
+    long at = maxLatency == 0 ? now : now + random.nextInt(maxLatency + 1);
+    times.add(times.isEmpty() ? at : Math.max(at, times.peekLast())); // per-pair FIFO
   }
 
   private void deliver(Pair p) {
     ArrayDeque<KoalaMessage> q = queues.get(p);
     KoalaMessage m = q.poll();
+    arrivals.get(p).poll();
     if (q.isEmpty()) {
       busy.remove(p);
     }
@@ -346,6 +441,16 @@ public final class Simulation {
     Request r = requests.poll();
     OperatorId vertex = new OperatorId(r.change().operator());
     ReconfigurationPlan plan = r.change().plan(deployment, vertex);
+    boolean finishing =
+        nodes.values().stream().anyMatch(n -> n.finished && deployment.vertex(n.id).isSource());
+    if (finishing) {
+      refused++; // the coordinator refuses to reconfigure a bounded job whose sources ended
+      return;
+    }
+    if (plan.isNoop()) {
+      noops++; // nothing to do, as the coordinator does
+      return;
+    }
     epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0);
     carryOut(epoch.start());
   }

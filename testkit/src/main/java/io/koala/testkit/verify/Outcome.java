@@ -1,0 +1,72 @@
+package io.koala.testkit.verify;
+
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * How one verification run went: the outputs that differ from the reference run, and the invariants
+ * that did not hold.
+ */
+public record Outcome(
+    String workload,
+    long seed,
+    Schedule schedule,
+    List<String> mismatches,
+    List<String> violations,
+    int faultsApplied) {
+
+  public Outcome {
+    mismatches = List.copyOf(mismatches);
+    violations = List.copyOf(violations);
+  }
+
+  public boolean ok() {
+    return mismatches.isEmpty() && violations.isEmpty();
+  }
+
+  @Override
+  public String toString() {
+    return workload
+        + " seed "
+        + seed
+        + " "
+        + schedule
+        + (ok() ? ": ok" : ": mismatches " + mismatches + ", violations " + violations);
+  }
+
+  /**
+   * The differences between two outputs as multisets, at most {@code limit} of them, each as
+   * "value: got n, expected m".
+   */
+  public static List<String> compare(
+      String sink, List<Object> got, List<Object> expected, int limit) {
+    Map<Object, Integer> g = counts(got);
+    Map<Object, Integer> e = counts(expected);
+    List<String> diffs = new ArrayList<>();
+    for (Map.Entry<Object, Integer> x : e.entrySet()) {
+      int have = g.getOrDefault(x.getKey(), 0);
+      if (have != x.getValue() && diffs.size() < limit) {
+        diffs.add(sink + ": " + x.getKey() + " got " + have + ", expected " + x.getValue());
+      }
+    }
+    for (Map.Entry<Object, Integer> x : g.entrySet()) {
+      if (!e.containsKey(x.getKey()) && diffs.size() < limit) {
+        diffs.add(sink + ": " + x.getKey() + " got " + x.getValue() + ", expected 0");
+      }
+    }
+    if (diffs.isEmpty() && got.size() != expected.size()) {
+      diffs.add(sink + ": " + got.size() + " values, expected " + expected.size());
+    }
+    return diffs;
+  }
+
+  private static Map<Object, Integer> counts(List<Object> values) {
+    Map<Object, Integer> m = new HashMap<>();
+    for (Object v : values) {
+      m.merge(v, 1, Integer::sum);
+    }
+    return m;
+  }
+}

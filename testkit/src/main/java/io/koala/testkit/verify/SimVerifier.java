@@ -1,0 +1,76 @@
+package io.koala.testkit.verify;
+
+import io.koala.core.ChannelSettings;
+import io.koala.dataflow.Dataflow;
+import io.koala.testkit.sim.Simulation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Verifies a workload under a random reconfiguration schedule in the deterministic simulator: the
+ * run with the schedule against a reference run with each operator at its final parallelism from
+ * the start, plus the invariants every run must keep.
+ */
+public final class SimVerifier {
+  /** Small batches and few credits, so that channels fill and interleavings vary. */
+  public static final ChannelSettings SETTINGS = new ChannelSettings(16, 1 << 20, 2, 3, 20);
+
+  private static final long RECORDS = 2_400;
+  private static final double RATE = 4_000;
+
+  /** Up to 2 ms per message: a reconfiguration spans many records, which get forwarded, held. */
+  private static final int LATENCY_MILLIS = 2;
+
+  private static final long MAX_STEPS = 50_000_000;
+
+  private SimVerifier() {}
+
+  /** Runs {@code w} under the schedule of {@code seed}; {@code faults} plants bugs (tests only). */
+  public static Outcome verify(Workload w, long seed, Simulation.Fault... faults) {
+    Dataflow initial = w.dataflow(Map.of(), RECORDS, RATE);
+    Schedule schedule = Schedule.random(w, seed, 1, initial.plan().buckets());
+    Simulation sim = Simulation.of(initial, SETTINGS, seed).latency(LATENCY_MILLIS);
+    for (Simulation.Fault f : faults) {
+      sim.plant(f);
+    }
+    double runMillis = RECORDS / RATE * 1000;
+    for (Schedule.Step s : schedule.steps()) {
+      sim.changeAt((long) (s.at() * runMillis), s.change());
+    }
+    Simulation.Result run = sim.run(MAX_STEPS);
+    Simulation.Result reference =
+        Simulation.of(w.dataflow(schedule.finalParallelism(), RECORDS, RATE), SETTINGS, seed)
+            .latency(LATENCY_MILLIS)
+            .run(MAX_STEPS);
+    List<String> violations = new ArrayList<>();
+    if (!reference.finished() || !reference.failures().isEmpty()) {
+      violations.add("the reference run did not finish: " + reference.failures());
+    }
+    if (!run.failures().isEmpty()) {
+      violations.add("failed: " + run.failures().get(0).describe());
+    } else if (!run.finished()) {
+      violations.add("did not finish: " + run.unfinished());
+    }
+    if (run.failures().isEmpty()
+        && run.reconfigurations().size() + run.noopRequests() != schedule.steps().size()) {
+      violations.add(
+          run.reconfigurations().size()
+              + " reconfigurations completed of "
+              + schedule.steps().size()
+              + "; at the end: "
+              + run.unfinished());
+    }
+    violations.addAll(Invariants.check(run.metrics().values()));
+    List<String> mismatches = new ArrayList<>();
+    for (String sink : w.sinks()) {
+      mismatches.addAll(
+          Outcome.compare(
+              sink,
+              run.collected().getOrDefault(sink, List.of()),
+              reference.collected().getOrDefault(sink, List.of()),
+              5));
+    }
+    return new Outcome(w.name(), seed, schedule, mismatches, violations, run.faultsApplied());
+  }
+}

@@ -1,0 +1,29 @@
+package io.koala.testkit.verify;
+
+import io.koala.dataflow.Dataflow;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A dataflow whose outputs a reconfiguration must not change: the same input gives the same outputs
+ * whatever the operators' parallelism and whatever reconfigurations happen while it runs. Every
+ * workload's outputs are compared as multisets; an order-sensitive workload puts what its result
+ * depends on (e.g. a per-key sequence number) into each output, so a reordering shows up as a
+ * different value.
+ */
+public interface Workload {
+
+  String name();
+
+  /** The keyed operators that may be reconfigured. */
+  List<String> keyedOperators();
+
+  /** The collecting sinks whose outputs are compared. */
+  List<String> sinks();
+
+  /**
+   * The dataflow over {@code records} input records arriving at {@code rate} per second, with
+   * {@code parallelism} for each keyed operator (others run with 2).
+   */
+  Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate);
+}

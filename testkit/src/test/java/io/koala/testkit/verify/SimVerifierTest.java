@@ -1,0 +1,65 @@
+package io.koala.testkit.verify;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.testkit.sim.Simulation;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+/**
+ * Random reconfiguration schedules over every verification workload, in the simulator, against
+ * reference runs; and planted bugs that the same checks must catch.
+ */
+class SimVerifierTest {
+  static final int SEEDS = 20;
+
+  static Stream<Arguments> runs() {
+    List<Arguments> out = new ArrayList<>();
+    for (Workload w : Workloads.all()) {
+      for (long seed = 1; seed <= SEEDS; seed++) {
+        out.add(Arguments.of(w.name(), seed));
+      }
+    }
+    return out.stream();
+  }
+
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("runs")
+  void reconfigurationsChangeNoOutput(String workload, long seed) {
+    Outcome o = SimVerifier.verify(Workloads.named(workload), seed);
+    assertThat(o.violations()).as("%s", o).isEmpty();
+    assertThat(o.mismatches()).as("%s", o).isEmpty();
+  }
+
+  @ParameterizedTest(name = "{0}")
+  @MethodSource("plantedBugs")
+  void plantedBugsAreCaught(Simulation.Fault fault, String workload) {
+    int applied = 0;
+    int caught = 0;
+    List<String> examples = new ArrayList<>();
+    for (long seed = 1; seed <= 30; seed++) {
+      Outcome o = SimVerifier.verify(Workloads.named(workload), seed, fault);
+      if (o.faultsApplied() > 0) {
+        applied++;
+        if (!o.ok()) {
+          caught++;
+          examples.add(o.toString());
+        }
+      }
+    }
+    System.out.println(fault + ": applied in " + applied + " runs, caught in " + caught);
+    examples.stream().limit(2).forEach(System.out::println);
+    assertThat(applied).as("the fault found something to break").isPositive();
+    assertThat(caught).as("runs with %s caught by the checks", fault).isPositive();
+  }
+
+  static Stream<Arguments> plantedBugs() {
+    return Stream.of(
+        Arguments.of(Simulation.Fault.LOSE_STATE_LOCATION, "keyed-count"),
+        Arguments.of(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED, "last10-avg"));
+  }
+}
