@@ -37,6 +37,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -193,12 +194,77 @@ public final class RescaleExperiment {
   }
 
   /**
-   * A metrics snapshot, the records the target had processed, and when they were taken (ms since
-   * the job started).
+   * A metrics snapshot, the records available at the source and processed by the target, and when
+   * they were taken (ms since the job started).
    */
-  private record Snapshot(int tick, long atMillis, JobMetrics metrics, long processed) {
+  private record Snapshot(
+      int tick, long atMillis, JobMetrics metrics, long available, long processed) {
+    /** Records available at the source and not yet read by it. */
     long lag() {
       return metrics.sourceLagRecords();
+    }
+
+    /**
+     * Records available at the source and not yet processed by the target: the source lag plus what
+     * is in flight (read but not yet processed) in the channels' credit windows.
+     */
+    long backlog() {
+      return Math.max(0, available - processed);
+    }
+  }
+
+  /**
+   * When one measure of backlog comes back to its pre-doubling level after the rescale. The level
+   * is the highest value sampled in the last {@value #LAG_LEVEL_SECONDS} s before the doubling; in
+   * a steady state a backlog is the input of a roughly constant time, so its records double with
+   * the rate: the threshold is the level times two.
+   */
+  private static final class Recovery {
+    private final ToLongFunction<Snapshot> measure;
+    long level = -1;
+    long threshold = -1;
+    Double atMillis;
+    int tick = -1;
+
+    Recovery(ToLongFunction<Snapshot> measure) {
+      this.measure = measure;
+    }
+
+    long of(Snapshot sn) {
+      return measure.applyAsLong(sn);
+    }
+
+    void setLevel(List<Snapshot> snapshots, RescaleSettings s) {
+      level = 0;
+      for (Snapshot sn : snapshots) {
+        if (sn.tick() > s.doublingAtSecond() - LAG_LEVEL_SECONDS && sn.tick() > s.warmupSeconds()) {
+          level = Math.max(level, of(sn));
+        }
+      }
+      threshold = Math.round(level * s.doubledRate() / s.rate());
+    }
+
+    boolean recovered() {
+      return atMillis != null;
+    }
+
+    /**
+     * Notes the recovery if {@code cur} is at or under the threshold: when the measure crossed it,
+     * assuming it fell linearly from {@code prev}, and not before the rescale.
+     */
+    boolean check(Snapshot prev, Snapshot cur, long rescaleAtMillis) {
+      if (atMillis != null || of(cur) > threshold) {
+        return false;
+      }
+      long above = of(prev) - threshold;
+      long drop = of(prev) - of(cur);
+      double at =
+          above <= 0 || drop <= 0
+              ? cur.atMillis()
+              : prev.atMillis() + (double) above / drop * (cur.atMillis() - prev.atMillis());
+      atMillis = Math.max(at, rescaleAtMillis);
+      tick = cur.tick();
+      return true;
     }
   }
 
@@ -213,17 +279,15 @@ public final class RescaleExperiment {
     private final List<Snapshot> snapshots = new ArrayList<>();
     private final List<RescaleSample> samples = new ArrayList<>();
 
-    /** The highest lag sampled in the last seconds before the doubling. */
-    private long lagLevel = -1;
+    /** Recovery of the source lag (the Kafka-lag analogue). */
+    private final Recovery lag = new Recovery(Snapshot::lag);
 
-    /** {@link #lagLevel} scaled to the doubled rate: recovered when the lag is back under it. */
-    private long threshold = -1;
+    /** Recovery of the end-to-end backlog. */
+    private final Recovery backlog = new Recovery(Snapshot::backlog);
 
     private Snapshot atRescale;
     private long rescaleAtMillis;
     private CompletableFuture<ReconfigurationReport> reconfiguration;
-    private Double recoveredAtMillis;
-    private int recoveryTick = -1;
 
     Driver(RescaleSettings s, JobHandle job, LongAdder processed, long t0, PrintStream progress) {
       this.s = s;
@@ -234,100 +298,96 @@ public final class RescaleExperiment {
       this.schedule = s.schedule();
     }
 
+    private Snapshot snapshot(int tick, long notBefore) {
+      JobMetrics m = job.metrics();
+      long done = processed.sum();
+      long at = Math.max(notBefore, System.currentTimeMillis() - t0);
+      return new Snapshot(tick, at, m, schedule.available(at), done);
+    }
+
     Outcome run() throws InterruptedException {
-      snapshots.add(new Snapshot(0, 0, job.metrics(), processed.sum()));
+      snapshots.add(snapshot(0, 0));
       for (int tick = 1; ; tick++) {
         long wait = t0 + tick * 1000L - System.currentTimeMillis();
         if (wait > 0) {
           Thread.sleep(wait);
         }
-        JobMetrics m = job.metrics();
-        if (m.status() != JobStatus.RUNNING) {
-          job.await(java.time.Duration.ofSeconds(1)); // throws the failure
-          throw new KoalaException("job " + job.id() + " stopped: " + m.status());
-        }
-        long at = System.currentTimeMillis() - t0;
         Snapshot prev = snapshots.get(snapshots.size() - 1);
-        Snapshot cur = new Snapshot(tick, Math.max(prev.atMillis() + 1, at), m, processed.sum());
+        Snapshot cur = snapshot(tick, prev.atMillis() + 1);
+        if (cur.metrics().status() != JobStatus.RUNNING) {
+          job.await(java.time.Duration.ofSeconds(1)); // throws the failure
+          throw new KoalaException("job " + job.id() + " stopped: " + cur.metrics().status());
+        }
         snapshots.add(cur);
-        String phase = phaseOf(tick);
-        RescaleSample sample = sample(prev, cur, phase);
+        RescaleSample sample = sample(prev, cur, phaseOf(tick));
         samples.add(sample);
         printProgress(sample);
 
         if (tick == s.doublingAtSecond()) {
-          lagLevel = lagLevel();
-          threshold = Math.round(lagLevel * s.doubledRate() / s.rate());
+          lag.setLevel(snapshots, s);
+          backlog.setLevel(snapshots, s);
         }
         if (tick == s.rescaleAtSecond()) {
-          atRescale = cur;
-          rescaleAtMillis = System.currentTimeMillis() - t0;
-          progress.printf(
-              "%5.1f s: rescale %s %d -> %d (lag %,d records; recovered at %,d: the pre-doubling"
-                  + " level %,d at the doubled rate)%n",
-              rescaleAtMillis / 1000.0, TARGET, s.from(), s.to(), cur.lag(), threshold, lagLevel);
-          reconfiguration = job.rescale(TARGET, s.to()).toCompletableFuture();
-          reconfiguration.whenComplete(
-              (r, e) ->
-                  progress.printf(
-                      "%5.1f s: rescale %s%n",
-                      (System.currentTimeMillis() - t0) / 1000.0,
-                      e != null
-                          ? "failed: " + e
-                          : "done: "
-                              + r.bucketsMoved()
-                              + " buckets moved, hand-over "
-                              + r.handoverMillis()
-                              + " ms, duration "
-                              + r.durationMillis()
-                              + " ms"));
-          if (cur.lag() <= threshold) {
-            recovered(tick, rescaleAtMillis);
+          rescale(cur);
+          prev = cur;
+        }
+        if (atRescale != null) {
+          if (lag.check(prev, cur, rescaleAtMillis)) {
+            printRecovery("source lag", lag);
           }
-        } else if (atRescale != null && recoveredAtMillis == null && cur.lag() <= threshold) {
-          recovered(tick, crossing(prev, cur));
-        }
-        if (recoveredAtMillis != null
-            && tick >= recoveryTick + s.tailSeconds()
-            && reconfiguration.isDone()) {
-          break;
-        }
-        if (atRescale != null
-            && System.currentTimeMillis() - t0 - rescaleAtMillis >= s.timeoutSeconds() * 1000L) {
-          progress.printf("timeout: %d s after the rescale%n", s.timeoutSeconds());
-          break;
+          if (backlog.check(prev, cur, rescaleAtMillis)) {
+            printRecovery("end-to-end backlog", backlog);
+          }
+          if (lag.recovered()
+              && backlog.recovered()
+              && tick >= Math.max(lag.tick, backlog.tick) + s.tailSeconds()
+              && reconfiguration.isDone()) {
+            break;
+          }
+          if (System.currentTimeMillis() - t0 - rescaleAtMillis >= s.timeoutSeconds() * 1000L) {
+            progress.printf("timeout: %d s after the rescale%n", s.timeoutSeconds());
+            break;
+          }
         }
       }
       return new Outcome(summary(), samples);
     }
 
-    private void recovered(int tick, double atMillis) {
-      recoveredAtMillis = Math.max(atMillis, rescaleAtMillis);
-      recoveryTick = tick;
+    private void rescale(Snapshot cur) {
+      atRescale = cur;
+      rescaleAtMillis = System.currentTimeMillis() - t0;
       progress.printf(
-          "%5.1f s: backlog recovered, %.1f s after the rescale%n",
-          recoveredAtMillis / 1000.0, (recoveredAtMillis - rescaleAtMillis) / 1000.0);
+          "%5.1f s: rescale %s %d -> %d; source lag %,d records (recovered under %,d),"
+              + " end-to-end backlog %,d records (recovered under %,d)%n",
+          rescaleAtMillis / 1000.0,
+          TARGET,
+          s.from(),
+          s.to(),
+          cur.lag(),
+          lag.threshold,
+          cur.backlog(),
+          backlog.threshold);
+      reconfiguration = job.rescale(TARGET, s.to()).toCompletableFuture();
+      reconfiguration.whenComplete(
+          (r, e) ->
+              progress.printf(
+                  "%5.1f s: rescale %s%n",
+                  (System.currentTimeMillis() - t0) / 1000.0,
+                  e != null
+                      ? "failed: " + e
+                      : "done: "
+                          + r.bucketsMoved()
+                          + " buckets moved, hand-over "
+                          + r.handoverMillis()
+                          + " ms, duration "
+                          + r.durationMillis()
+                          + " ms"));
     }
 
-    /** When the lag crossed the threshold, assuming it fell linearly between two samples. */
-    private double crossing(Snapshot prev, Snapshot cur) {
-      long above = prev.lag() - threshold;
-      long drop = prev.lag() - cur.lag();
-      if (above <= 0 || drop <= 0) {
-        return cur.atMillis();
-      }
-      return prev.atMillis() + (double) above / drop * (cur.atMillis() - prev.atMillis());
-    }
-
-    /** The highest lag sampled in the last seconds before the doubling. */
-    private long lagLevel() {
-      long max = 0;
-      for (Snapshot sn : snapshots) {
-        if (sn.tick() > s.doublingAtSecond() - LAG_LEVEL_SECONDS && sn.tick() > s.warmupSeconds()) {
-          max = Math.max(max, sn.lag());
-        }
-      }
-      return max;
+    private void printRecovery(String what, Recovery r) {
+      progress.printf(
+          "%5.1f s: %s recovered, %.1f s after the rescale%n",
+          r.atMillis / 1000.0, what, (r.atMillis - rescaleAtMillis) / 1000.0);
     }
 
     private String phaseOf(int tick) {
@@ -340,7 +400,8 @@ public final class RescaleExperiment {
       if (tick <= s.rescaleAtSecond()) {
         return "doubled";
       }
-      return recoveryTick < 0 || tick <= recoveryTick ? "recovery" : "tail";
+      boolean both = lag.recovered() && backlog.recovered();
+      return !both || tick <= Math.max(lag.tick, backlog.tick) ? "recovery" : "tail";
     }
 
     private RescaleSample sample(Snapshot prev, Snapshot cur, String phase) {
@@ -355,6 +416,7 @@ public final class RescaleExperiment {
           Math.round((cur.processed() - prev.processed()) / seconds),
           Math.round(recordsIn(prev, cur) / seconds),
           cur.lag(),
+          cur.backlog(),
           millis(latency, 50),
           millis(latency, 99),
           cur.metrics().stateBytesTransferred());
@@ -362,13 +424,14 @@ public final class RescaleExperiment {
 
     private void printProgress(RescaleSample r) {
       progress.printf(
-          "%5.1f s %-8s input %,9.0f/s  processed %,9.0f/s  lag %,10d  batch p50 %6.2f ms"
-              + " p99 %7.2f ms  transferred %,d B%n",
+          "%5.1f s %-8s input %,9.0f/s  processed %,9.0f/s  lag %,9d  backlog %,9d  batch p50"
+              + " %6.2f ms p99 %7.2f ms  transferred %,d B%n",
           r.timeSeconds(),
           r.phase(),
           r.inputRate(),
           r.throughput(),
           r.lagRecords(),
+          r.backlogRecords(),
           r.p50BatchLatencyMs(),
           r.p99BatchLatencyMs(),
           r.stateBytesTransferred());
@@ -393,8 +456,8 @@ public final class RescaleExperiment {
           error = "the rescale had not completed at the end of the run";
         }
       }
-      boolean recovered = recoveredAtMillis != null;
-      Snapshot recoveryEnd = recovered ? at(Math.max(recoveryTick, s.rescaleAtSecond() + 1)) : end;
+      boolean recovered = lag.recovered();
+      Snapshot recoveryEnd = recovered ? at(Math.max(lag.tick, s.rescaleAtSecond() + 1)) : end;
       Snapshot before = at(Math.max(s.doublingAtSecond(), s.rescaleAtSecond() - BEFORE_SECONDS));
       Snapshot rescale = atRescale == null ? end : atRescale;
 
@@ -417,10 +480,7 @@ public final class RescaleExperiment {
               rescale.metrics().recordsIn(TARGET),
               Math.max(rescale.metrics().recordsIn(TARGET), end.metrics().recordsIn(SOURCE)));
       int perKey = keySpace.bytesPerKey();
-      double ideal =
-          s.capacityAfter() > s.doubledRate()
-              ? rescale.lag() / (s.capacityAfter() - s.doubledRate()) * 1000
-              : Double.NaN;
+      double drain = s.capacityAfter() - s.doubledRate();
       return new RescaleResult(
           s.workload(),
           s.protocol(),
@@ -452,12 +512,16 @@ public final class RescaleExperiment {
           end.metrics().fetchRequests(),
           report == null ? null : report.handoverMillis(),
           report == null ? null : report.durationMillis(),
-          lagLevel,
-          threshold,
+          lag.level,
+          lag.threshold,
           rescale.lag(),
           maxLag,
-          Double.isNaN(ideal) ? null : round(ideal),
-          recovered ? round(recoveredAtMillis - rescaleAtMillis) : null,
+          drain > 0 ? round(rescale.lag() / drain * 1000) : null,
+          recovered ? round(lag.atMillis - rescaleAtMillis) : null,
+          backlog.threshold,
+          rescale.backlog(),
+          drain > 0 ? round(rescale.backlog() / drain * 1000) : null,
+          backlog.recovered() ? round(backlog.atMillis - rescaleAtMillis) : null,
           round(
               (rescale.processed() - before.processed())
                   / ((rescale.atMillis() - before.atMillis()) / 1000.0)),

@@ -52,6 +52,14 @@ import java.util.List;
  * @param backlogRecoveryMs from the rescale request until the source lag was back under {@code
  *     recoveryLagThreshold} (linearly interpolated between the two samples around the crossing);
  *     null if it never was within the timeout
+ * @param endToEndRecoveryThreshold like {@code recoveryLagThreshold}, for the end-to-end backlog:
+ *     records available at the source but not yet processed by the target (the source lag plus the
+ *     records in flight in the channels' credit windows, which the source lag does not see)
+ * @param endToEndBacklogAtReconfig the end-to-end backlog when the rescale was requested
+ * @param endToEndIdealRecoveryMs {@code endToEndBacklogAtReconfig / (capacityAfter −
+ *     inputRateAtReconfig)} in ms; null if the capacity after does not exceed the input rate
+ * @param endToEndRecoveryMs from the rescale request until the end-to-end backlog was back under
+ *     {@code endToEndRecoveryThreshold} (interpolated likewise); null if it never was
  * @param throughputBeforeReconfig mean throughput of the target over the last (up to) 10 s before
  *     the rescale: its measured capacity
  * @param minThroughputDuringReconfig lowest 1-second throughput of the target from the rescale
@@ -101,6 +109,10 @@ public record RescaleResult(
     long maxLagRecords,
     Double idealRecoveryMs,
     Double backlogRecoveryMs,
+    long endToEndRecoveryThreshold,
+    long endToEndBacklogAtReconfig,
+    Double endToEndIdealRecoveryMs,
+    Double endToEndRecoveryMs,
     double throughputBeforeReconfig,
     Double minThroughputDuringReconfig,
     double p99BatchLatencyMsBefore,

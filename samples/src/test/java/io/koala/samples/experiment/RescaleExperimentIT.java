@@ -102,6 +102,12 @@ class RescaleExperimentIT {
     assertThat(j.getDouble("idealRecoveryMs"))
         .isCloseTo(lag / (4_000.0 - 2_400) * 1000, within(1e-2));
     assertThat(j.getDouble("backlogRecoveryMs")).isBetween(0.0, 60_000.0);
+    // the end-to-end backlog also counts what the sources read but the target has not processed
+    long backlog = j.getLong("endToEndBacklogAtReconfig");
+    assertThat(backlog).isGreaterThan(j.getLong("endToEndRecoveryThreshold"));
+    assertThat(j.getDouble("endToEndIdealRecoveryMs"))
+        .isCloseTo(backlog / (4_000.0 - 2_400) * 1000, within(1e-2));
+    assertThat(j.getDouble("endToEndRecoveryMs")).isBetween(0.0, 60_000.0);
     assertThat(j.getDouble("minThroughputDuringReconfig")).isPositive();
 
     List<String> rows = Files.readAllLines(csv, StandardCharsets.UTF_8);
