@@ -32,7 +32,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -45,13 +44,16 @@ import org.HdrHistogram.Histogram;
  * {@code keys} sellers, workers in separate ActorSystems over loopback TCP, the target operator at
  * {@code from} tasks of emulated capacity {@code taskCapacity}. The warm-up writes every key, the
  * input then runs at {@code rate} and doubles, so a backlog builds; the operator is rescaled to
- * {@code to} tasks, and the run goes on until the source lag is back at its pre-doubling level,
- * plus a tail, or until a timeout. Metrics are sampled every second (one {@link RescaleSample}
- * each) and summarised in a {@link RescaleResult}.
+ * {@code to} tasks, and the run goes on until both the source lag and the end-to-end backlog are
+ * back at their pre-doubling levels (scaled to the doubled rate, see {@link
+ * RescaleResult#recoveryLagThreshold()}), plus a tail, or until a timeout. Metrics are sampled
+ * every second (one {@link RescaleSample} each) and summarised in a {@link RescaleResult}.
  *
- * <p>Throughput and latency windows are differences of per-task cumulative counters between two
- * snapshots; a task absent from the earlier snapshot counts from zero. A task retired between two
- * snapshots drops out of the later one, so a scale-in under-counts the second in which a task goes.
+ * <p>Throughput is the records the target processed, counted by its chained sink (the runtime's
+ * {@code recordsIn} counts forwarded and parked records twice). Latency windows are differences of
+ * per-task cumulative histograms between two snapshots; a task absent from the earlier snapshot
+ * counts from zero, and a task retired between two snapshots drops out of the later one, so a
+ * scale-in under-counts the second in which a task goes.
  */
 public final class RescaleExperiment {
   /** The source operator. */
@@ -450,17 +452,22 @@ public final class RescaleExperiment {
       } else {
         try {
           report = reconfiguration.get(1, TimeUnit.SECONDS);
-        } catch (ExecutionException | CompletionException e) {
+        } catch (ExecutionException e) {
           error = "the rescale failed: " + e.getCause();
         } catch (TimeoutException e) {
           error = "the rescale had not completed at the end of the run";
         }
       }
       boolean recovered = lag.recovered();
-      Snapshot recoveryEnd = recovered ? at(Math.max(lag.tick, s.rescaleAtSecond() + 1)) : end;
-      Snapshot before = at(Math.max(s.doublingAtSecond(), s.rescaleAtSecond() - BEFORE_SECONDS));
       Snapshot rescale = atRescale == null ? end : atRescale;
-
+      Snapshot before = at(Math.max(s.doublingAtSecond(), s.rescaleAtSecond() - BEFORE_SECONDS));
+      // the seconds from the rescale until recovery: those that ended by the time the lag had
+      // recovered (the one in which the backlog ran out is partly input-bound), at least one
+      Snapshot recoveryEnd = at(rescale.tick() + 1);
+      while (recoveryEnd != end
+          && (!recovered || at(recoveryEnd.tick() + 1).atMillis() <= lag.atMillis)) {
+        recoveryEnd = at(recoveryEnd.tick() + 1);
+      }
       double minThroughput = Double.MAX_VALUE;
       for (int t = rescale.tick() + 1; t <= recoveryEnd.tick(); t++) {
         minThroughput = Math.min(minThroughput, samples.get(t - 1).throughput());

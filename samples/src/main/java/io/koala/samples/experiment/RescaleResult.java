@@ -60,14 +60,14 @@ import java.util.List;
  *     inputRateAtReconfig)} in ms; null if the capacity after does not exceed the input rate
  * @param endToEndRecoveryMs from the rescale request until the end-to-end backlog was back under
  *     {@code endToEndRecoveryThreshold} (interpolated likewise); null if it never was
- * @param throughputBeforeReconfig mean throughput of the target over the last (up to) 10 s before
- *     the rescale: its measured capacity
- * @param minThroughputDuringReconfig lowest 1-second throughput of the target from the rescale
- *     until recovery (until the end when not recovered)
- * @param p99BatchLatencyMsBefore p99 per-batch processing time of the target in the last (up to) 10
- *     s before the rescale
- * @param p99BatchLatencyMsDuring the same from the rescale until recovery (the end if not
- *     recovered)
+ * @param throughputBeforeReconfig records per second the target processed in the last 10 s before
+ *     the rescale (from the doubling on, if that is shorter): its measured capacity
+ * @param minThroughputDuringReconfig lowest 1-second throughput (records processed) of the target
+ *     over the seconds that ended between the rescale and the recovery of the source lag (the first
+ *     second always counts; until the end when not recovered)
+ * @param p99BatchLatencyMsBefore p99 per-batch processing time of the target in the window of
+ *     {@code throughputBeforeReconfig}
+ * @param p99BatchLatencyMsDuring the same over the seconds of {@code minThroughputDuringReconfig}
  * @param kltBytes bytes of the key lookup tables' membership filters over all tasks at the end
  * @param recovered whether the lag came back under {@code recoveryLagThreshold} within the timeout
  *     (and the rescale completed)
