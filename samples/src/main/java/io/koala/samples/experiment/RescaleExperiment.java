@@ -421,13 +421,23 @@ public final class RescaleExperiment {
           cur.backlog(),
           millis(latency, 50),
           millis(latency, 99),
-          cur.metrics().stateBytesTransferred());
+          cur.metrics().stateBytesTransferred(),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::recordsForwarded),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::recordsHeld),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::parkedRecords));
+    }
+
+    private static long sum(
+        Snapshot sn, ToLongFunction<TaskMetricsSnapshot.Reconfiguration> counter) {
+      return sn.metrics().tasks().stream()
+          .mapToLong(t -> counter.applyAsLong(t.reconfiguration()))
+          .sum();
     }
 
     private void printProgress(RescaleSample r) {
       progress.printf(
           "%5.1f s %-8s input %,9.0f/s  processed %,9.0f/s  lag %,9d  backlog %,9d  batch p50"
-              + " %6.2f ms p99 %7.2f ms  transferred %,d B%n",
+              + " %6.2f ms p99 %7.2f ms  transferred %,d B  forwarded %,d  held %,d  parked %,d%n",
           r.timeSeconds(),
           r.phase(),
           r.inputRate(),
@@ -436,7 +446,10 @@ public final class RescaleExperiment {
           r.backlogRecords(),
           r.p50BatchLatencyMs(),
           r.p99BatchLatencyMs(),
-          r.stateBytesTransferred());
+          r.stateBytesTransferred(),
+          r.recordsForwarded(),
+          r.recordsHeld(),
+          r.parkedRecords());
     }
 
     private Snapshot at(int tick) {

@@ -20,6 +20,10 @@ import java.util.Locale;
  * @param p50BatchLatencyMs median per-batch processing time of the target operator in the interval
  * @param p99BatchLatencyMs 99th percentile of the same
  * @param stateBytesTransferred bytes of state fetched between tasks since the job started
+ * @param recordsForwarded records old owners forwarded to new ones since the job started
+ * @param recordsHeld records new owners held until their old owner's forwarding was done (§6.6),
+ *     since the job started
+ * @param parkedRecords records waiting for their key's state at the end of the interval
  */
 public record RescaleSample(
     double timeSeconds,
@@ -31,18 +35,22 @@ public record RescaleSample(
     long backlogRecords,
     double p50BatchLatencyMs,
     double p99BatchLatencyMs,
-    long stateBytesTransferred) {
+    long stateBytesTransferred,
+    long recordsForwarded,
+    long recordsHeld,
+    long parkedRecords) {
 
   /** The CSV header line. */
   public static final String CSV_HEADER =
       "time,phase,inputRate,throughput,recordsInRate,lagRecords,backlogRecords,"
-          + "p50BatchLatencyMs,p99BatchLatencyMs,stateBytesTransferred";
+          + "p50BatchLatencyMs,p99BatchLatencyMs,stateBytesTransferred,recordsForwarded,recordsHeld,"
+          + "parkedRecords";
 
   /** This row as a CSV line. */
   public String toCsv() {
     return String.format(
         Locale.ROOT,
-        "%.3f,%s,%.0f,%.0f,%.0f,%d,%d,%.3f,%.3f,%d",
+        "%.3f,%s,%.0f,%.0f,%.0f,%d,%d,%.3f,%.3f,%d,%d,%d,%d",
         timeSeconds,
         phase,
         inputRate,
@@ -52,6 +60,9 @@ public record RescaleSample(
         backlogRecords,
         p50BatchLatencyMs,
         p99BatchLatencyMs,
-        stateBytesTransferred);
+        stateBytesTransferred,
+        recordsForwarded,
+        recordsHeld,
+        parkedRecords);
   }
 }
