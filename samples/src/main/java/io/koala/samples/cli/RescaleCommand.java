@@ -89,7 +89,7 @@ final class RescaleCommand implements Callable<Integer> {
       names = "--warmup-rate",
       defaultValue = "0",
       description =
-          "Upper bound of the warm-up rate, records/s (default 0: 95% of --from x"
+          "Upper bound of the warm-up rate, records/s (default 0: 95%% of --from x"
               + " --task-capacity).")
   double warmupRate;
 
