@@ -9,7 +9,12 @@ import picocli.CommandLine.Command;
     mixinStandardHelpOptions = true,
     version = "koala 0.1.0-SNAPSHOT",
     description = "Koala: stateful dataflows that rescale, rebalance and migrate live.",
-    subcommands = {BenchCommand.class, DemoCommand.class, CommandLine.HelpCommand.class})
+    subcommands = {
+      BenchCommand.class,
+      DemoCommand.class,
+      ExperimentCommand.class,
+      CommandLine.HelpCommand.class
+    })
 public final class KoalaCli {
 
   public static void main(String[] args) {

@@ -1,0 +1,11 @@
+package io.koala.samples.cli;
+
+import picocli.CommandLine.Command;
+
+/** {@code koala experiment KIND}: the paper's experiments at this machine's scale. */
+@Command(
+    name = "experiment",
+    mixinStandardHelpOptions = true,
+    description = "Runs an experiment of the paper at this machine's scale (WORKLOADS.md).",
+    subcommands = {RescaleCommand.class})
+final class ExperimentCommand {}

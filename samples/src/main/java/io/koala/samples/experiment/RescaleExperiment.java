@@ -1,0 +1,667 @@
+package io.koala.samples.experiment;
+
+import io.koala.KoalaException;
+import io.koala.core.Buckets;
+import io.koala.core.TaskMetricsSnapshot;
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.RateSchedule;
+import io.koala.dataflow.SinkContext;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SinkWriter;
+import io.koala.dataflow.SourceSpec;
+import io.koala.dataflow.Stage;
+import io.koala.plan.TaskId;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobMetrics;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.ReconfigurationReport;
+import io.koala.samples.nexmark.ClosedAuction;
+import io.koala.samples.nexmark.ClosedAuctionGenerator;
+import io.koala.samples.nexmark.Q6Star;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.serialization.TypeRegistry;
+import io.koala.store.KeyLayout;
+import java.io.PrintStream;
+import java.util.ArrayList;
+import java.util.BitSet;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.ToLongFunction;
+import org.HdrHistogram.Histogram;
+
+/**
+ * The rescale experiment (the paper's §5.2 shape at this machine's scale, DESIGN §4.7): Q6* over
+ * {@code keys} sellers, workers in separate ActorSystems over loopback TCP, the target operator at
+ * {@code from} tasks of emulated capacity {@code taskCapacity}. The warm-up writes every key, the
+ * input then runs at {@code rate} and doubles, so a backlog builds; the operator is rescaled to
+ * {@code to} tasks, and the run goes on until both the source lag and the end-to-end backlog are
+ * back at their pre-doubling levels (scaled to the doubled rate, see {@link
+ * RescaleResult#recoveryLagThreshold()}), plus a tail, or until a timeout. Metrics are sampled
+ * every second (one {@link RescaleSample} each) and summarised in a {@link RescaleResult}.
+ *
+ * <p>Throughput is the records the target processed, counted by its chained sink (the runtime's
+ * {@code recordsIn} counts forwarded and parked records twice). Latency windows are differences of
+ * per-task cumulative histograms between two snapshots; a task absent from the earlier snapshot
+ * counts from zero, and a task retired between two snapshots drops out of the later one, so a
+ * scale-in under-counts the second in which a task goes.
+ */
+public final class RescaleExperiment {
+  /** The source operator. */
+  public static final String SOURCE = "closed-auctions";
+
+  /** The reconfigured operator. */
+  public static final String TARGET = "q6-average-price";
+
+  /** The sink: counts and drops the averages. */
+  public static final String SINK = "averages";
+
+  /** Event time of record 0 of the generator. */
+  static final long BASE_TIME_MILLIS = 1_700_000_000_000L;
+
+  /** Seconds before the doubling over which the pre-doubling lag level is taken. */
+  static final int LAG_LEVEL_SECONDS = 5;
+
+  /** Seconds before the rescale over which the "before" throughput and latency are taken. */
+  static final int BEFORE_SECONDS = 10;
+
+  private RescaleExperiment() {}
+
+  /** What a run produced: the summary and the per-second rows. */
+  public record Outcome(RescaleResult result, List<RescaleSample> samples) {
+    public Outcome {
+      samples = List.copyOf(samples);
+    }
+  }
+
+  /** The generator of the run's input. */
+  public static ClosedAuctionGenerator generator(RescaleSettings s) {
+    return new ClosedAuctionGenerator(s.keys(), s.activeKeys(), BASE_TIME_MILLIS, s.rate());
+  }
+
+  /**
+   * The dataflow: source (one partition per worker) → keyBy seller → Q6* → a sink chained to it
+   * that counts the averages into {@code processed} (Q6* emits one per record, so this counts the
+   * records the target processed) and drops them.
+   */
+  public static Dataflow dataflow(RescaleSettings s, LongAdder processed) {
+    DataflowBuilder b = Dataflow.builder("rescale-" + s.workload());
+    Q6Star.registerTypes(b);
+    Stage<ClosedAuction> auctions =
+        b.source(
+                SourceSpec.generator(SOURCE, generator(s))
+                    .partitions(s.workers())
+                    .rate(s.schedule())
+                    .seed(s.seed()))
+            .parallelism(s.workers());
+    Q6Star.averagePrice(auctions, TARGET, s.stateBytes())
+        .parallelism(s.from())
+        .capacity(s.taskCapacity())
+        .sink(new CountingSink<>(SINK, processed));
+    return b.build();
+  }
+
+  /**
+   * Counts the records of all its tasks into one counter of this JVM and drops them. The runtime's
+   * {@code recordsIn} counts a record twice when it is forwarded or parked for its state during a
+   * reconfiguration, so the experiment counts processed records itself; the counter is shared
+   * because the embedded runtime runs every worker in this JVM.
+   */
+  private record CountingSink<T>(String name, LongAdder count) implements SinkSpec<T> {
+    @Override
+    public SinkWriter<T> open(SinkContext ctx) {
+      return (value, timestamp) -> count.increment();
+    }
+  }
+
+  /**
+   * Runs the experiment; progress goes to {@code progress}, one line per second.
+   *
+   * @throws KoalaException when the job fails or does not start
+   */
+  public static Outcome run(RescaleSettings s, KoalaConfig base, PrintStream progress)
+      throws InterruptedException {
+    KoalaConfig config = base.withWorkers(s.workers()).withSeparateSystems(true);
+    progress.printf(
+        "rescale experiment: %s, protocol %s, %d workers (separate ActorSystems over loopback"
+            + " TCP), %d keys (%d active), %d B state/key, %s %d -> %d tasks of %,.0f records/s%n",
+        s.workload(),
+        s.protocol(),
+        s.workers(),
+        s.keys(),
+        s.activeKeys(),
+        s.stateBytes(),
+        TARGET,
+        s.from(),
+        s.to(),
+        s.taskCapacity());
+    progress.printf(
+        "schedule: warm-up %d s at %,.0f/s, %d s at %,.0f/s, %d s at %,.0f/s, rescale at %d s;"
+            + " capacity %,.0f/s before, %,.0f/s after%n",
+        s.warmupSeconds(),
+        s.effectiveWarmupRate(),
+        s.steadySeconds(),
+        s.rate(),
+        s.doubledSeconds(),
+        s.doubledRate(),
+        s.rescaleAtSecond(),
+        s.capacityBefore(),
+        s.capacityAfter());
+    if (s.doubledRate() <= s.capacityBefore()) {
+      progress.printf(
+          "warning: the doubled rate %,.0f/s does not exceed the capacity before (%,.0f/s): no"
+              + " backlog will build%n",
+          s.doubledRate(), s.capacityBefore());
+    }
+    if (s.capacityAfter() <= s.doubledRate()) {
+      progress.printf(
+          "warning: the capacity after (%,.0f/s) does not exceed the doubled rate %,.0f/s: the"
+              + " backlog cannot recover%n",
+          s.capacityAfter(), s.doubledRate());
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      LongAdder processed = new LongAdder();
+      JobHandle job = runtime.submit(dataflow(s, processed));
+      long t0 = awaitRunning(job, config.deployTimeout().toMillis() + 5_000);
+      Outcome outcome = new Driver(s, job, processed, t0, progress).run();
+      job.close();
+      return outcome;
+    }
+  }
+
+  /** Waits until the job runs; returns the wall-clock time at which it was seen running. */
+  private static long awaitRunning(JobHandle job, long timeoutMillis) throws InterruptedException {
+    long deadline = System.currentTimeMillis() + timeoutMillis;
+    while (job.status() != JobStatus.RUNNING) {
+      if (job.status().isTerminal()) {
+        job.await(java.time.Duration.ZERO); // throws the failure
+        throw new KoalaException("job " + job.id() + " ended before it ran: " + job.status());
+      }
+      if (System.currentTimeMillis() > deadline) {
+        throw new KoalaException(
+            "job " + job.id() + " was not running after " + timeoutMillis + " ms");
+      }
+      Thread.sleep(5);
+    }
+    return System.currentTimeMillis();
+  }
+
+  /**
+   * A metrics snapshot, the records available at the source and processed by the target, and when
+   * they were taken (ms since the job started).
+   */
+  private record Snapshot(
+      int tick, long atMillis, JobMetrics metrics, long available, long processed) {
+    /** Records available at the source and not yet read by it. */
+    long lag() {
+      return metrics.sourceLagRecords();
+    }
+
+    /**
+     * Records available at the source and not yet processed by the target: the source lag plus what
+     * is in flight (read but not yet processed) in the channels' credit windows.
+     */
+    long backlog() {
+      return Math.max(0, available - processed);
+    }
+  }
+
+  /**
+   * When one measure of backlog comes back to its pre-doubling level after the rescale. The level
+   * is the highest value sampled in the last {@value #LAG_LEVEL_SECONDS} s before the doubling; in
+   * a steady state a backlog is the input of a roughly constant time, so its records double with
+   * the rate: the threshold is the level times two.
+   */
+  private static final class Recovery {
+    private final ToLongFunction<Snapshot> measure;
+    long level = -1;
+    long threshold = -1;
+    Double atMillis;
+    int tick = -1;
+
+    Recovery(ToLongFunction<Snapshot> measure) {
+      this.measure = measure;
+    }
+
+    long of(Snapshot sn) {
+      return measure.applyAsLong(sn);
+    }
+
+    void setLevel(List<Snapshot> snapshots, RescaleSettings s) {
+      level = 0;
+      for (Snapshot sn : snapshots) {
+        if (sn.tick() > s.doublingAtSecond() - LAG_LEVEL_SECONDS && sn.tick() > s.warmupSeconds()) {
+          level = Math.max(level, of(sn));
+        }
+      }
+      threshold = Math.round(level * s.doubledRate() / s.rate());
+    }
+
+    boolean recovered() {
+      return atMillis != null;
+    }
+
+    /**
+     * Notes the recovery if {@code cur} is at or under the threshold: when the measure crossed it,
+     * assuming it fell linearly from {@code prev}, and not before the rescale.
+     */
+    boolean check(Snapshot prev, Snapshot cur, long rescaleAtMillis) {
+      if (atMillis != null || of(cur) > threshold) {
+        return false;
+      }
+      long above = of(prev) - threshold;
+      long drop = of(prev) - of(cur);
+      double at =
+          above <= 0 || drop <= 0
+              ? cur.atMillis()
+              : prev.atMillis() + (double) above / drop * (cur.atMillis() - prev.atMillis());
+      atMillis = Math.max(at, rescaleAtMillis);
+      tick = cur.tick();
+      return true;
+    }
+  }
+
+  /** Samples the job every second, requests the rescale, detects recovery, then summarises. */
+  private static final class Driver {
+    private final RescaleSettings s;
+    private final JobHandle job;
+    private final LongAdder processed;
+    private final long t0;
+    private final PrintStream progress;
+    private final RateSchedule schedule;
+    private final List<Snapshot> snapshots = new ArrayList<>();
+    private final List<RescaleSample> samples = new ArrayList<>();
+
+    /** Recovery of the source lag (the Kafka-lag analogue). */
+    private final Recovery lag = new Recovery(Snapshot::lag);
+
+    /** Recovery of the end-to-end backlog. */
+    private final Recovery backlog = new Recovery(Snapshot::backlog);
+
+    private Snapshot atRescale;
+    private long rescaleAtMillis;
+    private CompletableFuture<ReconfigurationReport> reconfiguration;
+
+    Driver(RescaleSettings s, JobHandle job, LongAdder processed, long t0, PrintStream progress) {
+      this.s = s;
+      this.job = job;
+      this.processed = processed;
+      this.t0 = t0;
+      this.progress = progress;
+      this.schedule = s.schedule();
+    }
+
+    private Snapshot snapshot(int tick, long notBefore) {
+      JobMetrics m = job.metrics();
+      long done = processed.sum();
+      long at = Math.max(notBefore, System.currentTimeMillis() - t0);
+      return new Snapshot(tick, at, m, schedule.available(at), done);
+    }
+
+    Outcome run() throws InterruptedException {
+      snapshots.add(snapshot(0, 0));
+      for (int tick = 1; ; tick++) {
+        long wait = t0 + tick * 1000L - System.currentTimeMillis();
+        if (wait > 0) {
+          Thread.sleep(wait);
+        }
+        Snapshot prev = snapshots.get(snapshots.size() - 1);
+        Snapshot cur = snapshot(tick, prev.atMillis() + 1);
+        if (cur.metrics().status() != JobStatus.RUNNING) {
+          job.await(java.time.Duration.ofSeconds(1)); // throws the failure
+          throw new KoalaException("job " + job.id() + " stopped: " + cur.metrics().status());
+        }
+        snapshots.add(cur);
+        RescaleSample sample = sample(prev, cur, phaseOf(tick));
+        samples.add(sample);
+        printProgress(sample);
+
+        if (tick == s.doublingAtSecond()) {
+          lag.setLevel(snapshots, s);
+          backlog.setLevel(snapshots, s);
+        }
+        if (tick == s.rescaleAtSecond()) {
+          rescale(cur);
+          prev = cur;
+        }
+        if (atRescale != null) {
+          if (lag.check(prev, cur, rescaleAtMillis)) {
+            printRecovery("source lag", lag);
+          }
+          if (backlog.check(prev, cur, rescaleAtMillis)) {
+            printRecovery("end-to-end backlog", backlog);
+          }
+          if (lag.recovered()
+              && backlog.recovered()
+              && tick >= Math.max(lag.tick, backlog.tick) + s.tailSeconds()
+              && reconfiguration.isDone()) {
+            break;
+          }
+          if (System.currentTimeMillis() - t0 - rescaleAtMillis >= s.timeoutSeconds() * 1000L) {
+            progress.printf("timeout: %d s after the rescale%n", s.timeoutSeconds());
+            break;
+          }
+        }
+      }
+      return new Outcome(summary(), samples);
+    }
+
+    private void rescale(Snapshot cur) {
+      atRescale = cur;
+      rescaleAtMillis = System.currentTimeMillis() - t0;
+      progress.printf(
+          "%5.1f s: rescale %s %d -> %d; source lag %,d records (recovered under %,d),"
+              + " end-to-end backlog %,d records (recovered under %,d)%n",
+          rescaleAtMillis / 1000.0,
+          TARGET,
+          s.from(),
+          s.to(),
+          cur.lag(),
+          lag.threshold,
+          cur.backlog(),
+          backlog.threshold);
+      reconfiguration = job.rescale(TARGET, s.to()).toCompletableFuture();
+      reconfiguration.whenComplete(
+          (r, e) ->
+              progress.printf(
+                  "%5.1f s: rescale %s%n",
+                  (System.currentTimeMillis() - t0) / 1000.0,
+                  e != null
+                      ? "failed: " + e
+                      : "done: "
+                          + r.bucketsMoved()
+                          + " buckets moved, hand-over "
+                          + r.handoverMillis()
+                          + " ms, duration "
+                          + r.durationMillis()
+                          + " ms"));
+    }
+
+    private void printRecovery(String what, Recovery r) {
+      progress.printf(
+          "%5.1f s: %s recovered, %.1f s after the rescale%n",
+          r.atMillis / 1000.0, what, (r.atMillis - rescaleAtMillis) / 1000.0);
+    }
+
+    private String phaseOf(int tick) {
+      if (tick <= s.warmupSeconds()) {
+        return "warmup";
+      }
+      if (tick <= s.doublingAtSecond()) {
+        return "steady";
+      }
+      if (tick <= s.rescaleAtSecond()) {
+        return "doubled";
+      }
+      boolean both = lag.recovered() && backlog.recovered();
+      return !both || tick <= Math.max(lag.tick, backlog.tick) ? "recovery" : "tail";
+    }
+
+    private RescaleSample sample(Snapshot prev, Snapshot cur, String phase) {
+      double seconds = (cur.atMillis() - prev.atMillis()) / 1000.0;
+      double input =
+          (schedule.available(cur.atMillis()) - schedule.available(prev.atMillis())) / seconds;
+      Histogram latency = latency(prev, cur);
+      return new RescaleSample(
+          round(cur.atMillis() / 1000.0),
+          phase,
+          Math.round(input),
+          Math.round((cur.processed() - prev.processed()) / seconds),
+          Math.round(recordsIn(prev, cur) / seconds),
+          cur.lag(),
+          cur.backlog(),
+          millis(latency, 50),
+          millis(latency, 99),
+          cur.metrics().stateBytesTransferred(),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::recordsForwarded),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::recordsHeld),
+          sum(cur, TaskMetricsSnapshot.Reconfiguration::parkedRecords));
+    }
+
+    private static long sum(
+        Snapshot sn, ToLongFunction<TaskMetricsSnapshot.Reconfiguration> counter) {
+      return sn.metrics().tasks().stream()
+          .mapToLong(t -> counter.applyAsLong(t.reconfiguration()))
+          .sum();
+    }
+
+    private void printProgress(RescaleSample r) {
+      progress.printf(
+          "%5.1f s %-8s input %,9.0f/s  processed %,9.0f/s  lag %,9d  backlog %,9d  batch p50"
+              + " %6.2f ms p99 %7.2f ms  transferred %,d B  forwarded %,d  held %,d  parked %,d%n",
+          r.timeSeconds(),
+          r.phase(),
+          r.inputRate(),
+          r.throughput(),
+          r.lagRecords(),
+          r.backlogRecords(),
+          r.p50BatchLatencyMs(),
+          r.p99BatchLatencyMs(),
+          r.stateBytesTransferred(),
+          r.recordsForwarded(),
+          r.recordsHeld(),
+          r.parkedRecords());
+    }
+
+    private Snapshot at(int tick) {
+      return snapshots.get(Math.max(0, Math.min(tick, snapshots.size() - 1)));
+    }
+
+    private RescaleResult summary() throws InterruptedException {
+      Snapshot end = snapshots.get(snapshots.size() - 1);
+      String error = null;
+      ReconfigurationReport report = null;
+      if (reconfiguration == null) {
+        error = "the run ended before the rescale";
+      } else {
+        try {
+          report = reconfiguration.get(1, TimeUnit.SECONDS);
+        } catch (ExecutionException e) {
+          error = "the rescale failed: " + e.getCause();
+        } catch (TimeoutException e) {
+          error = "the rescale had not completed at the end of the run";
+        }
+      }
+      boolean recovered = lag.recovered();
+      Snapshot rescale = atRescale == null ? end : atRescale;
+      Snapshot before = at(Math.max(s.doublingAtSecond(), s.rescaleAtSecond() - BEFORE_SECONDS));
+      // the seconds from the rescale until recovery: those that ended by the time the lag had
+      // recovered (the one in which the backlog ran out is partly input-bound), at least one
+      Snapshot recoveryEnd = at(rescale.tick() + 1);
+      while (recoveryEnd != end
+          && (!recovered || at(recoveryEnd.tick() + 1).atMillis() <= lag.atMillis)) {
+        recoveryEnd = at(recoveryEnd.tick() + 1);
+      }
+      double minThroughput = Double.MAX_VALUE;
+      for (int t = rescale.tick() + 1; t <= recoveryEnd.tick(); t++) {
+        minThroughput = Math.min(minThroughput, samples.get(t - 1).throughput());
+      }
+      long maxLag = 0;
+      for (Snapshot sn : snapshots) {
+        if (sn.tick() >= s.doublingAtSecond()) {
+          maxLag = Math.max(maxLag, sn.lag());
+        }
+      }
+      KeySpace keySpace = new KeySpace(s);
+      List<Integer> moved = report == null ? List.of() : report.movedBuckets();
+      long movedKeys = keySpace.keysIn(moved);
+      long accessed =
+          keySpace.touchedIn(
+              moved,
+              rescale.metrics().recordsIn(TARGET),
+              Math.max(rescale.metrics().recordsIn(TARGET), end.metrics().recordsIn(SOURCE)));
+      int perKey = keySpace.bytesPerKey();
+      double drain = s.capacityAfter() - s.doubledRate();
+      return new RescaleResult(
+          s.workload(),
+          s.protocol(),
+          s.keys(),
+          s.activeKeys(),
+          s.stateBytes(),
+          perKey,
+          s.taskCapacity(),
+          s.rate(),
+          s.doubledRate(),
+          s.workers(),
+          s.from(),
+          s.to(),
+          s.capacityBefore(),
+          s.capacityAfter(),
+          round(s.effectiveWarmupRate()),
+          s.warmupSeconds(),
+          s.keys() * perKey,
+          rescale.metrics().tasksOf(TARGET).stream()
+              .mapToLong(TaskMetricsSnapshot::stateBytes)
+              .sum(),
+          moved,
+          movedKeys,
+          movedKeys * perKey,
+          accessed,
+          accessed * perKey,
+          end.metrics().stateBytesTransferred(),
+          end.metrics().keysTransferred(),
+          end.metrics().fetchRequests(),
+          report == null ? null : report.handoverMillis(),
+          report == null ? null : report.durationMillis(),
+          lag.level,
+          lag.threshold,
+          rescale.lag(),
+          maxLag,
+          drain > 0 ? round(rescale.lag() / drain * 1000) : null,
+          recovered ? round(lag.atMillis - rescaleAtMillis) : null,
+          backlog.threshold,
+          rescale.backlog(),
+          drain > 0 ? round(rescale.backlog() / drain * 1000) : null,
+          backlog.recovered() ? round(backlog.atMillis - rescaleAtMillis) : null,
+          round(
+              (rescale.processed() - before.processed())
+                  / ((rescale.atMillis() - before.atMillis()) / 1000.0)),
+          minThroughput == Double.MAX_VALUE ? null : minThroughput,
+          millis(latency(before, rescale), 99),
+          atRescale == null ? null : millis(latency(rescale, recoveryEnd), 99),
+          end.metrics().tasks().stream()
+              .mapToLong(t -> t.reconfiguration().lookupTableBytes())
+              .sum(),
+          recovered && error == null,
+          Runtime.getRuntime().availableProcessors(),
+          error);
+    }
+  }
+
+  // ------------------------------------------------------------- windows of cumulative counters
+
+  /** The target's {@code recordsIn} between two snapshots. */
+  static long recordsIn(Snapshot from, Snapshot to) {
+    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(from.metrics());
+    long n = 0;
+    for (TaskMetricsSnapshot t : to.metrics().tasksOf(TARGET)) {
+      TaskMetricsSnapshot e = earlier.get(t.task());
+      n += t.recordsIn() - (e == null ? 0 : e.recordsIn());
+    }
+    return n;
+  }
+
+  /** The target's per-batch processing times (ns) between two snapshots. */
+  static Histogram latency(Snapshot from, Snapshot to) {
+    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(from.metrics());
+    Histogram h = new Histogram(60_000_000_000L, 2);
+    for (TaskMetricsSnapshot t : to.metrics().tasksOf(TARGET)) {
+      Histogram window = t.latencyHistogram();
+      TaskMetricsSnapshot e = earlier.get(t.task());
+      if (e != null) {
+        window.subtract(e.latencyHistogram());
+      }
+      h.add(window);
+    }
+    return h;
+  }
+
+  private static Map<TaskId, TaskMetricsSnapshot> byTask(JobMetrics m) {
+    Map<TaskId, TaskMetricsSnapshot> out = new HashMap<>();
+    for (TaskMetricsSnapshot t : m.tasksOf(TARGET)) {
+      out.put(t.task(), t);
+    }
+    return out;
+  }
+
+  private static double millis(Histogram h, double percentile) {
+    return h.getTotalCount() == 0 ? 0 : round(h.getValueAtPercentile(percentile) / 1e6);
+  }
+
+  private static double round(double v) {
+    return Math.round(v * 1000) / 1000.0;
+  }
+
+  /**
+   * The generator's keys by bucket, for the state a protocol had to move: which keys are in the
+   * moved buckets, and which of those the records after the rescale touched.
+   */
+  static final class KeySpace {
+    private final RescaleSettings s;
+    private final ClosedAuctionGenerator generator;
+    private final KeyEncoder encoder = new KeyEncoder(new KryoSerde(TypeRegistry.withDefaults()));
+    private short[] bucketOfKey;
+
+    KeySpace(RescaleSettings s) {
+      this.s = s;
+      this.generator = generator(s);
+    }
+
+    /** Stored bytes of one key's state: its store key (as the tasks write it) and its value. */
+    int bytesPerKey() {
+      return KeyLayout.stateKey(0, encoder.encode(0L), 0, new byte[0]).length + s.stateBytes();
+    }
+
+    private short[] buckets() {
+      if (bucketOfKey == null) {
+        bucketOfKey = new short[Math.toIntExact(s.keys())];
+        for (int k = 0; k < bucketOfKey.length; k++) {
+          bucketOfKey[k] =
+              (short) Buckets.bucketOf(encoder.encode((long) k), Buckets.DEFAULT_BUCKETS);
+        }
+      }
+      return bucketOfKey;
+    }
+
+    private static boolean[] set(List<Integer> buckets) {
+      boolean[] in = new boolean[Buckets.DEFAULT_BUCKETS];
+      buckets.forEach(b -> in[b] = true);
+      return in;
+    }
+
+    /** Keys whose bucket is in {@code buckets}. */
+    long keysIn(List<Integer> buckets) {
+      boolean[] in = set(buckets);
+      long n = 0;
+      for (short b : buckets()) {
+        if (in[b]) {
+          n++;
+        }
+      }
+      return n;
+    }
+
+    /** Distinct keys in {@code buckets} that the records {@code [fromIndex, toIndex)} touch. */
+    long touchedIn(List<Integer> buckets, long fromIndex, long toIndex) {
+      boolean[] in = set(buckets);
+      short[] bucketOf = buckets();
+      BitSet touched = new BitSet(bucketOf.length);
+      for (long i = fromIndex; i < toIndex; i++) {
+        int k = (int) generator.sellerOf(i, s.seed());
+        if (in[bucketOf[k]]) {
+          touched.set(k);
+        }
+      }
+      return touched.cardinality();
+    }
+  }
+}

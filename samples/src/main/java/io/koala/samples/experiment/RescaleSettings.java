@@ -1,0 +1,171 @@
+package io.koala.samples.experiment;
+
+import io.koala.core.Buckets;
+import io.koala.dataflow.RateSchedule;
+import io.koala.samples.nexmark.RecentPrices;
+import java.time.Duration;
+
+/**
+ * The parameters of one rescale experiment ({@code koala experiment rescale}); validation errors
+ * name the command-line flag of the bad value.
+ *
+ * <p>The input follows a schedule in whole seconds from the job's start: a warm-up of {@link
+ * #warmupSeconds()} in which every key is written once, at no more than {@code warmupRate} records
+ * per second; {@code steadySeconds} at {@code rate}; {@code doubledSeconds} at twice the rate; then
+ * the rescale, and the doubled rate from then on.
+ *
+ * @param workload the workload; only {@code q6star}
+ * @param protocol the reconfiguration protocol; only {@code koala} is implemented
+ * @param from parallelism of the target operator before the rescale
+ * @param to parallelism after it
+ * @param workers workers, each in its own ActorSystem over loopback TCP
+ * @param keys keys in total (all written by the warm-up)
+ * @param activeKeys keys touched after the warm-up (the hot range)
+ * @param stateBytes bytes of state per key (the encoded value)
+ * @param taskCapacity emulated capacity of each task of the target operator, records per second
+ * @param rate input rate after the warm-up, records per second (doubled later)
+ * @param warmupRate upper bound of the warm-up input rate; 0 for 95% of the capacity before
+ * @param steadySeconds seconds at {@code rate}
+ * @param doubledSeconds seconds at twice the rate before the rescale
+ * @param tailSeconds seconds the run goes on once the backlog has recovered
+ * @param timeoutSeconds seconds after the rescale after which the run ends, recovered or not
+ * @param seed the generator's seed
+ */
+public record RescaleSettings(
+    String workload,
+    String protocol,
+    int from,
+    int to,
+    int workers,
+    long keys,
+    long activeKeys,
+    int stateBytes,
+    double taskCapacity,
+    double rate,
+    double warmupRate,
+    int steadySeconds,
+    int doubledSeconds,
+    int tailSeconds,
+    int timeoutSeconds,
+    long seed) {
+
+  /** The only workload so far. */
+  public static final String Q6STAR = "q6star";
+
+  /** The only protocol so far. */
+  public static final String KOALA = "koala";
+
+  /** The most keys: the experiment keeps a bucket per key in memory to account for moved state. */
+  public static final long MAX_KEYS = 500_000_000L;
+
+  /** Share of the capacity before the rescale that the default warm-up rate uses. */
+  static final double WARMUP_SHARE = 0.95;
+
+  public RescaleSettings {
+    if (!Q6STAR.equals(workload)) {
+      throw new IllegalArgumentException(
+          "--workload '" + workload + "' is not available; implemented: " + Q6STAR);
+    }
+    if (!KOALA.equals(protocol)) {
+      throw new IllegalArgumentException(
+          "--protocol '"
+              + protocol
+              + "' is not available; implemented: "
+              + KOALA
+              + " (the baselines of DESIGN §7 do not exist yet)");
+    }
+    checkParallelism("--from", from);
+    checkParallelism("--to", to);
+    if (from == to) {
+      throw new IllegalArgumentException("--to must differ from --from (" + from + ")");
+    }
+    positive("--workers", workers);
+    if (keys < 1 || keys > MAX_KEYS) {
+      throw new IllegalArgumentException("--keys must be in [1, " + MAX_KEYS + "], got " + keys);
+    }
+    if (activeKeys < 1 || activeKeys > keys) {
+      throw new IllegalArgumentException(
+          "--active-keys must be in [1, --keys = " + keys + "], got " + activeKeys);
+    }
+    if (stateBytes < RecentPrices.MIN_BYTES) {
+      throw new IllegalArgumentException(
+          "--state-bytes must be at least "
+              + RecentPrices.MIN_BYTES
+              + " (the last prices and their count), got "
+              + stateBytes);
+    }
+    positiveFinite("--task-capacity", taskCapacity);
+    positiveFinite("--rate", rate);
+    if (warmupRate != 0) {
+      positiveFinite("--warmup-rate", warmupRate);
+    }
+    positive("--steady-seconds", steadySeconds);
+    positive("--doubled-seconds", doubledSeconds);
+    if (tailSeconds < 0) {
+      throw new IllegalArgumentException("--tail-seconds must not be negative, got " + tailSeconds);
+    }
+    positive("--timeout-seconds", timeoutSeconds);
+  }
+
+  private static void checkParallelism(String flag, int p) {
+    if (p < 1 || p > Buckets.DEFAULT_BUCKETS) {
+      throw new IllegalArgumentException(
+          flag + " must be in [1, " + Buckets.DEFAULT_BUCKETS + "] (the buckets), got " + p);
+    }
+  }
+
+  private static void positive(String flag, long v) {
+    if (v < 1) {
+      throw new IllegalArgumentException(flag + " must be at least 1, got " + v);
+    }
+  }
+
+  private static void positiveFinite(String flag, double v) {
+    if (!(v > 0) || Double.isInfinite(v)) {
+      throw new IllegalArgumentException(flag + " must be positive and finite, got " + v);
+    }
+  }
+
+  /** Records per second the target operator can process before the rescale. */
+  public double capacityBefore() {
+    return from * taskCapacity;
+  }
+
+  /** Records per second the target operator can process after the rescale. */
+  public double capacityAfter() {
+    return to * taskCapacity;
+  }
+
+  /** The input rate from the doubling on. */
+  public double doubledRate() {
+    return 2 * rate;
+  }
+
+  /** Whole seconds of warm-up: enough for every key at no more than the warm-up rate limit. */
+  public int warmupSeconds() {
+    double limit = warmupRate > 0 ? warmupRate : WARMUP_SHARE * capacityBefore();
+    return (int) Math.max(1, Math.ceil(keys / limit));
+  }
+
+  /** The warm-up's input rate: every key once in {@link #warmupSeconds()}. */
+  public double effectiveWarmupRate() {
+    return (double) keys / warmupSeconds();
+  }
+
+  /** Seconds from the job's start at which the rate doubles. */
+  public int doublingAtSecond() {
+    return warmupSeconds() + steadySeconds;
+  }
+
+  /** Seconds from the job's start at which the rescale is requested. */
+  public int rescaleAtSecond() {
+    return doublingAtSecond() + doubledSeconds;
+  }
+
+  /** The input's rate schedule, from the job's start. */
+  public RateSchedule schedule() {
+    return RateSchedule.constant(effectiveWarmupRate())
+        .then(Duration.ofSeconds(warmupSeconds()), rate)
+        .then(Duration.ofSeconds(doublingAtSecond()), doubledRate());
+  }
+}
