@@ -147,6 +147,7 @@ public final class TaskEngine {
   private final ArrayDeque<Deliver> pending = new ArrayDeque<>();
   private final Throttle throttle; // null: no capacity limit
   private boolean throttleScheduled;
+  private long recordsCharged;
   private final List<OutputChannel> outputs = new ArrayList<>();
   private final Map<Integer, Integer> outputIndex = new HashMap<>();
   private final List<BatchBuilder> builders = new ArrayList<>();
@@ -481,9 +482,17 @@ public final class TaskEngine {
     return false;
   }
 
-  private void throttled(int records) {
+  /**
+   * A batch of work that started at {@code t0} ended: records its latency and charges the task's
+   * capacity for the records it ran (not those it forwarded, held or parked: they are charged where
+   * and when they run).
+   */
+  private void batchDone(long t0) {
+    long now = services.nanoTime();
+    metrics.batch(now - t0);
     if (throttle != null) {
-      throttle.take(services.nanoTime(), records);
+      throttle.take(now, (int) (metrics.recordsIn - recordsCharged));
+      recordsCharged = metrics.recordsIn;
     }
   }
 
@@ -563,7 +572,6 @@ public final class TaskEngine {
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
       watermarks.onData(index);
-      throttled(batch.size());
       process(ch, batch);
     } else if (item instanceof Watermark w) {
       advanced = watermarks.onWatermark(index, w.timestamp());
@@ -571,7 +579,6 @@ public final class TaskEngine {
       advanced = watermarks.onIdle(index);
     } else if (item instanceof ForwardedBatch forwarded) {
       watermarks.onData(index);
-      throttled(forwarded.size());
       processForwarded(forwarded);
     } else if (item instanceof Handover h) {
       installHandover(h);
@@ -636,10 +643,12 @@ public final class TaskEngine {
       sendFetches();
     }
     recordKey = null;
-    metrics.batch(services.nanoTime() - t0, batch.size());
+    batchDone(t0);
   }
 
+  /** Runs the chain's head operator on a record: the only place a record counts as processed. */
   private void processHead(Object value, long timestamp, int edge) {
+    metrics.recordsIn++;
     try {
       ops.get(0).process(value, timestamp, logicalInputs[edge]);
     } catch (KoalaException e) {
@@ -695,7 +704,6 @@ public final class TaskEngine {
           List<StateMessage.Release> releases = new ArrayList<>();
           state.begin();
           WriteTxn txn = state.batchTxn();
-          int ran = 0;
           for (KeyState ks : reply.keys()) {
             KeyRef ref = ks.key();
             if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
@@ -712,13 +720,12 @@ public final class TaskEngine {
             releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
             for (Parking.Parked p : parking.arrived(ref)) {
               runParked(ref, p);
-              ran++;
             }
           }
           endBatch();
           commitState();
           recordKey = null;
-          metrics.batch(services.nanoTime() - t0, ran);
+          batchDone(t0);
           for (StateMessage.Release r : releases) {
             services.send(reply.holder(), r);
           }
@@ -1037,7 +1044,8 @@ public final class TaskEngine {
     }
     if (read > 0) {
       endBatch();
-      metrics.batch(services.nanoTime() - t0, read);
+      metrics.recordsIn += read;
+      batchDone(t0);
     }
     if (allDone) {
       inputsEnded = true;
@@ -1677,7 +1685,7 @@ public final class TaskEngine {
     commitState();
     recordKey = null;
     sendFetches();
-    metrics.batch(services.nanoTime() - t0, batch.size());
+    batchDone(t0);
   }
 
   /** A marker on an upstream channel (or, on a peer channel, the end of a hand-over). */

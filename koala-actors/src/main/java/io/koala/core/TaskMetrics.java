@@ -22,9 +22,9 @@ final class TaskMetrics {
   private double inRate;
   private double outRate;
 
-  void batch(long nanos, int records) {
+  /** A batch of work ended; the records it ran were counted in {@link #recordsIn} as they ran. */
+  void batch(long nanos) {
     batches++;
-    recordsIn += records;
     batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
   }
 

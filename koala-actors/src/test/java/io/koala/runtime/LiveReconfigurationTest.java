@@ -117,6 +117,9 @@ class LiveReconfigurationTest {
       assertExactCounts(job);
       JobMetrics metrics = job.metrics();
       assertThat(metrics.reconfigurations()).hasSize(3);
+      // a record counts where it runs: not again when forwarded, held or parked on the way
+      assertThat(metrics.recordsIn("count")).isEqualTo(RECORDS);
+      assertThat(metrics.recordsIn("recount")).isEqualTo(RECORDS);
       // every key lived on a task that was removed at some point, and was counted after: its
       // state was fetched exactly when needed, and never more than once per key and epoch
       assertThat(metrics.keysTransferred()).isPositive();
