@@ -24,7 +24,9 @@ public final class KryoSerde {
   public KryoSerde(TypeRegistry registry) {
     this.registry = registry;
     this.kryo = registry.newKryo();
-    this.version = registry.version();
+    // unknown: a registration may have happened between newKryo() and now, so the first use
+    // catches up (reading registry.version() here could skip it for good)
+    this.version = -1;
   }
 
   /** The registry this serde draws its classes from. */

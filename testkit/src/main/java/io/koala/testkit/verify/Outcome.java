@@ -15,6 +15,7 @@ public record Outcome(
     Schedule schedule,
     List<String> mismatches,
     List<String> violations,
+    int reconfigurations,
     int faultsApplied) {
 
   public Outcome {

@@ -71,6 +71,13 @@ public final class SimVerifier {
               reference.collected().getOrDefault(sink, List.of()),
               5));
     }
-    return new Outcome(w.name(), seed, schedule, mismatches, violations, run.faultsApplied());
+    return new Outcome(
+        w.name(),
+        seed,
+        schedule,
+        mismatches,
+        violations,
+        run.reconfigurations().size(),
+        run.faultsApplied());
   }
 }

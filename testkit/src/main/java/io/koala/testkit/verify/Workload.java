@@ -22,8 +22,8 @@ public interface Workload {
   List<String> sinks();
 
   /**
-   * The dataflow over {@code records} input records arriving at {@code rate} per second, with
-   * {@code parallelism} for each keyed operator (others run with 2).
+   * The dataflow over {@code records} input records per source arriving at {@code rate} per second
+   * (all at once if 0), with {@code parallelism} for each keyed operator (others run with 2).
    */
   Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate);
 }

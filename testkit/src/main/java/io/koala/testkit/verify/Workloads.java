@@ -61,7 +61,7 @@ public final class Workloads {
     return SourceSpec.generator(name, (i, seed) -> i)
         .partitions(2)
         .count(records)
-        .rate(RateSchedule.constant(rate))
+        .rate(rate > 0 ? RateSchedule.constant(rate) : RateSchedule.unlimited())
         .eventTime(i -> i);
   }
 

@@ -1,0 +1,59 @@
+package io.koala.samples.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import org.junit.jupiter.api.Test;
+import picocli.CommandLine;
+
+/** {@code koala verify} runs every workload under reconfiguration and reports it in JSON. */
+class VerifyCommandIT {
+
+  private static int run(StringWriter out, StringWriter err, String... args) {
+    return new CommandLine(new KoalaCli())
+        .setOut(new PrintWriter(out))
+        .setErr(new PrintWriter(err))
+        .execute(args);
+  }
+
+  @Test
+  void anUnknownWorkloadIsRefusedNamingTheChoices() {
+    StringWriter err = new StringWriter();
+    int code = run(new StringWriter(), err, "verify", "--workload=nope");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--workload").contains("keyed-count");
+  }
+
+  @Test
+  void theSummaryIsOneJsonObject() {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream previous = System.out;
+    System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+    int code;
+    try {
+      code =
+          run(
+              new StringWriter(),
+              new StringWriter(),
+              "verify",
+              "--seeds=1",
+              "--workload=window",
+              "--workload=last10-avg",
+              "--json");
+    } finally {
+      System.setOut(previous);
+    }
+    String[] lines = bytes.toString(java.nio.charset.StandardCharsets.UTF_8).strip().split("\n");
+    Config j = ConfigFactory.parseString(lines[lines.length - 1]);
+    assertThat(code).isZero();
+    assertThat(j.getInt("seeds")).isEqualTo(1);
+    assertThat(j.getInt("runs")).isEqualTo(2);
+    assertThat(j.getInt("reconfigurations")).isPositive();
+    assertThat(j.getInt("mismatches")).isZero();
+    assertThat(j.getInt("invariantViolations")).isZero();
+    assertThat(j.getList("failingSeeds")).isEmpty();
+  }
+}

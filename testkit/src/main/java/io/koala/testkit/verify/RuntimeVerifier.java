@@ -1,0 +1,164 @@
+package io.koala.testkit.verify;
+
+import io.koala.core.reconfig.Change;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobMetrics;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.ReconfigurationReport;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * Verifies a workload under a random reconfiguration schedule on the real runtime (actors, LMDB,
+ * every message serialized when the runtime is configured so): the run against a reference run of
+ * the same input with each operator at its final parallelism from the start, plus the invariants.
+ * Requests are made at their point of the run by wall-clock time, so interleavings vary from run to
+ * run; the seed fixes the schedule.
+ */
+public final class RuntimeVerifier {
+  private final KoalaRuntime runtime;
+  private final long records;
+  private final double rate;
+  private final Duration timeout;
+
+  /**
+   * @param records input records per source
+   * @param rate records per second per source, so the run lasts {@code records / rate} seconds
+   */
+  public RuntimeVerifier(KoalaRuntime runtime, long records, double rate, Duration timeout) {
+    this.runtime = runtime;
+    this.records = records;
+    this.rate = rate;
+    this.timeout = timeout;
+  }
+
+  /** A run in progress: submit several with {@link #start}, then {@link #finish} each. */
+  public final class Run {
+    final Workload workload;
+    final long seed;
+    final Schedule schedule;
+    final JobHandle job;
+    final JobHandle reference;
+    long startNanos = -1; // when the job was first seen running: the schedule's time zero
+    final List<CompletableFuture<ReconfigurationReport>> requests = new ArrayList<>();
+    int next;
+
+    Run(Workload w, long seed, int workers) {
+      this.workload = w;
+      this.seed = seed;
+      this.schedule =
+          Schedule.random(w, seed, workers, w.dataflow(Map.of(), 1, 1).plan().buckets());
+      this.job = runtime.submit(w.dataflow(Map.of(), records, rate));
+      this.reference = runtime.submit(w.dataflow(schedule.finalParallelism(), records, 0));
+    }
+
+    /** Makes the requests that are due; true once all have been made. */
+    boolean advance() {
+      if (startNanos < 0) {
+        if (job.status() != JobStatus.RUNNING) {
+          return job.status().isTerminal();
+        }
+        startNanos = System.nanoTime();
+      }
+      double elapsed = (System.nanoTime() - startNanos) / 1e9;
+      double runSeconds = records / rate;
+      while (next < schedule.steps().size()) {
+        Schedule.Step s = schedule.steps().get(next);
+        if (s.at() * runSeconds > elapsed) {
+          return false;
+        }
+        if (!s.withPrevious() && next > 0 && !requests.get(next - 1).isDone()) {
+          return false; // requested after the previous one completed
+        }
+        requests.add(request(job, s.change()).toCompletableFuture());
+        next++;
+      }
+      return true;
+    }
+  }
+
+  private static CompletionStage<ReconfigurationReport> request(JobHandle job, Change c) {
+    if (c instanceof Change.Rescale r) {
+      return job.rescale(r.operator(), r.parallelism(), r.policy());
+    } else if (c instanceof Change.Rebalance r) {
+      return job.rebalance(r.operator(), r.policy());
+    } else if (c instanceof Change.Migrate m) {
+      return job.migrate(m.operator(), m.task(), m.worker());
+    }
+    throw new IllegalArgumentException("unknown change " + c);
+  }
+
+  /** Submits {@code w}'s run and its reference run for {@code seed}. */
+  public Run start(Workload w, long seed, int workers) {
+    return new Run(w, seed, workers);
+  }
+
+  /** Drives the runs' schedules until every request has been made. */
+  public void drive(List<Run> runs) {
+    long deadline = System.nanoTime() + timeout.toNanos();
+    boolean all = false;
+    while (!all && System.nanoTime() < deadline) {
+      all = true;
+      for (Run r : runs) {
+        all &= r.advance() || r.job.status().isTerminal();
+      }
+      if (!all) {
+        LockSupport.parkNanos(Duration.ofMillis(5).toNanos());
+      }
+    }
+  }
+
+  /** Waits for the run and its reference to end and judges them. */
+  public Outcome finish(Run r) {
+    List<String> violations = new ArrayList<>();
+    List<String> mismatches = new ArrayList<>();
+    if (r.next < r.schedule.steps().size()) {
+      violations.add(
+          "only " + r.next + " of " + r.schedule.steps().size() + " requests were made in time");
+    }
+    for (int i = 0; i < r.requests.size(); i++) {
+      try {
+        r.requests.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+      } catch (ExecutionException e) {
+        violations.add("request " + r.schedule.steps().get(i) + " failed: " + e.getCause());
+      } catch (TimeoutException e) {
+        violations.add("request " + r.schedule.steps().get(i) + " did not complete");
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException(e);
+      }
+    }
+    JobStatus status = awaitEnd(r.job, violations, "run");
+    JobStatus refStatus = awaitEnd(r.reference, violations, "reference run");
+    int completed = 0;
+    if (status == JobStatus.FINISHED && refStatus == JobStatus.FINISHED) {
+      JobMetrics metrics = r.job.metrics();
+      completed = metrics.reconfigurations().size();
+      violations.addAll(Invariants.check(metrics.tasks()));
+      for (String sink : r.workload.sinks()) {
+        mismatches.addAll(
+            Outcome.compare(sink, r.job.collected(sink), r.reference.collected(sink), 5));
+      }
+    }
+    return new Outcome(r.workload.name(), r.seed, r.schedule, mismatches, violations, completed, 0);
+  }
+
+  private JobStatus awaitEnd(JobHandle job, List<String> violations, String what) {
+    try {
+      return job.await(timeout);
+    } catch (RuntimeException e) {
+      violations.add(what + " did not finish: " + e.getMessage());
+      job.close();
+      return JobStatus.FAILED;
+    }
+  }
+}
