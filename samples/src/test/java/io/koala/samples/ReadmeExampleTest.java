@@ -2,18 +2,22 @@ package io.koala.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.core.PartitionPolicy;
 import io.koala.dataflow.Collector;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.KeyedProcessFunction;
+import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.WatermarkStrategy;
 import io.koala.dataflow.WindowAssigner;
 import io.koala.dataflow.WindowResult;
 import io.koala.runtime.JobHandle;
+import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.ReconfigurationReport;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.io.IOException;
@@ -140,6 +144,38 @@ class ReadmeExampleTest {
       job.await(Duration.ofSeconds(30));
       return new ArrayList<>(job.<WindowResult<String, Long>>collected("per-minute"));
     }
+  }
+
+  @Test
+  void liveReconfigurationRuns() {
+    DataflowBuilder b = Dataflow.builder("live").parallelism(2);
+    b.source(
+            SourceSpec.generator("events", (i, seed) -> i % 1_000)
+                .partitions(2)
+                .count(40_000)
+                .rate(RateSchedule.constant(10_000)))
+        .keyBy(k -> k)
+        .count("count")
+        .sink(SinkSpec.collecting("counts"));
+    List<KeyValue<Long, Long>> counts = liveReconfiguration(b.build());
+    assertThat(counts).hasSize(40_000);
+    Map<Long, Long> last = new TreeMap<>();
+    counts.forEach(kv -> last.merge(kv.key(), kv.value(), Math::max));
+    assertThat(last).hasSize(1_000).allSatisfy((k, n) -> assertThat(n).isEqualTo(40L));
+  }
+
+  static List<KeyValue<Long, Long>> liveReconfiguration(Dataflow dataflow) {
+    // README-BEGIN
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
+      JobHandle job = runtime.submit(dataflow); // with a keyed operator named "count"
+      ReconfigurationReport out = job.rescale("count", 4).toCompletableFuture().join();
+      job.rebalance("count", PartitionPolicy.consistentHashing()).toCompletableFuture().join();
+      job.migrate("count", 0, 1).toCompletableFuture().join(); // task 0 moves to worker 1
+      job.await(Duration.ofMinutes(1));
+      System.out.println(out.bucketsMoved() + " buckets moved in " + out.durationMillis() + " ms");
+      return job.collected("counts");
+    }
+    // README-END
   }
 
   @Test
