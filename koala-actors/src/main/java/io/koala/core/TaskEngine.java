@@ -4,6 +4,7 @@ import io.koala.KoalaException;
 import io.koala.core.TaskSetup.InputSpec;
 import io.koala.core.TaskSetup.OutputSpec;
 import io.koala.core.reconfig.BucketHandover;
+import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.Parking;
@@ -44,6 +45,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
@@ -107,7 +109,9 @@ public final class TaskEngine {
     /** Fire the processing-time timers that are due. */
     PROCESSING_TIME,
     /** The task's capacity allows the next batch. */
-    CAPACITY
+    CAPACITY,
+    /** Ask retiring holders for the next chunks of what this task still references there. */
+    DRAIN
   }
 
   /** Lifecycle of a task. */
@@ -131,6 +135,9 @@ public final class TaskEngine {
   private final KeyedTimers timers;
   private final KeyLocations locations;
   private final Parking parking = new Parking();
+  private final Draining draining = new Draining();
+  private boolean drainScheduled;
+  private long recordsAtDrainTick = -1;
   private EpochRole role;
   private final Map<Integer, ForwardBuilder> forwards = new HashMap<>(); // output pos → builder
   private long nextFetchId;
@@ -172,6 +179,8 @@ public final class TaskEngine {
   private Output<Object> entry;
   private int openInputs;
   private boolean inputsEnded;
+  private boolean endReported; // a source has read everything and told the coordinator
+  private boolean endApproved; // the coordinator let the source end (no reconfiguration runs)
   private Status status = Status.CREATED;
   private boolean flushScheduled;
   private boolean pollScheduled;
@@ -461,6 +470,12 @@ public final class TaskEngine {
           guard(this::drain);
         }
       }
+      case DRAIN -> {
+        drainScheduled = false;
+        if (status == Status.RUNNING) {
+          guard(this::drainHolders);
+        }
+      }
     }
   }
 
@@ -678,20 +693,123 @@ public final class TaskEngine {
     return false;
   }
 
-  /** Sends the batch's fetches: one request per holder, for every key newly parked. */
+  /**
+   * Sends the batch's fetches: one request per holder, for every key newly parked; a fetch to a
+   * retiring holder also asks for the next keys this task drains from it (§6.5).
+   */
   private void sendFetches() {
+    Draining.Settings s = draining.settings();
+    sendFetches(s == null ? 0 : s.piggybackKeys());
+  }
+
+  private void sendFetches(int drainKeys) {
     for (Map.Entry<Integer, List<KeyRef>> f : parking.takeFetches().entrySet()) {
-      TaskId holder = new TaskId(setup.task().operator(), f.getKey());
-      services.send(
-          new StateServerAddress(holder),
-          new StateMessage.Fetch(nextFetchId++, setup.task(), f.getValue()));
+      long id = nextFetchId++;
+      StateMessage.Drain d =
+          drainKeys > 0 ? draining.next(locations, f.getKey(), id, drainKeys) : null;
+      sendFetch(new StateMessage.Fetch(id, setup.task(), f.getValue(), d), f.getKey());
+    }
+  }
+
+  /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
+  private void sendFetch(StateMessage.Fetch fetch, int holder) {
+    services.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
+    if (!fetch.keys().isEmpty()) {
       metrics.fetchRequests++;
     }
   }
 
   /**
-   * A holder answered a fetch: installs each key still owned and still awaited from that holder, in
-   * one transaction, runs the key's parked items in order, and releases the holder's copy.
+   * The drain timer (§6.5): fetches the keys entries still name at a retiring holder whose scan has
+   * ended, and asks every retiring holder this task references, with no request outstanding, for
+   * its next chunk: a large one when the task processed nothing since the last tick, else as many
+   * keys as a piggybacked drain, so cold buckets drain even while the task is busy.
+   */
+  private void drainHolders() {
+    Draining.Settings s = draining.settings();
+    if (locations == null || s == null) {
+      return;
+    }
+    boolean idle = metrics.recordsIn == recordsAtDrainTick;
+    recordsAtDrainTick = metrics.recordsIn;
+    int keysPerChunk = idle ? s.idleChunkKeys() : s.piggybackKeys();
+    Set<Integer> referenced = draining.referenced(locations);
+    if (!referenced.isEmpty()) {
+      state.begin();
+      for (int h : referenced) {
+        for (int b : draining.leftovers(locations, h)) {
+          for (byte[] key : locations.entriesNaming(state.batchTxn(), b, h, keysPerChunk)) {
+            parking.prefetch(new KeyRef(b, key), h);
+          }
+        }
+      }
+      commitState();
+      sendFetches(keysPerChunk);
+      for (int h : referenced) {
+        long id = nextFetchId;
+        StateMessage.Drain d = draining.next(locations, h, id, keysPerChunk);
+        if (d != null) {
+          nextFetchId++;
+          sendFetch(new StateMessage.Fetch(id, setup.task(), List.of(), d), h);
+        }
+      }
+    }
+    reportReferences();
+    scheduleDrain();
+  }
+
+  private void scheduleDrain() {
+    Draining.Settings s = draining.settings();
+    if (!drainScheduled && s != null && !draining.referenced(locations).isEmpty()) {
+      drainScheduled = true;
+      services.schedule(Timer.DRAIN, s.intervalMillis());
+    }
+  }
+
+  /** Tells the coordinator which retiring holders this task still references, if that changed. */
+  private void reportReferences() {
+    Set<Integer> r = locations == null ? null : draining.toReport(locations);
+    if (r != null) {
+      services.send(
+          COORDINATOR,
+          new EpochMessage.References(draining.version(), setup.task(), new ArrayList<>(r)));
+    }
+  }
+
+  /**
+   * The state server of task {@code holder} of this operator stopped: fails the task if it still
+   * references state there or awaits a reply from it (§6.8, C7) — that state is gone.
+   */
+  public void onHolderTerminated(int holder) {
+    if (locations == null
+        || status == Status.FAILED
+        || status == Status.CANCELLED
+        || status == Status.FINISHED) {
+      return;
+    }
+    boolean referenced = parking.isFetchingFrom(holder) || draining.isOutstanding(holder);
+    for (int b : locations.movedBuckets()) {
+      referenced |= locations.holdersOf(b).contains(holder);
+    }
+    if (referenced) {
+      fail(
+          ErrorInfo.of(
+              opName(0),
+              setup.task(),
+              null,
+              new IllegalStateException(
+                  "task "
+                      + new TaskId(setup.task().operator(), holder)
+                      + ", which holds state "
+                      + setup.task()
+                      + " still needs, stopped (its worker or node may be gone)")));
+    }
+  }
+
+  /**
+   * A holder answered a fetch: installs each key still owned and still awaited from that holder,
+   * and each drained key that resolves to exactly that holder (K4), in one transaction; runs the
+   * keys' parked items in order, and releases the holder's copies.
    */
   public void onStateReply(StateMessage.StateReply reply) {
     if (status != Status.RUNNING || state == null) {
@@ -709,18 +827,23 @@ public final class TaskEngine {
             if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
               continue; // abandoned, or answered twice: the key's entry still decides
             }
-            txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
-            for (int i = 0; i < ks.storeKeys().size(); i++) {
-              txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
-              metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
-            }
-            locations.installed(txn, ref.bucket(), ref.key(), from);
-            moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+            install(txn, ks, from, releases);
             metrics.keysFetched++;
-            releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
-            for (Parking.Parked p : parking.arrived(ref)) {
-              runParked(ref, p);
+          }
+          StateMessage.DrainChunk chunk = reply.chunk();
+          if (chunk != null && draining.accept(locations, reply.requestId(), from, chunk)) {
+            for (KeyState ks : chunk.keys()) {
+              KeyRef ref = ks.key();
+              if (locations.acceptsDrained(txn, ref.bucket(), ref.key(), from)) {
+                install(txn, ks, from, releases);
+                metrics.keysDrained++;
+                if (!reply.keys().isEmpty()) {
+                  metrics.piggybackedKeys++;
+                }
+              } // else a stale copy: the key resolves elsewhere now
             }
+            draining.advanced(txn, locations, from, chunk);
+            moved[chunk.bucket()] = !locations.isFullyLocal(chunk.bucket());
           }
           endBatch();
           commitState();
@@ -731,8 +854,25 @@ public final class TaskEngine {
           }
           scheduleProcessingTimers();
           sendFetches();
+          reportReferences();
           drain();
         });
+  }
+
+  /** Installs a key's state from {@code from} and runs what was parked behind it. */
+  private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Release> releases) {
+    KeyRef ref = ks.key();
+    txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+    for (int i = 0; i < ks.storeKeys().size(); i++) {
+      txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
+      metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
+    }
+    locations.installed(txn, ref.bucket(), ref.key(), from);
+    moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+    releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+    for (Parking.Parked p : parking.arrived(ref)) {
+      runParked(ref, p);
+    }
   }
 
   private void runParked(KeyRef ref, Parking.Parked p) {
@@ -780,6 +920,7 @@ public final class TaskEngine {
     state.begin();
     BucketHandover h = locations.handOver(state.batchTxn(), bucket);
     commitState();
+    draining.bucketChanged(bucket);
     owned[bucket] = false;
     moved[bucket] = false;
     timers.buckets(ownedBuckets());
@@ -791,6 +932,7 @@ public final class TaskEngine {
     state.begin();
     locations.takeOver(state.batchTxn(), h);
     commitState();
+    draining.bucketChanged(h.bucket());
     owned[h.bucket()] = true;
     moved[h.bucket()] = !locations.isFullyLocal(h.bucket());
     timers.buckets(ownedBuckets());
@@ -1048,6 +1190,16 @@ public final class TaskEngine {
       batchDone(t0);
     }
     if (allDone) {
+      if (!endApproved) {
+        // a bounded input has been read: its end waits until no reconfiguration runs, so an epoch
+        // never straddles the end of a job (the coordinator answers EndInput)
+        if (!endReported) {
+          endReported = true;
+          services.send(COORDINATOR, new EpochMessage.InputEnded(setup.task()));
+        }
+        scheduleFlushIfPartial();
+        return;
+      }
       inputsEnded = true;
       drain();
       return;
@@ -1429,10 +1581,23 @@ public final class TaskEngine {
             metrics.bucketsHandedOver,
             metrics.bucketsTakenOver,
             parking.count(),
-            locations == null ? 0 : locations.filterBytes()));
+            locations == null ? 0 : locations.filterBytes(),
+            metrics.keysDrained,
+            metrics.piggybackedKeys));
   }
 
   // ---------------------------------------------------------------- reconfiguration: roles
+
+  /** The coordinator published the operator's retiring holders: drain them (§6.5). */
+  private void retiring(EpochMessage.Retiring r) {
+    if (locations == null) {
+      services.send(COORDINATOR, new EpochMessage.References(r.epoch(), setup.task(), List.of()));
+      return;
+    }
+    draining.retiring(r.epoch(), Set.copyOf(r.holders()), r.settings());
+    reportReferences();
+    scheduleDrain();
+  }
 
   /**
    * Carries out a coordinator command of a reconfiguration and reports to {@link #COORDINATOR}:
@@ -1480,6 +1645,11 @@ public final class TaskEngine {
           } else if (c instanceof EpochMessage.SwitchRouting sw) {
             switchRouting(sw.edge(), sw.next(), sw.epoch());
             services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+          } else if (c instanceof EpochMessage.Retiring r) {
+            retiring(r);
+          } else if (c instanceof EpochMessage.EndInput) {
+            endApproved = true;
+            schedulePoll(0);
           }
         });
   }
@@ -1760,7 +1930,9 @@ public final class TaskEngine {
 
   private EpochMessage.Transfer transfer() {
     return new EpochMessage.Transfer(
-        metrics.fetchRequests, metrics.keysFetched, metrics.stateBytesFetched);
+        metrics.fetchRequests,
+        metrics.keysFetched + metrics.keysDrained,
+        metrics.stateBytesFetched);
   }
 
   /** Reports what the current reconfiguration has reached at this task. */

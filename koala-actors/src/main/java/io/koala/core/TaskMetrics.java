@@ -15,6 +15,8 @@ final class TaskMetrics {
   long bucketsTakenOver;
   long keysFetched;
   long stateBytesFetched;
+  long keysDrained;
+  long piggybackedKeys;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
   private long lastTickMillis = -1;
   private long lastIn;

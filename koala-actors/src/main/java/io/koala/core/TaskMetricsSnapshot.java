@@ -39,6 +39,33 @@ public record TaskMetricsSnapshot(
     implements KoalaMessage {
 
   /**
+   * The status of a retired task that held state until its owners had drained it all, and then
+   * stopped; its snapshot is the last it gave.
+   */
+  public static final String RELEASED = "RELEASED";
+
+  /** This snapshot with status {@link #RELEASED}. */
+  public TaskMetricsSnapshot released() {
+    return new TaskMetricsSnapshot(
+        task,
+        RELEASED,
+        recordsIn,
+        recordsOut,
+        0,
+        0,
+        batches,
+        batchLatency,
+        lagRecords,
+        lagSeconds,
+        0,
+        0,
+        false,
+        watermark,
+        lateRecords,
+        reconfiguration);
+  }
+
+  /**
    * What reconfigurations cost this task so far.
    *
    * @param fetchRequests fetches sent (one per holder per batch)
@@ -50,6 +77,8 @@ public record TaskMetricsSnapshot(
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
    * @param lookupTableBytes bytes of membership filters of the key lookup table
+   * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
+   * @param piggybackedKeys of those, the keys that came with a fetch's reply
    */
   public record Reconfiguration(
       long fetchRequests,
@@ -60,10 +89,12 @@ public record TaskMetricsSnapshot(
       long bucketsHandedOver,
       long bucketsTakenOver,
       long parkedRecords,
-      long lookupTableBytes)
+      long lookupTableBytes,
+      long keysDrained,
+      long piggybackedKeys)
       implements KoalaMessage {
     /** Nothing reconfigured. */
-    public static final Reconfiguration NONE = new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final Reconfiguration NONE = new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** The batch latency histogram. */

@@ -2,6 +2,7 @@ package io.koala.runtime;
 
 import io.koala.core.KoalaMessage;
 import io.koala.core.TaskMetricsSnapshot;
+import io.koala.plan.TaskId;
 import java.util.List;
 import org.HdrHistogram.Histogram;
 
@@ -24,12 +25,33 @@ public record JobMetrics(
     reconfigurations = List.copyOf(reconfigurations);
   }
 
-  /** Keys whose state tasks fetched from other tasks, over the whole job. */
+  /**
+   * Keys whose state tasks installed from other tasks, over the whole job: fetched on first access,
+   * or drained from a retired task.
+   */
   public long keysTransferred() {
-    return tasks.stream().mapToLong(t -> t.reconfiguration().keysFetched()).sum();
+    return tasks.stream()
+        .mapToLong(t -> t.reconfiguration().keysFetched() + t.reconfiguration().keysDrained())
+        .sum();
   }
 
-  /** Bytes of state tasks fetched from other tasks, over the whole job. */
+  /** Keys drained from tasks a scale-in or migration retired (DESIGN §6.5), over the whole job. */
+  public long keysDrained() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().keysDrained()).sum();
+  }
+
+  /**
+   * Retired tasks of {@code operator} that held state until every owner had drained it, and then
+   * stopped (their last metrics stay here, with status {@link TaskMetricsSnapshot#RELEASED}).
+   */
+  public List<TaskId> releasedTasks(String operator) {
+    return tasksOf(operator).stream()
+        .filter(t -> t.status().equals(TaskMetricsSnapshot.RELEASED))
+        .map(TaskMetricsSnapshot::task)
+        .toList();
+  }
+
+  /** Bytes of state tasks installed from other tasks (fetched or drained), over the whole job. */
   public long stateBytesTransferred() {
     return tasks.stream().mapToLong(t -> t.reconfiguration().stateBytesFetched()).sum();
   }

@@ -6,6 +6,7 @@ import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValueFactory;
 import io.koala.core.ChannelSettings;
+import io.koala.core.reconfig.Draining;
 import io.koala.store.StoreOptions;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +36,7 @@ public final class KoalaConfig {
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
+  private final Draining.Settings drain;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -80,6 +82,16 @@ public final class KoalaConfig {
             "koala.reconfiguration.step-timeout",
             Duration.ofMillis(1),
             Duration.ofHours(1));
+    this.drain =
+        new Draining.Settings(
+            intIn(config, "koala.reconfiguration.drain.piggyback-keys", 1, 100_000),
+            intIn(config, "koala.reconfiguration.drain.idle-chunk-keys", 1, 100_000),
+            durationIn(
+                    config,
+                    "koala.reconfiguration.drain.interval",
+                    Duration.ofMillis(1),
+                    Duration.ofMinutes(1))
+                .toMillis());
   }
 
   /** The configuration of the application ({@code application.conf} over the defaults). */
@@ -163,6 +175,14 @@ public final class KoalaConfig {
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;
+  }
+
+  /**
+   * How owners drain the state left at tasks a scale-in or migration retired (DESIGN §6.5), from
+   * {@code koala.reconfiguration.drain}.
+   */
+  public Draining.Settings drain() {
+    return drain;
   }
 
   /** The effective {@code koala} block, for logging. */

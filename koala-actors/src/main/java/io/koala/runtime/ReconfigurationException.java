@@ -9,7 +9,25 @@ import io.koala.KoalaException;
 public class ReconfigurationException extends KoalaException {
   private static final long serialVersionUID = 1L;
 
-  public ReconfigurationException(String message) {
+  /** Why a reconfiguration was not made. */
+  public enum Reason {
+    /** The request itself is invalid (operator, parallelism, task or worker). */
+    INVALID_REQUEST,
+    /**
+     * The job is ending: its bounded input has been read, or it finished, failed or was cancelled
+     * before the change was made.
+     */
+    JOB_ENDING
+  }
+
+  private final Reason reason;
+
+  public ReconfigurationException(Reason reason, String message) {
     super(message);
+    this.reason = reason;
+  }
+
+  public Reason reason() {
+    return reason;
   }
 }

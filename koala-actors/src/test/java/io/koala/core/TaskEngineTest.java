@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 
 import io.koala.core.FakeServices.Scheduled;
 import io.koala.core.FakeServices.Task;
+import io.koala.core.reconfig.EpochMessage;
 import io.koala.dataflow.Collector;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
@@ -548,6 +549,14 @@ class TaskEngineTest {
     services.takeTimer(TaskEngine.Timer.POLL);
     engine.onTimer(TaskEngine.Timer.POLL);
     assertThat(engine.metrics().recordsIn()).isEqualTo(50);
+    // the end waits for the coordinator, which lets it through when no reconfiguration runs
+    assertThat(engine.status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(services.sent)
+        .extracting(FakeServices.Sent::message)
+        .contains(new EpochMessage.InputEnded(engine.metrics().task()));
+    engine.onCommand(new EpochMessage.EndInput(0));
+    services.takeTimer(TaskEngine.Timer.POLL);
+    engine.onTimer(TaskEngine.Timer.POLL);
     assertThat(engine.status()).isEqualTo(TaskEngine.Status.FINISHED);
     assertThat(services.finished).isEqualTo(1);
 

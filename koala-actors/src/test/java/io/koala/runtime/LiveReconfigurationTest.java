@@ -9,15 +9,22 @@ import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -124,6 +131,65 @@ class LiveReconfigurationTest {
       // state was fetched exactly when needed, and never more than once per key and epoch
       assertThat(metrics.keysTransferred()).isPositive();
       assertThat(metrics.stateBytesTransferred()).isPositive();
+    }
+  }
+
+  /**
+   * A scale-in and a migration retire tasks that still hold state: their buckets' new owners drain
+   * it all (a forced full transfer), then the retired tasks stop and their stores are deleted,
+   * while the job runs on with exact counts.
+   */
+  @Test
+  void retiredTasksAreDrainedStoppedAndDeleted(@TempDir Path dir) throws Exception {
+    KoalaConfig config = KoalaConfig.load().withWorkers(3).withDataDir(dir);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      awaitProgress(job, 2_000);
+      done(job.rescale("count", 1)); // retires task 1
+      done(job.migrate("count", 0, 2)); // retires task 0; task 2 owns everything
+      Eventually.await(
+          "both retired tasks of 'count' to be drained and stopped while the job runs",
+          WAIT,
+          () ->
+              job.metrics().releasedTasks("count").size() == 2
+                  && job.status() == JobStatus.RUNNING);
+      assertThat(job.metrics().keysDrained()).isPositive();
+      Eventually.await(
+          "the stores of the stopped tasks to be deleted",
+          WAIT,
+          () -> taskDirectories(dir, "count-0", "count-1").isEmpty());
+      assertThat(taskDirectories(dir, "count-2")).hasSize(1);
+
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertExactCounts(job);
+      assertThat(job.metrics().recordsIn("count")).isEqualTo(RECORDS);
+    }
+  }
+
+  /** Task directories under {@code root} (worker-N/JOB/OPERATOR-INDEX) with one of these names. */
+  private static List<Path> taskDirectories(Path root, String... names) {
+    Set<String> wanted = Set.of(names);
+    List<Path> out = new ArrayList<>();
+    for (Path worker : list(root)) {
+      for (Path job : list(worker)) {
+        for (Path task : list(job)) {
+          if (wanted.contains(task.getFileName().toString())) {
+            out.add(task);
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  private static List<Path> list(Path dir) {
+    if (!Files.isDirectory(dir)) {
+      return List.of();
+    }
+    try (Stream<Path> paths = Files.list(dir)) {
+      return paths.filter(Files::isDirectory).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException("cannot list " + dir, e);
     }
   }
 

@@ -17,13 +17,19 @@ public sealed interface EpochMessage extends KoalaMessage
 
   /** Coordinator → task. */
   sealed interface Command extends EpochMessage, TaskMessage
-      permits PrepareTarget, ExpectInputs, CatchUp, HandOverBuckets, SwitchRouting {
+      permits PrepareTarget,
+          ExpectInputs,
+          CatchUp,
+          HandOverBuckets,
+          SwitchRouting,
+          Retiring,
+          EndInput {
     long epoch();
   }
 
   /** Task → coordinator. */
   sealed interface Report extends EpochMessage
-      permits Prepared, CaughtUp, HandedOver, Connected, Switched, Drained {
+      permits Prepared, CaughtUp, HandedOver, Connected, Switched, Drained, References, InputEnded {
     long epoch();
 
     TaskId task();
@@ -72,6 +78,46 @@ public sealed interface EpochMessage extends KoalaMessage
 
   /** Step 4, to upstream tasks: switch output edge {@code edge} to {@code next}. */
   record SwitchRouting(long epoch, int edge, OutputSpec next) implements Command {}
+
+  /**
+   * After epoch {@code epoch} of the task's operator, to every live task of it: the retiring
+   * holders of the operator, to drain (§6.5) with {@code settings}. Reply {@link References} now
+   * and whenever the references change.
+   */
+  record Retiring(long epoch, List<Integer> holders, Draining.Settings settings)
+      implements Command {
+    public Retiring {
+      holders = List.copyOf(holders);
+    }
+  }
+
+  /**
+   * The retiring holders (published after {@code epoch}) the task still references in its lookup
+   * table; the coordinator terminates a holder no live task references.
+   */
+  record References(long epoch, TaskId task, List<Integer> holders) implements Report {
+    public References {
+      holders = List.copyOf(holders);
+    }
+  }
+
+  /**
+   * Source → coordinator: the source has read all of its bounded input and holds its end until
+   * {@link EndInput}, so that the end of a job never falls inside a reconfiguration. Not part of an
+   * epoch ({@link #epoch} is 0).
+   */
+  record InputEnded(TaskId task) implements Report {
+    @Override
+    public long epoch() {
+      return 0;
+    }
+  }
+
+  /**
+   * Coordinator → source that reported {@link InputEnded}: no reconfiguration runs (and none will
+   * start), end your output. {@code epoch} is the last epoch started, 0 if none.
+   */
+  record EndInput(long epoch) implements Command {}
 
   /**
    * A task's running totals of lazily transferred state (fetch requests sent, keys and bytes

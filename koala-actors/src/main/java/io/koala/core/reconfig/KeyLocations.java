@@ -8,6 +8,8 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * The key lookup table of one task (DESIGN §5.3): for each bucket it owns, where the state of each
@@ -50,7 +52,11 @@ public final class KeyLocations {
     MembershipFilter filter;
     byte[] drainCursor;
     boolean drained;
-    long remoteEntries;
+    final Map<Integer, Long> remote = new HashMap<>(); // holder → entries naming it
+
+    void addRemote(int holder, long n) {
+      remote.merge(holder, n, (a, b) -> a + b == 0 ? null : a + b);
+    }
   }
 
   /**
@@ -120,7 +126,7 @@ public final class KeyLocations {
     byte[] entryKey = KeyLayout.keyPrefix(bucket, key);
     byte[] entry = txn.get(Table.LOCATIONS, entryKey);
     if (entry != null && entry[0] == HOLDER && ByteBuffer.wrap(entry, 1, 4).getInt() != self) {
-      m.remoteEntries--;
+      m.addRemote(ByteBuffer.wrap(entry, 1, 4).getInt(), -1);
     }
     txn.put(Table.LOCATIONS, entryKey, holder(self));
     localKeys.get(bucket).add(key);
@@ -154,12 +160,52 @@ public final class KeyLocations {
    */
   public void drainedTo(WriteTxn txn, int bucket, byte[] cursor, boolean end) {
     Moved m = moved.get(bucket);
-    if (m == null) {
+    if (m == null || m.drained) {
       return;
     }
     m.drainCursor = cursor;
     m.drained = end;
     converge(txn, bucket, m);
+  }
+
+  /**
+   * The tasks other than this one that hold state of owned {@code bucket}: its default holder until
+   * drained, and every holder an entry names.
+   */
+  public Set<Integer> holdersOf(int bucket) {
+    Moved m = moved.get(bucket);
+    if (m == null) {
+      return Set.of();
+    }
+    Set<Integer> out = new TreeSet<>(m.remote.keySet());
+    if (!m.drained && m.defaultHolder != self) {
+      out.add(m.defaultHolder);
+    }
+    return out;
+  }
+
+  /** Owned buckets whose keys may be elsewhere, in ascending order. */
+  public int[] movedBuckets() {
+    return moved.keySet().stream().mapToInt(Integer::intValue).sorted().toArray();
+  }
+
+  /** Up to {@code limit} keys of owned {@code bucket} whose entries name {@code holder}. */
+  public List<byte[]> entriesNaming(WriteTxn txn, int bucket, int holder, int limit) {
+    List<byte[]> out = new ArrayList<>();
+    Moved m = moved.get(bucket);
+    if (m == null || !m.remote.containsKey(holder)) {
+      return out;
+    }
+    txn.scan(
+        Table.LOCATIONS,
+        KeyLayout.bucketPrefix(bucket),
+        (k, v) -> {
+          if (v[0] == HOLDER && ByteBuffer.wrap(v, 1, 4).getInt() == holder) {
+            out.add(KeyLayout.userKeyOf(k));
+          }
+          return out.size() < limit;
+        });
+    return out;
   }
 
   /** The drain cursor of {@code bucket}'s default holder, or {@code null} (from the start). */
@@ -258,7 +304,7 @@ public final class KeyLocations {
       if (!e.absent() && e.holder() == self) {
         local.add(e.key());
       } else if (!e.absent()) {
-        m.remoteEntries++;
+        m.addRemote(e.holder(), 1);
       }
     }
     localKeys.put(bucket, local);
@@ -269,7 +315,7 @@ public final class KeyLocations {
   /** Drops a moved bucket's metadata once everything of it is local (K3). */
   private void converge(WriteTxn txn, int bucket, Moved m) {
     boolean defaultDone = m.drained || m.defaultHolder == self;
-    if (!defaultDone || m.remoteEntries > 0) {
+    if (!defaultDone || !m.remote.isEmpty()) {
       return;
     }
     // tombstones stand for stale local copies: delete those before forgetting the tombstones
@@ -292,11 +338,6 @@ public final class KeyLocations {
 
   private static boolean hasState(WriteTxn txn, int bucket, byte[] key) {
     return txn.scan(Table.STATE, KeyLayout.keyPrefix(bucket, key), null, 1, (a, b) -> false) > 0;
-  }
-
-  /** Buckets owned and moved (with entries or a remote default holder), for metrics. */
-  public int movedBuckets() {
-    return moved.size();
   }
 
   /** Bytes of membership filters kept in memory. */

@@ -66,10 +66,23 @@ public final class Parking {
   public void park(KeyRef key, Parked item, int holder) {
     parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
     count++;
+    prefetch(key, holder);
+  }
+
+  /**
+   * Fetches {@code key} from {@code holder} with the next fetches, with nothing parked behind it (a
+   * forced transfer pulling a key an entry names); does nothing if it is being fetched.
+   */
+  public void prefetch(KeyRef key, int holder) {
     if (!inFlight.containsKey(key)) {
       inFlight.put(key, holder);
       toFetch.computeIfAbsent(holder, h -> new ArrayList<>()).add(key);
     }
+  }
+
+  /** Whether a fetch from {@code holder} is outstanding. */
+  public boolean isFetchingFrom(int holder) {
+    return inFlight.containsValue(holder);
   }
 
   /** The fetches to send now, by holder; clears them. */

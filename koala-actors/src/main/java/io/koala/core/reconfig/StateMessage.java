@@ -33,20 +33,47 @@ public sealed interface StateMessage extends KoalaMessage
 
   /**
    * Owner → holder's state server: send me the whole state of these keys (all state ids and
-   * namespaces). Idempotent: a repeated request gets the same answer.
+   * namespaces), and, when {@code drain} is not null, the next keys of a bucket the owner is
+   * draining from this holder (§6.5; piggybacked on a fetch, or alone when {@code keys} is empty).
+   * Idempotent: a repeated request gets the same answer.
    */
-  record Fetch(long requestId, TaskId owner, List<KeyRef> keys) implements StateMessage {
+  record Fetch(long requestId, TaskId owner, List<KeyRef> keys, Drain drain)
+      implements StateMessage {
     public Fetch {
       keys = List.copyOf(keys);
     }
   }
 
   /**
-   * Holder's state server → owner: the state of the requested keys. A key with no entries is absent
-   * at the holder. {@code generation} is the holder's generation of each bucket (see {@link
+   * Up to {@code maxKeys} keys of {@code bucket} held here whose store keys come after {@code
+   * after} (a cursor the owner drives; {@code null} from the start).
+   */
+  record Drain(int bucket, byte[] after, int maxKeys) implements KoalaMessage {
+    public Drain {
+      if (maxKeys < 1) {
+        throw new IllegalArgumentException("a drain asks for at least one key, not " + maxKeys);
+      }
+    }
+  }
+
+  /**
+   * The answer to a {@link Drain}: the next keys of the bucket with their state, the cursor to
+   * continue after, and whether the holder has nothing more of the bucket.
+   */
+  record DrainChunk(int bucket, List<KeyState> keys, byte[] next, boolean end)
+      implements KoalaMessage {
+    public DrainChunk {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /**
+   * Holder's state server → owner: the state of the requested keys, and the drained chunk when the
+   * fetch asked for one ({@code null} otherwise). A key with no entries is absent at the holder.
+   * {@code generation} is the holder's generation of each bucket (see {@link
    * KeyLocations#generation}), echoed in the {@link Release}.
    */
-  record StateReply(long requestId, TaskId holder, List<KeyState> keys)
+  record StateReply(long requestId, TaskId holder, List<KeyState> keys, DrainChunk chunk)
       implements StateMessage, TaskMessage {
     public StateReply {
       keys = List.copyOf(keys);

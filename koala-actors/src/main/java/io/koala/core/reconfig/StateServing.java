@@ -1,5 +1,8 @@
 package io.koala.core.reconfig;
 
+import io.koala.core.ChannelSettings;
+import io.koala.core.reconfig.StateMessage.Drain;
+import io.koala.core.reconfig.StateMessage.DrainChunk;
 import io.koala.core.reconfig.StateMessage.Fetch;
 import io.koala.core.reconfig.StateMessage.KeyRef;
 import io.koala.core.reconfig.StateMessage.KeyState;
@@ -10,6 +13,7 @@ import io.koala.store.ReadTxn;
 import io.koala.store.Table;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /**
@@ -18,6 +22,9 @@ import java.util.List;
  * Pure; holders never delete on send (§6.7).
  */
 public final class StateServing {
+  /** Bytes of state a drained chunk stops at (it ends with a whole key, so may exceed it). */
+  public static final int CHUNK_BYTES = ChannelSettings.FRAME_BYTES / 4;
+
   private StateServing() {}
 
   /** The store key under which a task keeps its generation of {@code bucket}. */
@@ -39,9 +46,64 @@ public final class StateServing {
             values.add(v);
             return true;
           });
-      byte[] g = txn.get(Table.METADATA, generationKey(k.bucket()));
-      keys.add(new KeyState(k, g == null ? 0 : ByteBuffer.wrap(g).getLong(), storeKeys, values));
+      keys.add(new KeyState(k, generation(txn, k.bucket()), storeKeys, values));
     }
-    return new StateReply(fetch.requestId(), self, keys);
+    DrainChunk chunk = fetch.drain() == null ? null : drain(txn, fetch.drain());
+    return new StateReply(fetch.requestId(), self, keys, chunk);
+  }
+
+  /**
+   * The next keys of a bucket after the drain's cursor, every store entry of each, up to the
+   * drain's key count or {@link #CHUNK_BYTES} (at least one key).
+   */
+  static DrainChunk drain(ReadTxn txn, Drain drain) {
+    int bucket = drain.bucket();
+    long generation = generation(txn, bucket);
+    List<KeyState> keys = new ArrayList<>();
+    byte[][] cursor = {drain.after()};
+    long[] bytes = {0};
+    List<byte[]> storeKeys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    byte[][] current = {null};
+    boolean[] full = {false};
+    txn.scan(
+        Table.STATE,
+        KeyLayout.bucketPrefix(bucket),
+        drain.after(),
+        Integer.MAX_VALUE,
+        (sk, v) -> {
+          byte[] key = KeyLayout.userKeyOf(sk);
+          if (current[0] == null || !Arrays.equals(key, current[0])) {
+            if (current[0] != null) {
+              keys.add(
+                  new KeyState(
+                      new KeyRef(bucket, current[0]),
+                      generation,
+                      List.copyOf(storeKeys),
+                      List.copyOf(values)));
+              storeKeys.clear();
+              values.clear();
+              if (keys.size() >= drain.maxKeys() || bytes[0] >= CHUNK_BYTES) {
+                full[0] = true;
+                return false;
+              }
+            }
+            current[0] = key;
+          }
+          storeKeys.add(sk);
+          values.add(v);
+          bytes[0] += sk.length + v.length;
+          cursor[0] = sk;
+          return true;
+        });
+    if (!full[0] && current[0] != null) {
+      keys.add(new KeyState(new KeyRef(bucket, current[0]), generation, storeKeys, values));
+    }
+    return new DrainChunk(bucket, keys, cursor[0], !full[0]);
+  }
+
+  private static long generation(ReadTxn txn, int bucket) {
+    byte[] g = txn.get(Table.METADATA, generationKey(bucket));
+    return g == null ? 0 : ByteBuffer.wrap(g).getLong();
   }
 }

@@ -1,5 +1,8 @@
 package io.koala.runtime.internal;
 
+import static io.koala.runtime.ReconfigurationException.Reason.INVALID_REQUEST;
+import static io.koala.runtime.ReconfigurationException.Reason.JOB_ENDING;
+
 import io.koala.core.ChannelSettings;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
@@ -18,6 +21,7 @@ import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.ReconfigurationPlan;
+import io.koala.core.reconfig.Retirement;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.OperatorId;
@@ -25,6 +29,7 @@ import io.koala.plan.TaskId;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -100,6 +105,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   /** Self: no task reported progress on epoch {@code epoch} for the step timeout. */
   record EpochStalled(long epoch) implements Command {}
 
+  /**
+   * Self: the final metrics of a retiring holder no owner references any more ({@code null} if it
+   * did not answer), before its worker stops it and deletes its state.
+   */
+  record HolderReleased(TaskId task, TaskMetricsSnapshot metrics) implements Command {}
+
+  /** Self (DeathWatch): a task's actor stopped. */
+  record TaskTerminated(TaskId task) implements Command {}
+
   /** Self: deployment took too long. */
   enum DeployTimeout implements Command {
     INSTANCE
@@ -153,6 +167,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private long nextEpoch = 1;
   private long startMillis;
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
+  private final Retirement retirement;
+  private final Set<TaskId> released = new HashSet<>();
+  private final List<TaskId> inputEnded = new ArrayList<>(); // sources that read everything
+  private final Set<TaskId> endHeld = new HashSet<>(); // of those, the ones not yet let end
+  private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Set<Integer> pendingWorkers = new HashSet<>();
   private final Set<TaskId> finished = new HashSet<>();
@@ -196,6 +215,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     Duration deployTimeout = config.deployTimeout();
     this.deployment = DeploymentPlan.of(jobId, plan, workers.size(), settings);
     this.live = LiveDeployment.of(plan, deployment);
+    this.retirement = new Retirement(config.drain());
     this.lastMetrics =
         new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
     for (TaskSetup s : deployment.setups().values()) {
@@ -233,6 +253,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(Reconfigure.class, this::onReconfigure)
         .onMessage(EpochReported.class, this::onEpochReported)
         .onMessage(EpochStalled.class, this::onEpochStalled)
+        .onMessage(HolderReleased.class, this::onHolderReleased)
+        .onMessage(TaskTerminated.class, this::onTaskTerminated)
         .build();
   }
 
@@ -246,6 +268,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     for (TaskActor.TaskRef r : m.tasks()) {
       tasks.put(r.task(), r.ref());
       addresses.put(r.task(), r);
+      getContext().watchWith(r.ref(), new TaskTerminated(r.task()));
     }
     if (status.isTerminal()) {
       // a late deployment of a job that already ended: stop those tasks too
@@ -359,14 +382,18 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       if (status == JobStatus.RUNNING) {
         lastMetrics =
             new JobMetrics(
-                jobId, JobStatus.FINISHED, System.currentTimeMillis(), m.tasks(), reports);
+                jobId,
+                JobStatus.FINISHED,
+                System.currentTimeMillis(),
+                withReleased(m.tasks()),
+                reports);
         end(JobStatus.FINISHED, null);
       }
       return this;
     }
     ActorRef<JobMetrics> replyTo = metricsRequests.remove(m.request());
     JobMetrics metrics =
-        new JobMetrics(jobId, status, System.currentTimeMillis(), m.tasks(), reports);
+        new JobMetrics(jobId, status, System.currentTimeMillis(), withReleased(m.tasks()), reports);
     if (!status.isTerminal()) {
       lastMetrics = metrics;
     }
@@ -374,6 +401,16 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       replyTo.tell(status.isTerminal() ? lastMetrics : metrics);
     }
     return this;
+  }
+
+  /** Task metrics with those of the holders already stopped (their counts stay in the totals). */
+  private List<TaskMetricsSnapshot> withReleased(List<TaskMetricsSnapshot> live) {
+    if (releasedMetrics.isEmpty()) {
+      return live;
+    }
+    List<TaskMetricsSnapshot> all = new ArrayList<>(live);
+    all.addAll(releasedMetrics);
+    return all;
   }
 
   private Behavior<Command> onGetCollected(GetCollected m) {
@@ -435,14 +472,14 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private Behavior<Command> onReconfigure(Reconfigure m) {
     if (status.isTerminal()) {
-      m.replyTo().tell(new Reconfiguration.Rejected("job " + jobId + " is " + status));
+      m.replyTo().tell(new Reconfiguration.Rejected(JOB_ENDING, "job " + jobId + " is " + status));
       return this;
     }
     OperatorId vertex;
     try {
       vertex = check(m.change());
     } catch (IllegalArgumentException e) {
-      m.replyTo().tell(new Reconfiguration.Rejected(e.getMessage()));
+      m.replyTo().tell(new Reconfiguration.Rejected(INVALID_REQUEST, e.getMessage()));
       return this;
     }
     if (m.change().coalesces()) {
@@ -494,9 +531,14 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private void startNextEpoch() {
     while (active == null && status == JobStatus.RUNNING && !queue.isEmpty()) {
       Queued q = queue.poll();
-      TaskId endedSource = endedSource();
-      if (endedSource != null) {
-        reject(q, "job " + jobId + " is finishing: source task " + endedSource + " has ended");
+      if (!inputEnded.isEmpty()) {
+        reject(
+            q,
+            "job "
+                + jobId
+                + " is finishing: source task "
+                + inputEnded.get(0)
+                + " has read all its input");
         continue;
       }
       ReconfigurationPlan rp;
@@ -519,11 +561,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         }
         driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q));
       } catch (IllegalArgumentException e) {
-        reject(q, e.getMessage());
+        reject(q, INVALID_REQUEST, e.getMessage());
         continue;
       }
       nextEpoch++;
       active = new Active(q, driver, System.currentTimeMillis());
+      retirement.epochStarted(q.vertex);
       getContext()
           .getLog()
           .info(
@@ -534,16 +577,24 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               rp.moves().size());
       apply(driver.start());
     }
-  }
-
-  /** A source task that has read all its input (the bounded job is finishing), or null. */
-  private TaskId endedSource() {
-    for (TaskId t : finished) {
-      if (plan.vertex(t.operator()).isSource()) {
-        return t;
+    if (active == null && status == JobStatus.RUNNING) {
+      // no reconfiguration runs, and none will start: the sources holding their end may end
+      for (TaskId t : inputEnded) {
+        if (endHeld.remove(t)) {
+          tasks.get(t).tell(new EpochMessage.EndInput(nextEpoch - 1));
+        }
       }
     }
-    return null;
+  }
+
+  /** A source read all its input: it ends now, or once the running reconfiguration is done. */
+  private void onInputEnded(EpochMessage.InputEnded m) {
+    if (status != JobStatus.RUNNING || inputEnded.contains(m.task())) {
+      return;
+    }
+    inputEnded.add(m.task());
+    endHeld.add(m.task());
+    startNextEpoch(); // rejects what is queued, and lets the source end unless an epoch runs
   }
 
   /** Places new tasks where the request says, else on the workers with fewest of its tasks. */
@@ -630,11 +681,71 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private Behavior<Command> onEpochReported(EpochReported m) {
+    if (m.report() instanceof EpochMessage.InputEnded e) {
+      onInputEnded(e);
+      return this;
+    }
+    if (m.report() instanceof EpochMessage.References r) {
+      if (status == JobStatus.RUNNING) {
+        retirement.on(r, live.liveTaskIds(r.task().operator())).forEach(this::release);
+      }
+      return this;
+    }
     if (active == null || status != JobStatus.RUNNING) {
       return this;
     }
     apply(active.driver.on(m.report()));
     return this;
+  }
+
+  /**
+   * No owner references retiring holder {@code task} any more (§6.5, C5): keeps its final metrics,
+   * then its worker stops it and deletes its state.
+   */
+  private void release(TaskId task) {
+    released.add(task);
+    ActorRef<TaskMessage> ref = tasks.get(task);
+    getContext()
+        .ask(
+            TaskMetricsSnapshot.class,
+            ref,
+            metricsTimeout,
+            TaskActor.GetMetrics::new,
+            (metrics, error) -> new HolderReleased(task, metrics));
+  }
+
+  private Behavior<Command> onHolderReleased(HolderReleased m) {
+    if (m.metrics() != null) {
+      releasedMetrics.add(m.metrics().released());
+    }
+    tasks.remove(m.task());
+    addresses.remove(m.task());
+    finished.remove(m.task());
+    getContext()
+        .getLog()
+        .info("job {}: retired task {} holds no state any more; stopping it", jobId, m.task());
+    workers.get(live.placement(m.task())).tell(new Worker.StopTask(jobId, m.task()));
+    return this;
+  }
+
+  /** DeathWatch: a task stopped while the job runs, and not because it was released: fail. */
+  private Behavior<Command> onTaskTerminated(TaskTerminated m) {
+    if (status.isTerminal() || released.contains(m.task())) {
+      return this;
+    }
+    return fail(
+        ErrorInfo.of(
+            m.task().operator().name(),
+            m.task(),
+            null,
+            new IllegalStateException(
+                "the actor of task "
+                    + m.task()
+                    + " stopped while job "
+                    + jobId
+                    + " is "
+                    + status
+                    + " (its worker or node may be gone)")));
   }
 
   private Behavior<Command> onEpochStalled(EpochStalled m) {
@@ -681,6 +792,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     reports.add(report);
     getContext().getLog().info("job {}: {}", jobId, report);
     complete(a.request, report);
+    for (Retirement.Publish p :
+        retirement.epochEnded(
+            a.request.vertex, r.epoch(), live.retired(), live.liveTaskIds(a.request.vertex))) {
+      tasks.get(p.task()).tell(p.command());
+    }
     startNextEpoch();
   }
 
@@ -713,9 +829,14 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
   }
 
+  /** The job is ending: {@code q} will not be carried out. */
   private static void reject(Queued q, String reason) {
+    reject(q, JOB_ENDING, reason);
+  }
+
+  private static void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
     for (ActorRef<Reconfiguration.Outcome> r : q.replyTo) {
-      r.tell(new Reconfiguration.Rejected(reason));
+      r.tell(new Reconfiguration.Rejected(kind, reason));
     }
   }
 

@@ -96,6 +96,9 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.Release.class,
         StateMessage.KeyRef.class,
         StateMessage.KeyState.class,
+        StateMessage.Drain.class,
+        StateMessage.DrainChunk.class,
+        io.koala.core.reconfig.Draining.Settings.class,
         io.koala.core.reconfig.BucketMove.class,
         io.koala.core.reconfig.EpochMessage.Peer.class,
         io.koala.core.reconfig.EpochMessage.PrepareTarget.class,
@@ -103,6 +106,10 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.core.reconfig.EpochMessage.CatchUp.class,
         io.koala.core.reconfig.EpochMessage.HandOverBuckets.class,
         io.koala.core.reconfig.EpochMessage.SwitchRouting.class,
+        io.koala.core.reconfig.EpochMessage.Retiring.class,
+        io.koala.core.reconfig.EpochMessage.References.class,
+        io.koala.core.reconfig.EpochMessage.InputEnded.class,
+        io.koala.core.reconfig.EpochMessage.EndInput.class,
         io.koala.core.reconfig.EpochMessage.Prepared.class,
         io.koala.core.reconfig.EpochMessage.CaughtUp.class,
         io.koala.core.reconfig.EpochMessage.HandedOver.class,
@@ -118,7 +125,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         Change.Rebalance.class,
         Change.Migrate.class,
         Reconfiguration.Completed.class,
-        Reconfiguration.Rejected.class);
+        Reconfiguration.Rejected.class,
+        io.koala.runtime.ReconfigurationException.Reason.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

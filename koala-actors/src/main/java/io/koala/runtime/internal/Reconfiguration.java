@@ -1,6 +1,7 @@
 package io.koala.runtime.internal;
 
 import io.koala.core.KoalaMessage;
+import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
 
 /** The coordinator's answer to a reconfiguration request. */
@@ -14,5 +15,5 @@ final class Reconfiguration {
   record Completed(ReconfigurationReport report) implements Outcome {}
 
   /** The change was not made (or the job ended before it completed), with the reason. */
-  record Rejected(String reason) implements Outcome {}
+  record Rejected(ReconfigurationException.Reason kind, String reason) implements Outcome {}
 }

@@ -219,7 +219,8 @@ public final class RuntimeCore implements AutoCloseable {
                 .onMessage(
                     Reconfiguration.Rejected.class,
                     r -> {
-                      done.completeExceptionally(new ReconfigurationException(r.reason()));
+                      done.completeExceptionally(
+                          new ReconfigurationException(r.kind(), r.reason()));
                       return Behaviors.stopped();
                     })
                 .build(),

@@ -18,8 +18,10 @@ import io.koala.serialization.TypeRegistry;
 import io.koala.store.StateStore;
 import java.time.Duration;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -59,6 +61,9 @@ final class TaskActor {
   /** Self: a timer the engine asked for is due. */
   record Wake(TaskEngine.Timer timer) implements TaskMessage {}
 
+  /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
+  record HolderTerminated(TaskId holder) implements TaskMessage {}
+
   /** Self, every second: engine housekeeping. */
   enum Tick implements TaskMessage {
     INSTANCE
@@ -72,6 +77,7 @@ final class TaskActor {
   private final TaskEngine engine;
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
   private final Map<TaskId, ActorRef<StateServer.Serve>> servers = new HashMap<>();
+  private final Set<TaskId> watched = new HashSet<>();
   private final TimerScheduler<TaskMessage> timers;
 
   static Behavior<TaskMessage> create(
@@ -149,6 +155,7 @@ final class TaskActor {
         .onMessage(EpochMessage.Command.class, this::onCommand)
         .onMessage(Addresses.class, this::onAddresses)
         .onMessage(Wake.class, this::onWake)
+        .onMessage(HolderTerminated.class, this::onHolderTerminated)
         .onMessage(Tick.class, t -> onTick())
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(Cancel.class, c -> onCancel())
@@ -196,6 +203,11 @@ final class TaskActor {
     return Behaviors.same();
   }
 
+  private Behavior<TaskMessage> onHolderTerminated(HolderTerminated h) {
+    engine.onHolderTerminated(h.holder().index());
+    return Behaviors.same();
+  }
+
   private Behavior<TaskMessage> onWake(Wake w) {
     engine.onTimer(w.timer());
     return Behaviors.same();
@@ -232,6 +244,9 @@ final class TaskActor {
         if (ref == null) {
           throw new IllegalStateException(
               "task " + setup.task() + " has no state server address for " + server.task());
+        }
+        if (watched.add(server.task())) {
+          ctx.watchWith(ref, new HolderTerminated(server.task())); // C7: a holder's state is gone
         }
         ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
         return;

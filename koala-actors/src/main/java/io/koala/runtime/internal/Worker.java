@@ -47,6 +47,12 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   /** Coordinator → worker: stop every task of the job and release its state. */
   record StopJob(String jobId) implements Command {}
 
+  /**
+   * Coordinator → worker: stop a retired task that holds no state anyone needs any more (§6.5), and
+   * delete its store.
+   */
+  record StopTask(String jobId, TaskId task) implements Command {}
+
   /** Self: a task actor has stopped. */
   record TaskStopped(String jobId, TaskId task) implements Command {}
 
@@ -67,6 +73,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     final ActorRef<StateServer.Serve> server;
     final StateStore store;
     int alive;
+    boolean discard;
 
     Hosted(ActorRef<TaskMessage> task, ActorRef<StateServer.Serve> server, StateStore store) {
       this.task = task;
@@ -111,6 +118,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     return newReceiveBuilder()
         .onMessage(DeployTasks.class, this::onDeploy)
         .onMessage(StopJob.class, this::onStopJob)
+        .onMessage(StopTask.class, this::onStopTask)
         .onMessage(TaskStopped.class, this::onTaskStopped)
         .build();
   }
@@ -201,6 +209,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     return this;
   }
 
+  private Behavior<Command> onStopTask(StopTask s) {
+    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
+    Hosted h = tasks == null ? null : tasks.get(s.task());
+    if (h != null) {
+      h.discard = true;
+      getContext().stop(h.task);
+      if (h.server != null) {
+        getContext().stop(h.server);
+      }
+    }
+    return this;
+  }
+
   private Behavior<Command> onTaskStopped(TaskStopped s) {
     Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
     Hosted h = tasks == null ? null : tasks.get(s.task());
@@ -217,6 +238,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     }
     if (h.store != null) {
       h.store.close();
+    }
+    if (h.discard) {
+      deleteRecursively(taskDirectory(s.jobId(), s.task()));
     }
     tasks.remove(s.task());
     if (tasks.isEmpty() && stopping.contains(s.jobId())) {

@@ -247,7 +247,7 @@ class MessageCoverageTest {
             true,
             1_700_000_000_000L,
             5,
-            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9));
+            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
     TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
     assertThat(back).usingRecursiveComparison().isEqualTo(m);
     assertThat(back.batchLatency()).isEqualTo(encoded);

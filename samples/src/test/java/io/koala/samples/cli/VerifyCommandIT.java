@@ -52,6 +52,8 @@ class VerifyCommandIT {
     assertThat(j.getInt("seeds")).isEqualTo(1);
     assertThat(j.getInt("runs")).isEqualTo(2);
     assertThat(j.getInt("reconfigurations")).isPositive();
+    assertThat(j.getInt("requests")).isGreaterThanOrEqualTo(j.getInt("reconfigurations"));
+    assertThat(j.getInt("lateRequests") * 10).isLessThanOrEqualTo(j.getInt("requests"));
     assertThat(j.getInt("mismatches")).isZero();
     assertThat(j.getInt("invariantViolations")).isZero();
     assertThat(j.getList("failingSeeds")).isEmpty();

@@ -19,10 +19,12 @@ import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
 import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.Change;
+import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.ReconfigurationPlan;
+import io.koala.core.reconfig.Retirement;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateServing;
 import io.koala.dataflow.Dataflow;
@@ -79,6 +81,12 @@ public final class Simulation {
   private final TypeRegistry registry;
   private LiveDeployment deployment;
   private EpochDriver epoch;
+  private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
+  private Retirement retirement;
+  private final List<TaskId> released = new ArrayList<>();
+  private final List<TaskId> inputEnded = new ArrayList<>();
+  private final java.util.Set<TaskId> endHeld = new java.util.LinkedHashSet<>();
+  private final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
   private long nextEpoch = 1;
   private long now;
   private long steps;
@@ -206,6 +214,12 @@ public final class Simulation {
     return this;
   }
 
+  /** How owners drain retiring holders (DESIGN §6.5); default 25 piggybacked, 512 idle, 10 ms. */
+  public Simulation drain(Draining.Settings settings) {
+    this.drainSettings = settings;
+    return this;
+  }
+
   /** Plants {@code fault} (tests of the checkers only). */
   public Simulation plant(Fault fault) {
     planted.add(fault);
@@ -257,7 +271,8 @@ public final class Simulation {
       String unfinished,
       int faultsApplied,
       int noopRequests,
-      int refusedRequests) {
+      int refusedRequests,
+      List<TaskId> releasedHolders) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -270,6 +285,7 @@ public final class Simulation {
    * a task failed, or {@code maxSteps} steps were taken.
    */
   public Result run(long maxSteps) {
+    retirement = new Retirement(drainSettings);
     for (Node n : nodes.values()) {
       n.engine.start(0);
     }
@@ -278,7 +294,7 @@ public final class Simulation {
         break; // nothing more will ever happen
       }
     }
-    Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>();
+    Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>(releasedMetrics);
     for (Node n : nodes.values()) {
       metrics.put(n.id, n.engine.metrics());
       n.engine.close();
@@ -316,7 +332,8 @@ public final class Simulation {
         unfinished.toString(),
         faultsApplied,
         noops,
-        refused);
+        refused,
+        List.copyOf(released));
   }
 
   private boolean allFinished() {
@@ -408,7 +425,16 @@ public final class Simulation {
     if (q.isEmpty()) {
       busy.remove(p);
     }
-    if (p.to() instanceof TaskId t) {
+    if (p.to() instanceof TaskId t && !nodes.containsKey(t)) {
+      if (!(m instanceof StateMessage.Release)) { // a release may still reach a stopped holder
+        failures.add(
+            ErrorInfo.of(
+                "simulation",
+                t,
+                null,
+                new IllegalStateException(m + " sent to task " + t + ", released as a holder")));
+      }
+    } else if (p.to() instanceof TaskId t) {
       TaskEngine engine = nodes.get(t).engine;
       if (m instanceof Deliver d) {
         engine.onDeliver(d);
@@ -424,7 +450,23 @@ public final class Simulation {
         throw new IllegalStateException("unhandled " + m);
       }
     } else if (TaskEngine.COORDINATOR.equals(p.to())) {
-      carryOut(epoch.on((EpochMessage.Report) m));
+      if (m instanceof EpochMessage.InputEnded e) {
+        inputEnded.add(e.task());
+        endHeld.add(e.task());
+        releaseInputs();
+      } else if (m instanceof EpochMessage.References r) {
+        retirement.on(r, deployment.liveTaskIds(r.task().operator())).forEach(this::release);
+      } else {
+        carryOut(epoch.on((EpochMessage.Report) m));
+      }
+    } else if (p.to() instanceof StateServerAddress server && !nodes.containsKey(server.task())) {
+      failures.add(
+          ErrorInfo.of(
+              "simulation",
+              server.task(),
+              null,
+              new IllegalStateException(
+                  "a fetch reached " + server.task() + " after it was released: state lost")));
     } else if (p.to() instanceof StateServerAddress server) {
       StateMessage.Fetch fetch = (StateMessage.Fetch) m;
       try (ReadTxn txn = nodes.get(server.task()).store.beginRead()) {
@@ -441,9 +483,7 @@ public final class Simulation {
     Request r = requests.poll();
     OperatorId vertex = new OperatorId(r.change().operator());
     ReconfigurationPlan plan = r.change().plan(deployment, vertex);
-    boolean finishing =
-        nodes.values().stream().anyMatch(n -> n.finished && deployment.vertex(n.id).isSource());
-    if (finishing) {
+    if (!inputEnded.isEmpty()) {
       refused++; // the coordinator refuses to reconfigure a bounded job whose sources ended
       return;
     }
@@ -452,6 +492,7 @@ public final class Simulation {
       return;
     }
     epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0);
+    retirement.epochStarted(vertex);
     carryOut(epoch.start());
   }
 
@@ -467,8 +508,40 @@ public final class Simulation {
       } else if (e instanceof EpochDriver.Done done) {
         reports.add(done.report());
         epoch = null;
+        releaseInputs();
+        EpochDriver.EpochReport r = done.report();
+        for (Retirement.Publish p :
+            retirement.epochEnded(
+                r.operator(),
+                r.epoch(),
+                deployment.retired(),
+                deployment.liveTaskIds(r.operator()))) {
+          enqueue(TaskEngine.COORDINATOR, p.task(), p.command());
+        }
       }
     }
+  }
+
+  /** Lets the sources that read all their input end, unless an epoch runs (as the coordinator). */
+  private void releaseInputs() {
+    if (epoch != null) {
+      return;
+    }
+    for (TaskId t : endHeld) {
+      enqueue(TaskEngine.COORDINATOR, t, new EpochMessage.EndInput(nextEpoch - 1));
+    }
+    endHeld.clear();
+  }
+
+  /** No owner references holder {@code task} any more: it stops, its state is gone. */
+  private void release(TaskId task) {
+    Node n = nodes.remove(task);
+    releasedMetrics.put(task, n.engine.metrics().released());
+    n.engine.close();
+    if (n.store != null) {
+      n.store.close();
+    }
+    released.add(task);
   }
 
   private void toClient(TaskId from, Deliver d) {

@@ -7,7 +7,9 @@ import java.util.Map;
 
 /**
  * How one verification run went: the outputs that differ from the reference run, and the invariants
- * that did not hold.
+ * that did not hold. {@code lateRequests} counts requests the runtime refused because the job's
+ * bounded input had been read by then (the run was too short for its schedule on this machine): not
+ * a failure, but coverage lost.
  */
 public record Outcome(
     String workload,
@@ -16,7 +18,8 @@ public record Outcome(
     List<String> mismatches,
     List<String> violations,
     int reconfigurations,
-    int faultsApplied) {
+    int faultsApplied,
+    int lateRequests) {
 
   public Outcome {
     mismatches = List.copyOf(mismatches);

@@ -5,6 +5,7 @@ import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -121,14 +122,25 @@ public final class RuntimeVerifier {
   public Outcome finish(Run r) {
     List<String> violations = new ArrayList<>();
     List<String> mismatches = new ArrayList<>();
+    int late = 0;
     if (r.next < r.schedule.steps().size()) {
-      violations.add(
-          "only " + r.next + " of " + r.schedule.steps().size() + " requests were made in time");
+      if (r.job.status() == JobStatus.FINISHED) {
+        late += r.schedule.steps().size() - r.next; // the job ended before they were due
+      } else {
+        violations.add(
+            "only " + r.next + " of " + r.schedule.steps().size() + " requests were made in time");
+      }
     }
     for (int i = 0; i < r.requests.size(); i++) {
       try {
         r.requests.get(i).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
       } catch (ExecutionException e) {
+        if (e.getCause() instanceof ReconfigurationException re
+            && re.reason() == ReconfigurationException.Reason.JOB_ENDING
+            && r.job.status() != JobStatus.FAILED) {
+          late++; // the input was read before the request: refused, as it should be
+          continue;
+        }
         violations.add("request " + r.schedule.steps().get(i) + " failed: " + e.getCause());
       } catch (TimeoutException e) {
         violations.add("request " + r.schedule.steps().get(i) + " did not complete");
@@ -149,7 +161,8 @@ public final class RuntimeVerifier {
             Outcome.compare(sink, r.job.collected(sink), r.reference.collected(sink), 5));
       }
     }
-    return new Outcome(r.workload.name(), r.seed, r.schedule, mismatches, violations, completed, 0);
+    return new Outcome(
+        r.workload.name(), r.seed, r.schedule, mismatches, violations, completed, 0, late);
   }
 
   private JobStatus awaitEnd(JobHandle job, List<String> violations, String what) {

@@ -78,6 +78,7 @@ public final class SimVerifier {
         mismatches,
         violations,
         run.reconfigurations().size(),
-        run.faultsApplied());
+        run.faultsApplied(),
+        0);
   }
 }

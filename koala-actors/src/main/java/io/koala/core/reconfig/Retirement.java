@@ -1,0 +1,120 @@
+package io.koala.core.reconfig;
+
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeSet;
+
+/**
+ * The coordinator's side of forced full transfers (DESIGN §6.5, hazard C5): which retired tasks of
+ * each operator still hold state some owner references, and when one may be terminated.
+ *
+ * <p>A task a reconfiguration retires becomes a <b>retiring holder</b>. After every epoch of an
+ * operator with retiring holders, the set is published to each live task of the operator ({@link
+ * EpochMessage.Retiring}, stamped with the epoch); each task drains what it references ({@link
+ * Draining}) and reports the retiring holders it still references ({@link EpochMessage.References})
+ * at once and whenever that changes. A holder is terminated when every live task's latest report
+ * for the current publication leaves it out. Reports made before the publication, or while an epoch
+ * of the operator runs (a hand-over may carry a reference from a task that reported to one that has
+ * not yet), never count. Pure.
+ */
+public final class Retirement {
+
+  /** One operator's retiring holders and the reports for their current publication. */
+  private static final class Operator {
+    long publication = -1;
+    boolean reconfiguring;
+    final Set<Integer> retiring = new TreeSet<>();
+    final Set<Integer> terminated = new HashSet<>();
+    final Map<Integer, Set<Integer>> reports = new HashMap<>(); // task index → references
+  }
+
+  /** Send {@code command} to {@code task}. */
+  public record Publish(TaskId task, EpochMessage.Retiring command) {}
+
+  private final Draining.Settings settings;
+  private final Map<OperatorId, Operator> operators = new HashMap<>();
+
+  public Retirement(Draining.Settings settings) {
+    this.settings = settings;
+  }
+
+  /** An epoch of {@code operator} starts: no holder of it is terminated until it ends. */
+  public void epochStarted(OperatorId operator) {
+    Operator o = operators.computeIfAbsent(operator, k -> new Operator());
+    o.reconfiguring = true;
+    o.reports.clear();
+  }
+
+  /**
+   * Epoch {@code epoch} of {@code operator} ended: adds the tasks retired so far ({@code retired},
+   * of any operator; {@link LiveDeployment#retired}) to the retiring holders and publishes them to
+   * every {@code live} task of the operator.
+   */
+  public List<Publish> epochEnded(
+      OperatorId operator, long epoch, List<TaskId> retired, List<TaskId> live) {
+    Operator o = operators.computeIfAbsent(operator, k -> new Operator());
+    o.reconfiguring = false;
+    o.reports.clear();
+    for (TaskId t : retired) {
+      if (t.operator().equals(operator) && !o.terminated.contains(t.index())) {
+        o.retiring.add(t.index());
+      }
+    }
+    if (o.retiring.isEmpty()) {
+      return List.of();
+    }
+    o.publication = epoch;
+    EpochMessage.Retiring command =
+        new EpochMessage.Retiring(epoch, new ArrayList<>(o.retiring), settings);
+    List<Publish> out = new ArrayList<>();
+    for (TaskId t : live) {
+      out.add(new Publish(t, command));
+    }
+    return out;
+  }
+
+  /**
+   * A task's references; returns the holders no {@code live} task of its operator references any
+   * more, which the caller stops (they are forgotten here).
+   */
+  public List<TaskId> on(EpochMessage.References r, List<TaskId> live) {
+    OperatorId operator = r.task().operator();
+    Operator o = operators.get(operator);
+    if (o == null || o.reconfiguring || r.epoch() != o.publication) {
+      return List.of();
+    }
+    o.reports.put(r.task().index(), Set.copyOf(r.holders()));
+    for (TaskId t : live) {
+      if (!o.reports.containsKey(t.index())) {
+        return List.of();
+      }
+    }
+    List<TaskId> done = new ArrayList<>();
+    for (int h : o.retiring) {
+      boolean referenced = false;
+      for (TaskId t : live) {
+        referenced |= o.reports.get(t.index()).contains(h);
+      }
+      if (!referenced) {
+        done.add(new TaskId(operator, h));
+      }
+    }
+    for (TaskId t : done) {
+      o.retiring.remove(t.index());
+      o.terminated.add(t.index());
+    }
+    return done;
+  }
+
+  /** The retiring holders of {@code operator} not yet terminated. */
+  public Set<Integer> retiring(OperatorId operator) {
+    Operator o = operators.get(operator);
+    return o == null ? Set.of() : Set.copyOf(o.retiring);
+  }
+}
