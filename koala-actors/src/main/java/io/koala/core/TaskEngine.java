@@ -36,6 +36,7 @@ import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.TimeDomain;
 import io.koala.store.KeyLayout;
+import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
@@ -1446,7 +1447,10 @@ public final class TaskEngine {
     services.send(ch.target(), new Deliver(ch.id(), seq, item));
   }
 
-  /** Commits the batch's state and adds the keys that may be new to their bucket's filter. */
+  /**
+   * Commits the batch's state and adds the keys that may be new to their bucket's filter; a filter
+   * that outgrew its size is rebuilt from the store.
+   */
   private void commitState() {
     state.commit();
     state.takeNewKeys(
@@ -1455,6 +1459,11 @@ public final class TaskEngine {
             locations.written(bucket, key);
           }
         });
+    if (locations.hasFullFilters()) {
+      try (ReadTxn txn = store.beginRead()) {
+        locations.rebuildFilters(txn);
+      }
+    }
   }
 
   private int maxParked() {

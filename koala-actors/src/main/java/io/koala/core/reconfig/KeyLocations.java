@@ -1,10 +1,12 @@
 package io.koala.core.reconfig;
 
 import io.koala.store.KeyLayout;
+import io.koala.store.ReadTxn;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -45,6 +47,7 @@ public final class KeyLocations {
   private final Map<Integer, Moved> moved = new HashMap<>();
   private final Map<Integer, MembershipFilter> localKeys = new HashMap<>();
   private final Map<Integer, Long> generations = new HashMap<>();
+  private final Set<Integer> full = new TreeSet<>(); // buckets whose local filter outgrew its size
 
   /** A moved bucket's location metadata; its entries are in the store. */
   private static final class Moved {
@@ -129,7 +132,7 @@ public final class KeyLocations {
       m.addRemote(ByteBuffer.wrap(entry, 1, 4).getInt(), -1);
     }
     txn.put(Table.LOCATIONS, entryKey, holder(self));
-    localKeys.get(bucket).add(key);
+    addLocal(bucket, key);
     converge(txn, bucket, m);
   }
 
@@ -151,7 +154,50 @@ public final class KeyLocations {
 
   /** A key of an owned bucket was written locally: it is present here from now on. */
   public void written(int bucket, byte[] key) {
-    localKeys.get(bucket).add(key);
+    addLocal(bucket, key);
+  }
+
+  private void addLocal(int bucket, byte[] key) {
+    MembershipFilter f = localKeys.get(bucket);
+    f.add(key);
+    if (f.isFull()) {
+      full.add(bucket);
+    }
+  }
+
+  /** Whether some filter of local keys has outgrown its size ({@link #rebuildFilters}). */
+  public boolean hasFullFilters() {
+    return !full.isEmpty();
+  }
+
+  /**
+   * Rebuilds each filter of local keys that has outgrown its size from the keys present in the
+   * store ({@code txn} sees the batch just committed), with room to grow: a filter stays between
+   * 9.6 and 12 bits per key ({@link MembershipFilter}). Keys deleted since are dropped on the way.
+   */
+  public void rebuildFilters(ReadTxn txn) {
+    for (int bucket : full) {
+      if (!localKeys.containsKey(bucket)) {
+        continue; // handed over since
+      }
+      List<byte[]> present = new ArrayList<>();
+      byte[][] last = {null};
+      txn.scan(
+          Table.STATE,
+          KeyLayout.bucketPrefix(bucket),
+          (k, v) -> {
+            byte[] key = KeyLayout.userKeyOf(k);
+            if (last[0] == null || !Arrays.equals(key, last[0])) {
+              present.add(key);
+              last[0] = key;
+            }
+            return true;
+          });
+      MembershipFilter f = MembershipFilter.forKeys(present.size());
+      present.forEach(f::add);
+      localKeys.put(bucket, f);
+    }
+    full.clear();
   }
 
   /**
@@ -308,6 +354,9 @@ public final class KeyLocations {
       }
     }
     localKeys.put(bucket, local);
+    if (local.isFull()) {
+      full.add(bucket);
+    }
     moved.put(bucket, m);
     converge(txn, bucket, m);
   }
