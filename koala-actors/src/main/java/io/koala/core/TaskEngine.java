@@ -682,12 +682,14 @@ public final class TaskEngine {
     KeyRef ref = new KeyRef(bucket, recordKeyBytes);
     if (parking.isParked(ref)) {
       parking.park(ref, Parking.Parked.record(value, timestamp, edge), -1);
+      metrics.recordsParked++;
       return true;
     }
     if (moved[bucket]) {
       int holder = locations.resolve(state.batchTxn(), bucket, ref.key());
       if (holder != locations.self()) {
         parking.park(ref, Parking.Parked.record(value, timestamp, edge), holder);
+        metrics.recordsParked++;
         return true;
       }
     }
@@ -1076,12 +1078,14 @@ public final class TaskEngine {
         Parking.Parked callback = Parking.Parked.timer(t.timestamp(), t.namespace(), domain);
         if (parking.isParked(ref)) {
           parking.park(ref, callback, -1);
+          metrics.recordsParked++;
           continue;
         }
         if (moved[t.bucket()]) {
           int holder = locations.resolve(state.batchTxn(), t.bucket(), t.key());
           if (holder != locations.self()) {
             parking.park(ref, callback, holder);
+            metrics.recordsParked++;
             continue;
           }
         }
@@ -1590,7 +1594,7 @@ public final class TaskEngine {
             metrics.bucketsHandedOver,
             metrics.bucketsTakenOver,
             parking.count(),
-            locations == null ? 0 : locations.filterBytes(),
+            locations == null ? 0 : locations.memoryBytes(),
             metrics.keysDrained,
             metrics.piggybackedKeys));
   }
@@ -1941,7 +1945,11 @@ public final class TaskEngine {
     return new EpochMessage.Transfer(
         metrics.fetchRequests,
         metrics.keysFetched + metrics.keysDrained,
-        metrics.stateBytesFetched);
+        metrics.stateBytesFetched,
+        metrics.keysDrained,
+        metrics.piggybackedKeys,
+        metrics.recordsParked,
+        locations == null ? 0 : locations.memoryBytes());
   }
 
   /** Reports what the current reconfiguration has reached at this task. */

@@ -17,6 +17,7 @@ final class TaskMetrics {
   long stateBytesFetched;
   long keysDrained;
   long piggybackedKeys;
+  long recordsParked;
   final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
   private long lastTickMillis = -1;
   private long lastIn;

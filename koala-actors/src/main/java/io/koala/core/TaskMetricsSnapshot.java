@@ -76,7 +76,8 @@ public record TaskMetricsSnapshot(
    * @param bucketsHandedOver buckets given up
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
-   * @param lookupTableBytes bytes of membership filters of the key lookup table
+   * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
+   *     keys known to be local in moved buckets (the exact entries are in the store)
    * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
    * @param piggybackedKeys of those, the keys that came with a fetch's reply
    */

@@ -20,6 +20,12 @@ import java.util.List;
  *     transfer continues afterwards, on first access; see {@link JobMetrics#tasks()})
  * @param stateBytesTransferred bytes of those keys' state
  * @param fetchRequests fetch requests sent during the epoch (one per holder per batch)
+ * @param keysDrained of {@code keysTransferred}, keys drained from retired tasks during the epoch
+ *     (forced full transfer goes on after it; the retired tasks stop once drained)
+ * @param piggybackedKeys of those, the keys that came with the reply to a fetch
+ * @param recordsParked records (and timer callbacks) that waited for their key's state during the
+ *     epoch
+ * @param lookupTableBytes the operator's key lookup table (membership filters) at the epoch's end
  */
 public record ReconfigurationReport(
     long epoch,
@@ -32,7 +38,11 @@ public record ReconfigurationReport(
     long durationMillis,
     long keysTransferred,
     long stateBytesTransferred,
-    long fetchRequests)
+    long fetchRequests,
+    long keysDrained,
+    long piggybackedKeys,
+    long recordsParked,
+    long lookupTableBytes)
     implements KoalaMessage {
 
   public ReconfigurationReport {

@@ -120,18 +120,50 @@ public sealed interface EpochMessage extends KoalaMessage
   record EndInput(long epoch) implements Command {}
 
   /**
-   * A task's running totals of lazily transferred state (fetch requests sent, keys and bytes
-   * installed); the coordinator reports the difference over an epoch.
+   * A task's running totals of lazily transferred state, which the coordinator differences over an
+   * epoch, and one level, which it sums as of the epoch's end.
+   *
+   * @param fetchRequests fetch requests sent (a drain request alone is none)
+   * @param keys keys installed from other tasks, fetched or drained
+   * @param bytes bytes of state installed from other tasks
+   * @param drainedKeys of {@code keys}, those drained from retiring holders (§6.5)
+   * @param piggybackedKeys of those, the ones that came with a fetch's reply
+   * @param recordsParked records (and timer callbacks) parked until their key's state arrived
+   * @param lookupTableBytes the level: bytes of the key lookup table's membership filters
    */
-  record Transfer(long fetchRequests, long keys, long bytes) implements KoalaMessage {
-    public static final Transfer NONE = new Transfer(0, 0, 0);
+  record Transfer(
+      long fetchRequests,
+      long keys,
+      long bytes,
+      long drainedKeys,
+      long piggybackedKeys,
+      long recordsParked,
+      long lookupTableBytes)
+      implements KoalaMessage {
+    public static final Transfer NONE = new Transfer(0, 0, 0, 0, 0, 0, 0);
 
+    /** Totals and levels summed (over tasks). */
     public Transfer plus(Transfer o) {
-      return new Transfer(fetchRequests + o.fetchRequests, keys + o.keys, bytes + o.bytes);
+      return new Transfer(
+          fetchRequests + o.fetchRequests,
+          keys + o.keys,
+          bytes + o.bytes,
+          drainedKeys + o.drainedKeys,
+          piggybackedKeys + o.piggybackedKeys,
+          recordsParked + o.recordsParked,
+          lookupTableBytes + o.lookupTableBytes);
     }
 
+    /** Totals differenced; the level stays this one's (the later one). */
     public Transfer minus(Transfer o) {
-      return new Transfer(fetchRequests - o.fetchRequests, keys - o.keys, bytes - o.bytes);
+      return new Transfer(
+          fetchRequests - o.fetchRequests,
+          keys - o.keys,
+          bytes - o.bytes,
+          drainedKeys - o.drainedKeys,
+          piggybackedKeys - o.piggybackedKeys,
+          recordsParked - o.recordsParked,
+          lookupTableBytes);
     }
   }
 

@@ -45,12 +45,17 @@ public final class KeyLocations {
 
   private final int self;
   private final Map<Integer, Moved> moved = new HashMap<>();
+  private Moved[] movedByBucket = new Moved[128]; // the same, indexed by bucket: the hot path
   private final Map<Integer, MembershipFilter> localKeys = new HashMap<>();
   private final Map<Integer, Long> generations = new HashMap<>();
   private final Set<Integer> full = new TreeSet<>(); // buckets whose local filter outgrew its size
 
-  /** A moved bucket's location metadata; its entries are in the store. */
+  /**
+   * A moved bucket's location metadata; its entries are in the store, and those that say LOCAL are
+   * also in {@code local}, so that resolving a key already here reads no store.
+   */
   private static final class Moved {
+    final LocalKeySet local = new LocalKeySet();
     int defaultHolder;
     MembershipFilter filter;
     byte[] drainCursor;
@@ -74,6 +79,17 @@ public final class KeyLocations {
     }
   }
 
+  private Moved movedAt(int bucket) {
+    return bucket < movedByBucket.length ? movedByBucket[bucket] : null;
+  }
+
+  private void forget(int bucket) {
+    moved.remove(bucket);
+    if (bucket < movedByBucket.length) {
+      movedByBucket[bucket] = null;
+    }
+  }
+
   /** This task's index. */
   public int self() {
     return self;
@@ -86,7 +102,7 @@ public final class KeyLocations {
 
   /** Whether {@code bucket} is owned and fully local (no lookup needed). */
   public boolean isFullyLocal(int bucket) {
-    return !moved.containsKey(bucket);
+    return movedAt(bucket) == null;
   }
 
   /**
@@ -95,9 +111,12 @@ public final class KeyLocations {
    * its stale local copy; resolving a new key records an entry for it.
    */
   public int resolve(WriteTxn txn, int bucket, byte[] key) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null) {
       return self;
+    }
+    if (m.local.contains(key)) {
+      return self; // its entry says LOCAL, and stays so while the bucket is here
     }
     byte[] entryKey = KeyLayout.keyPrefix(bucket, key);
     byte[] entry = txn.get(Table.LOCATIONS, entryKey);
@@ -105,13 +124,19 @@ public final class KeyLocations {
       if (entry[0] == ABSENT) {
         txn.deletePrefix(Table.STATE, entryKey);
         txn.put(Table.LOCATIONS, entryKey, holder(self));
+        m.local.add(key);
         return self;
       }
-      return ByteBuffer.wrap(entry, 1, 4).getInt();
+      int at = ByteBuffer.wrap(entry, 1, 4).getInt();
+      if (at == self) {
+        m.local.add(key);
+      }
+      return at;
     }
     if (!m.filter.mightContain(key)) {
       // a new key: local from now on, and an entry says so at the next hand-over
       txn.put(Table.LOCATIONS, entryKey, holder(self));
+      m.local.add(key);
       return self;
     }
     return m.drained ? self : m.defaultHolder;
@@ -122,7 +147,7 @@ public final class KeyLocations {
    * local from now on. The caller has written (or deleted) the local copy in {@code txn}.
    */
   public void installed(WriteTxn txn, int bucket, byte[] key, int from) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null) {
       throw new IllegalStateException("bucket " + bucket + " is fully local at task " + self);
     }
@@ -132,6 +157,7 @@ public final class KeyLocations {
       m.addRemote(ByteBuffer.wrap(entry, 1, 4).getInt(), -1);
     }
     txn.put(Table.LOCATIONS, entryKey, holder(self));
+    m.local.add(key);
     addLocal(bucket, key);
     converge(txn, bucket, m);
   }
@@ -141,7 +167,7 @@ public final class KeyLocations {
    * exactly that task right now (K4); otherwise the copy is stale and is discarded.
    */
   public boolean acceptsDrained(WriteTxn txn, int bucket, byte[] key, int from) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null) {
       return false;
     }
@@ -205,7 +231,7 @@ public final class KeyLocations {
    * complete (every chunk installed).
    */
   public void drainedTo(WriteTxn txn, int bucket, byte[] cursor, boolean end) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null || m.drained) {
       return;
     }
@@ -219,7 +245,7 @@ public final class KeyLocations {
    * drained, and every holder an entry names.
    */
   public Set<Integer> holdersOf(int bucket) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null) {
       return Set.of();
     }
@@ -238,7 +264,7 @@ public final class KeyLocations {
   /** Up to {@code limit} keys of owned {@code bucket} whose entries name {@code holder}. */
   public List<byte[]> entriesNaming(WriteTxn txn, int bucket, int holder, int limit) {
     List<byte[]> out = new ArrayList<>();
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     if (m == null || !m.remote.containsKey(holder)) {
       return out;
     }
@@ -256,13 +282,13 @@ public final class KeyLocations {
 
   /** The drain cursor of {@code bucket}'s default holder, or {@code null} (from the start). */
   public byte[] drainCursor(int bucket) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     return m == null ? null : m.drainCursor;
   }
 
   /** The default holder of a moved bucket, or {@link #self()} for a fully local one. */
   public int defaultHolder(int bucket) {
-    Moved m = moved.get(bucket);
+    Moved m = movedAt(bucket);
     return m == null || m.drained ? self : m.defaultHolder;
   }
 
@@ -281,7 +307,8 @@ public final class KeyLocations {
     if (local == null) {
       throw new IllegalStateException("task " + self + " does not own bucket " + bucket);
     }
-    Moved m = moved.remove(bucket);
+    Moved m = movedAt(bucket);
+    forget(bucket);
     if (m == null) {
       return new BucketHandover(bucket, self, local.toBytes(), null, false, List.of());
     }
@@ -349,6 +376,7 @@ public final class KeyLocations {
       txn.put(Table.LOCATIONS, KeyLayout.keyPrefix(bucket, e.key()), value);
       if (!e.absent() && e.holder() == self) {
         local.add(e.key());
+        m.local.add(e.key());
       } else if (!e.absent()) {
         m.addRemote(e.holder(), 1);
       }
@@ -358,6 +386,10 @@ public final class KeyLocations {
       full.add(bucket);
     }
     moved.put(bucket, m);
+    if (bucket >= movedByBucket.length) {
+      movedByBucket = Arrays.copyOf(movedByBucket, Math.max(bucket + 1, 2 * movedByBucket.length));
+    }
+    movedByBucket[bucket] = m;
     converge(txn, bucket, m);
   }
 
@@ -382,7 +414,7 @@ public final class KeyLocations {
       txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(bucket, key));
     }
     txn.deletePrefix(Table.LOCATIONS, KeyLayout.bucketPrefix(bucket));
-    moved.remove(bucket);
+    forget(bucket);
   }
 
   private static boolean hasState(WriteTxn txn, int bucket, byte[] key) {
@@ -397,6 +429,18 @@ public final class KeyLocations {
     }
     for (Moved m : moved.values()) {
       b += m.filter.bytes();
+    }
+    return b;
+  }
+
+  /**
+   * Bytes the lookup table keeps in memory: its membership filters and, per moved bucket, the keys
+   * known to be local (their entries themselves are in the store).
+   */
+  public long memoryBytes() {
+    long b = filterBytes();
+    for (Moved m : moved.values()) {
+      b += m.local.bytes();
     }
     return b;
   }

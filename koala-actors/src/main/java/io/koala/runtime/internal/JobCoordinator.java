@@ -820,7 +820,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         durationMillis,
         transferred.keys(),
         transferred.bytes(),
-        transferred.fetchRequests());
+        transferred.fetchRequests(),
+        transferred.drainedKeys(),
+        transferred.piggybackedKeys(),
+        transferred.recordsParked(),
+        transferred.lookupTableBytes());
   }
 
   private static void complete(Queued q, ReconfigurationReport report) {

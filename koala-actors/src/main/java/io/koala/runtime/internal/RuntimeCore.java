@@ -131,6 +131,10 @@ public final class RuntimeCore implements AutoCloseable {
       s.append("pekko.remote.artery.transport = tcp\n");
       s.append("pekko.remote.artery.canonical.hostname = \"127.0.0.1\"\n");
       s.append("pekko.remote.artery.canonical.port = 0\n");
+      // DeathWatch between the worker systems (the coordinator watches every task, an owner the
+      // holders it fetches from: DESIGN §6.8) is off outside a cluster unless this is on; the
+      // workers of one runtime share its life, so the features it guards are safe here
+      s.append("pekko.remote.use-unsafe-remote-features-outside-cluster = on\n");
     }
     return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
   }

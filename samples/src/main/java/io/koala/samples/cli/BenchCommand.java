@@ -5,6 +5,7 @@ import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.KeyedCountBench;
 import io.koala.samples.bench.WindowCountBench;
+import io.koala.samples.bench.klt.KltBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -17,7 +18,11 @@ import picocli.CommandLine.Parameters;
     description = "Runs a benchmark workload and prints its figures (last line JSON with --json).")
 final class BenchCommand implements Callable<Integer> {
 
-  @Parameters(index = "0", description = "Workload: ${COMPLETION-CANDIDATES}")
+  @Parameters(
+      index = "0",
+      description =
+          "Workload: ${COMPLETION-CANDIDATES} (klt: JMH microbenchmark of the key lookup table;"
+              + " --seconds sets its warm-up and measured iterations, at most 10)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -68,7 +73,8 @@ final class BenchCommand implements Callable<Integer> {
 
   enum Workload {
     keyed_count,
-    window_count;
+    window_count,
+    klt;
 
     @Override
     public String toString() {
@@ -90,12 +96,19 @@ final class BenchCommand implements Callable<Integer> {
             rate,
             seed,
             eventsPerSecond);
-    BenchResult result =
-        switch (workload) {
-          case keyed_count -> KeyedCountBench.run(settings, KoalaConfig.load());
-          case window_count -> WindowCountBench.run(settings, KoalaConfig.load());
-        };
-    System.out.println(json ? result.toJson() : result.toText());
+    switch (workload) {
+      case keyed_count -> print(KeyedCountBench.run(settings, KoalaConfig.load()));
+      case window_count -> print(WindowCountBench.run(settings, KoalaConfig.load()));
+      case klt -> {
+        // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
+        KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
+        System.out.println(json ? r.toJson() : r.toText());
+      }
+    }
     return 0;
+  }
+
+  private void print(BenchResult result) {
+    System.out.println(json ? result.toJson() : result.toText());
   }
 }
