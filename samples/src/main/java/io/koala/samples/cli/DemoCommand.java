@@ -94,14 +94,17 @@ final class DemoCommand implements Callable<Integer> {
       boolean exact = out.size() == records && seen.equals(expected) && sumOfCounts == expectedSum;
       System.out.printf(
           Locale.ROOT,
-          "%s after %.1f s: %,d results; state fetched lazily: %,d keys (%,d bytes) in %,d"
-              + " requests.%n",
+          "%s after %.1f s: %,d results; state moved: %,d keys (%,d bytes), %,d of them drained"
+              + " from retired tasks, the rest fetched on first access in %,d requests; retired"
+              + " tasks drained and stopped: %s.%n",
           status,
           (System.nanoTime() - t0) / 1e9,
           out.size(),
           m.keysTransferred(),
           m.stateBytesTransferred(),
-          m.fetchRequests());
+          m.keysDrained(),
+          m.fetchRequests(),
+          m.releasedTasks("count").stream().map(t -> "#" + t.index()).toList());
       System.out.println(
           exact
               ? "Check: every key counted 1, 2, ..., n exactly once, as without reconfiguration."
