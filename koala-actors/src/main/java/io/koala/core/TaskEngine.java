@@ -847,6 +847,12 @@ public final class TaskEngine {
             }
             draining.advanced(txn, locations, from, chunk);
             moved[chunk.bucket()] = !locations.isFullyLocal(chunk.bucket());
+            if (chunk.end()) {
+              // the scan of one bucket is done: go on with the next without waiting a tick, so
+              // many sparse buckets drain at the pace of their keys, not one per interval
+              drainScheduled = true;
+              services.schedule(Timer.DRAIN, 0);
+            }
           }
           endBatch();
           commitState();

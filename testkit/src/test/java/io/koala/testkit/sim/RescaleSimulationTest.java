@@ -101,6 +101,33 @@ class RescaleSimulationTest {
     assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
   }
 
+  /**
+   * Hazards §7.10: a scale-in while an earlier one's drain is unfinished, and a rebalance that
+   * moves buckets still being drained (their drain cursors travel with the lookup table, and chunks
+   * for a bucket that left are discarded).
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void drainsSurviveFurtherReconfigurationsOfTheBucketsTheyDrain(long seed) {
+    Simulation.Result r =
+        Simulation.of(keyedCount(RescaleSimulationTest::coldPhaseKey), SETTINGS, seed)
+            .latency(3)
+            .drain(new io.koala.core.reconfig.Draining.Settings(2, 3, 20))
+            .rescaleAt(300, "count", 4)
+            .rescaleAt(1_020, "count", 3)
+            .changeAt(1_040, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
+            .rescaleAt(1_060, "count", 1)
+            .run(20_000_000);
+    assertThat(r.failures()).as("seed %d", seed).isEmpty();
+    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
+    assertThat(r.reconfigurations()).hasSize(4);
+    assertThat(r.releasedHolders())
+        .as("seed %d", seed)
+        .containsExactlyInAnyOrder(task(1), task(2), task(3));
+    assertThat(r.total(m -> m.keysDrained())).as("keys drained").isPositive();
+    assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
+  }
+
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void rebalanceAndMigrateKeepEveryCount(long seed) {
