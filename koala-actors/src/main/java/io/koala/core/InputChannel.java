@@ -97,6 +97,15 @@ public final class InputChannel {
     return granted;
   }
 
+  /**
+   * Whether a grant beyond the initial window has been made: only then is there a grant to re-send
+   * (the sender assumes the initial one, and may not have opened the channel yet: a channel a
+   * reconfiguration adds opens at the sender's switch).
+   */
+  public boolean hasGranted() {
+    return granted > window;
+  }
+
   /** Whether end-of-channel has been consumed. */
   public boolean ended() {
     return ended;

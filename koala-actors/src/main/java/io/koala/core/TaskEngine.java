@@ -520,7 +520,7 @@ public final class TaskEngine {
     metrics.tick(services.currentTimeMillis());
     if (status == Status.RUNNING || status == Status.FINISHING) {
       for (InputChannel ch : inputs.values()) {
-        if (!ch.ended()) {
+        if (!ch.ended() && ch.hasGranted()) {
           services.send(ch.source(), new Credit(ch.id(), ch.granted()));
         }
       }

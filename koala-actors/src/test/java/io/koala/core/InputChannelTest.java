@@ -134,4 +134,18 @@ class InputChannelTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("at least 1");
   }
+
+  @Test
+  void thereIsNothingToResendUntilTheFirstGrantBeyondTheInitialWindow() {
+    // a channel a reconfiguration adds is opened by its sender only at the switch: re-sending the
+    // initial window before then would name a channel the sender does not have yet
+    InputChannel ch = new InputChannel(4, "src#0", 0, 4);
+    assertThat(ch.hasGranted()).isFalse();
+    ch.accept(0, false);
+    ch.accept(1, false);
+    assertThat(ch.consumed(false)).isEqualTo(-1);
+    assertThat(ch.hasGranted()).isFalse();
+    assertThat(ch.consumed(false)).isEqualTo(6);
+    assertThat(ch.hasGranted()).isTrue();
+  }
 }
