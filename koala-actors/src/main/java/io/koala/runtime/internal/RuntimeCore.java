@@ -96,7 +96,8 @@ public final class RuntimeCore implements AutoCloseable {
                     catalog,
                     KoalaSerialization.registry(host),
                     config.store(),
-                    config.deleteJobState()),
+                    config.deleteJobState(),
+                    config.stateServers()),
                 "worker-" + w,
                 Props.empty());
         // Seen from the main system: through remoting when the worker lives elsewhere.

@@ -30,6 +30,7 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
+import org.apache.pekko.actor.typed.javadsl.Routers;
 
 /**
  * One node's host of tasks: creates a job's tasks on request (each keyed task with its own LMDB
@@ -62,6 +63,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   private final TypeRegistry registry;
   private final StoreOptions storeOptions;
   private final boolean deleteJobState;
+  private final int stateServers;
   private final Map<String, Map<TaskId, Hosted>> jobs = new HashMap<>();
 
   /**
@@ -91,9 +93,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState) {
+      boolean deleteJobState,
+      int stateServers) {
     return Behaviors.setup(
-        ctx -> new Worker(ctx, index, directory, catalog, registry, storeOptions, deleteJobState));
+        ctx ->
+            new Worker(
+                ctx,
+                index,
+                directory,
+                catalog,
+                registry,
+                storeOptions,
+                deleteJobState,
+                stateServers));
   }
 
   private Worker(
@@ -103,8 +115,10 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState) {
+      boolean deleteJobState,
+      int stateServers) {
     super(ctx);
+    this.stateServers = stateServers;
     this.index = index;
     this.directory = directory;
     this.catalog = catalog;
@@ -155,7 +169,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
             server =
                 getContext()
                     .spawn(
-                        StateServer.create(setup.task(), store),
+                        Routers.pool(stateServers, StateServer.create(setup.task(), store))
+                            .withRouteeProps(
+                                DispatcherSelector.fromConfig("koala.state-server-dispatcher")),
                         actorName(d.jobId(), setup.task()) + "-state");
           }
         } catch (RuntimeException e) {
