@@ -37,7 +37,6 @@ public final class KoalaConfig {
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
   private final Draining.Settings drain;
-  private final int stateServers;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -83,7 +82,6 @@ public final class KoalaConfig {
             "koala.reconfiguration.step-timeout",
             Duration.ofMillis(1),
             Duration.ofHours(1));
-    this.stateServers = intIn(config, "koala.state-server.parallelism", 1, 64);
     this.drain =
         new Draining.Settings(
             intIn(config, "koala.reconfiguration.drain.piggyback-keys", 1, 100_000),
@@ -177,14 +175,6 @@ public final class KoalaConfig {
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;
-  }
-
-  /**
-   * How many actors answer fetches for each task's state in parallel, from {@code
-   * koala.state-server.parallelism}.
-   */
-  public int stateServers() {
-    return stateServers;
   }
 
   /**

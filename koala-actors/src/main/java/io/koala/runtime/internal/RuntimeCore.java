@@ -96,8 +96,7 @@ public final class RuntimeCore implements AutoCloseable {
                     catalog,
                     KoalaSerialization.registry(host),
                     config.store(),
-                    config.deleteJobState(),
-                    config.stateServers()),
+                    config.deleteJobState()),
                 "worker-" + w,
                 Props.empty());
         // Seen from the main system: through remoting when the worker lives elsewhere.

@@ -30,7 +30,6 @@ import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.Receive;
-import org.apache.pekko.actor.typed.javadsl.Routers;
 
 /**
  * One node's host of tasks: creates a job's tasks on request (each keyed task with its own LMDB
@@ -63,7 +62,6 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   private final TypeRegistry registry;
   private final StoreOptions storeOptions;
   private final boolean deleteJobState;
-  private final int stateServers;
   private final Map<String, Map<TaskId, Hosted>> jobs = new HashMap<>();
 
   /**
@@ -93,19 +91,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState,
-      int stateServers) {
+      boolean deleteJobState) {
     return Behaviors.setup(
-        ctx ->
-            new Worker(
-                ctx,
-                index,
-                directory,
-                catalog,
-                registry,
-                storeOptions,
-                deleteJobState,
-                stateServers));
+        ctx -> new Worker(ctx, index, directory, catalog, registry, storeOptions, deleteJobState));
   }
 
   private Worker(
@@ -115,10 +103,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState,
-      int stateServers) {
+      boolean deleteJobState) {
     super(ctx);
-    this.stateServers = stateServers;
     this.index = index;
     this.directory = directory;
     this.catalog = catalog;
@@ -169,9 +155,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
             server =
                 getContext()
                     .spawn(
-                        Routers.pool(stateServers, StateServer.create(setup.task(), store))
-                            .withRouteeProps(
-                                DispatcherSelector.fromConfig("koala.state-server-dispatcher")),
+                        StateServer.create(setup.task(), store),
                         actorName(d.jobId(), setup.task()) + "-state");
           }
         } catch (RuntimeException e) {
