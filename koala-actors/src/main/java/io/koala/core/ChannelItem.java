@@ -11,5 +11,6 @@ public sealed interface ChannelItem
         Idle,
         Marker,
         Handover,
+        StateChunk,
         PeerMarker,
         EndOfChannel {}

@@ -11,6 +11,7 @@ import io.koala.core.reconfig.Parking;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateMessage.KeyRef;
 import io.koala.core.reconfig.StateMessage.KeyState;
+import io.koala.core.reconfig.StateServing;
 import io.koala.core.state.KeyedStateBackend;
 import io.koala.core.state.KeyedTimers;
 import io.koala.dataflow.Collector;
@@ -182,6 +183,7 @@ public final class TaskEngine {
   private boolean inputsEnded;
   private boolean endReported; // a source has read everything and told the coordinator
   private boolean endApproved; // the coordinator let the source end (no reconfiguration runs)
+  private boolean paused; // stop-and-restart: a source reads nothing until resumed
   private Status status = Status.CREATED;
   private boolean flushScheduled;
   private boolean pollScheduled;
@@ -598,6 +600,8 @@ public final class TaskEngine {
       processForwarded(forwarded);
     } else if (item instanceof Handover h) {
       installHandover(h);
+    } else if (item instanceof StateChunk c) {
+      installChunk(c);
     } else if (item instanceof PeerMarker pm) {
       peerMarker(ch, pm);
     } else if (item instanceof Marker) {
@@ -1151,7 +1155,7 @@ public final class TaskEngine {
   // ---------------------------------------------------------------- sources
 
   private void poll() {
-    if (blocked()) {
+    if (blocked() || paused) {
       return;
     }
     long now = services.currentTimeMillis();
@@ -1669,6 +1673,14 @@ public final class TaskEngine {
           } else if (c instanceof EpochMessage.EndInput) {
             endApproved = true;
             schedulePoll(0);
+          } else if (c instanceof EpochMessage.PauseInput p) {
+            paused = true; // what was read flows on; nothing more is read
+            services.send(COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
+          } else if (c instanceof EpochMessage.ResumeInput) {
+            if (paused) {
+              paused = false;
+              schedulePoll(0);
+            }
           }
         });
   }
@@ -1747,14 +1759,14 @@ public final class TaskEngine {
           "task " + setup.task() + " asked to hand over for epoch " + h.epoch() + " it is not in");
     }
     if (!role.handedOver) {
-      guard(this::handOver);
+      guard(() -> handOver(h.withState()));
       // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
       guard(this::drain);
     }
     services.send(COORDINATOR, new EpochMessage.HandedOver(role.epoch, setup.task()));
   }
 
-  private void handOver() {
+  private void handOver(boolean withState) {
     // peer channels open only now: a receiver knows them once every task has prepared
     for (EpochMessage.Peer out : role.peersOut) {
       int pos = addOutput(out.channel(), out.task(), setup.settings(), opName(ops.size() - 1));
@@ -1770,6 +1782,21 @@ public final class TaskEngine {
       int bucket = m.getKey();
       int receiver = m.getValue();
       BucketHandover lookup = locations.handOver(txn, bucket);
+      if (withState) {
+        // stop-and-restart: all of the bucket's state goes ahead of its hand-over, which then
+        // names the receiver as where the state is
+        if (lookup.defaultHolder() != locations.self() || !lookup.entries().isEmpty()) {
+          throw new IllegalStateException(
+              "stop-and-restart moves whole buckets, but bucket "
+                  + bucket
+                  + " has state at other tasks, left by a reconfiguration with another protocol");
+        }
+        toReceiver
+            .computeIfAbsent(receiver, r -> new ArrayList<>())
+            .addAll(stateChunks(txn, bucket));
+        txn.deletePrefix(Table.STATE, KeyLayout.bucketPrefix(bucket));
+        lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
+      }
       List<Handover.ShippedTimer> shipped = new ArrayList<>();
       txn.scan(
           Table.TIMERS,
@@ -1827,6 +1854,51 @@ public final class TaskEngine {
       }
       out.offer(new Marker(role.epoch), sender);
     }
+  }
+
+  /** Stop-and-restart: installs pushed state of a bucket whose hand-over follows. */
+  private void installChunk(StateChunk c) {
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    byte[] last = null;
+    for (int i = 0; i < c.keys().size(); i++) {
+      byte[] k = c.keys().get(i);
+      txn.put(Table.STATE, k, c.values().get(i));
+      metrics.stateBytesFetched += k.length + c.values().get(i).length;
+      byte[] key = KeyLayout.userKeyOf(k);
+      if (last == null || !java.util.Arrays.equals(key, last)) {
+        metrics.keysFetched++; // installed from another task, pushed rather than fetched
+        last = key;
+      }
+    }
+    commitState();
+  }
+
+  /** A bucket's state rows, in chunks of at most {@link StateServing#CHUNK_BYTES} (or one row). */
+  private static List<StateChunk> stateChunks(WriteTxn txn, int bucket) {
+    List<StateChunk> chunks = new ArrayList<>();
+    List<byte[]> keys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    long[] bytes = {0};
+    txn.scan(
+        Table.STATE,
+        KeyLayout.bucketPrefix(bucket),
+        (k, v) -> {
+          if (!keys.isEmpty() && bytes[0] + k.length + v.length > StateServing.CHUNK_BYTES) {
+            chunks.add(new StateChunk(bucket, keys, values));
+            keys.clear();
+            values.clear();
+            bytes[0] = 0;
+          }
+          keys.add(k);
+          values.add(v);
+          bytes[0] += k.length + v.length;
+          return true;
+        });
+    if (!keys.isEmpty()) {
+      chunks.add(new StateChunk(bucket, keys, values));
+    }
+    return chunks;
   }
 
   private void installHandover(Handover h) {

@@ -69,7 +69,8 @@ public record TaskMetricsSnapshot(
    * What reconfigurations cost this task so far.
    *
    * @param fetchRequests fetches sent (one per holder per batch)
-   * @param keysFetched keys whose state was installed from another task
+   * @param keysFetched keys whose state was installed from another task on first access (or, with
+   *     stop-and-restart, pushed with a hand-over)
    * @param stateBytesFetched bytes of state installed from other tasks
    * @param recordsForwarded records of handed-over buckets sent on to their new owner
    * @param recordsHeld records held until a peer marker (§6.6)

@@ -7,6 +7,7 @@ import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValueFactory;
 import io.koala.core.ChannelSettings;
 import io.koala.core.reconfig.Draining;
+import io.koala.core.reconfig.Protocol;
 import io.koala.store.StoreOptions;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -37,6 +38,7 @@ public final class KoalaConfig {
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
   private final Draining.Settings drain;
+  private final Protocol protocol;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -82,6 +84,12 @@ public final class KoalaConfig {
             "koala.reconfiguration.step-timeout",
             Duration.ofMillis(1),
             Duration.ofHours(1));
+    String protocolName = string(config, "koala.reconfiguration.protocol");
+    try {
+      this.protocol = Protocol.named(protocolName);
+    } catch (IllegalArgumentException e) {
+      throw new ConfigurationException("koala.reconfiguration.protocol: " + e.getMessage());
+    }
     this.drain =
         new Draining.Settings(
             intIn(config, "koala.reconfiguration.drain.piggyback-keys", 1, 100_000),
@@ -175,6 +183,11 @@ public final class KoalaConfig {
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;
+  }
+
+  /** How reconfigurations move state, from {@code koala.reconfiguration.protocol}. */
+  public Protocol protocol() {
+    return protocol;
   }
 
   /**

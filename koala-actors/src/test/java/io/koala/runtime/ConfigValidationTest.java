@@ -32,6 +32,7 @@ class ConfigValidationTest {
         "koala.reconfiguration.drain.piggyback-keys | 0 | allowed: [1, 100000]",
         "koala.reconfiguration.drain.idle-chunk-keys | all | expected an integer",
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [PT0.001S, PT1M]",
+        "koala.reconfiguration.protocol | eager | allowed: [\"koala\", \"stop-restart\"]",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))

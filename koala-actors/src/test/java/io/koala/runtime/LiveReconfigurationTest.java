@@ -135,6 +135,34 @@ class LiveReconfigurationTest {
   }
 
   /**
+   * The stop-and-restart baseline on the same runtime: the sources pause, the old owners push all
+   * state of the moved buckets with the hand-over, the sources resume; nothing is fetched lazily
+   * and every count is exact.
+   */
+  @Test
+  void stopAndRestartMovesTheStateUpFrontAndKeepsEveryCount() throws Exception {
+    KoalaConfig config =
+        KoalaConfig.load().withWorkers(3).with("koala.reconfiguration.protocol", "stop-restart");
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      awaitProgress(job, 2_000);
+      ReconfigurationReport out = done(job.rescale("count", 4));
+      assertThat(out.keysTransferred()).as("pushed with the hand-over").isPositive();
+      assertThat(out.fetchRequests()).isZero();
+      awaitProgress(job, 12_000);
+      done(job.rescale("count", 1));
+      done(job.migrate("count", 0, 2));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertExactCounts(job);
+      JobMetrics metrics = job.metrics();
+      assertThat(metrics.fetchRequests()).as("no lazy fetch").isZero();
+      assertThat(metrics.keysDrained()).as("nothing left to drain").isZero();
+      assertThat(metrics.keysTransferred()).isPositive();
+      assertThat(metrics.recordsIn("count")).isEqualTo(RECORDS);
+    }
+  }
+
+  /**
    * A scale-in and a migration retire tasks that still hold state: their buckets' new owners drain
    * it all (a forced full transfer), then the retired tasks stop and their stores are deleted,
    * while the job runs on with exact counts.

@@ -68,6 +68,8 @@ public final class EpochDriver {
 
   /** Where the epoch is. */
   public enum Phase {
+    /** Stop-and-restart: waiting for every source to stop reading. */
+    PAUSING,
     DEPLOYING,
     PREPARING,
     CATCHING_UP,
@@ -81,6 +83,8 @@ public final class EpochDriver {
   private final Vertex target;
   private final ReconfigurationPlan plan;
   private final LiveDeployment deployment;
+  private final Protocol protocol;
+  private final List<TaskId> sources = new ArrayList<>();
   private final List<TaskSetup> newSetups = new ArrayList<>();
   private final Map<TaskId, Integer> newPlacement = new LinkedHashMap<>();
   private final Map<TaskId, EpochMessage.PrepareTarget> prepares = new LinkedHashMap<>();
@@ -103,10 +107,19 @@ public final class EpochDriver {
       OperatorId vertex,
       ReconfigurationPlan plan,
       LiveDeployment deployment,
-      IntUnaryOperator placeNew) {
+      IntUnaryOperator placeNew,
+      Protocol protocol) {
     this.epoch = epoch;
     this.plan = plan;
     this.deployment = deployment;
+    this.protocol = protocol;
+    if (protocol.pausesSources()) {
+      for (Vertex v : deployment.plan().vertices()) {
+        if (v.isSource()) {
+          sources.addAll(deployment.liveTaskIds(v.id()));
+        }
+      }
+    }
     this.target = deployment.plan().vertex(vertex);
     checkReconfigurable(target);
     planChannels(placeNew);
@@ -297,8 +310,21 @@ public final class EpochDriver {
       java.util.Comparator.comparing((TaskId t) -> t.operator().name())
           .thenComparingInt(TaskId::index);
 
-  /** Starts the epoch. */
+  /** Starts the epoch (stop-and-restart: by pausing the sources). */
   public List<Effect> start() {
+    if (!sources.isEmpty()) {
+      phase = Phase.PAUSING;
+      List<Effect> out = new ArrayList<>();
+      for (TaskId t : sources) {
+        out.add(new Send(t, new EpochMessage.PauseInput(epoch)));
+        pending.add(t);
+      }
+      return out;
+    }
+    return deploy();
+  }
+
+  private List<Effect> deploy() {
     if (newSetups.isEmpty()) {
       return prepare();
     }
@@ -349,6 +375,13 @@ public final class EpochDriver {
       return phase == Phase.HANDING_OVER ? maybeSwitch() : List.of();
     }
     switch (phase) {
+      case PAUSING -> {
+        if (report instanceof EpochMessage.Paused
+            && pending.remove(report.task())
+            && pending.isEmpty()) {
+          return deploy();
+        }
+      }
       case PREPARING -> {
         if (report instanceof EpochMessage.Prepared p && pending.remove(p.task())) {
           if (prepares.containsKey(p.task())) {
@@ -414,7 +447,7 @@ public final class EpochDriver {
     phase = Phase.HANDING_OVER;
     List<Effect> out = new ArrayList<>();
     for (int s : plan.senders()) {
-      out.add(new Send(task(s), new EpochMessage.HandOverBuckets(epoch)));
+      out.add(new Send(task(s), new EpochMessage.HandOverBuckets(epoch, protocol.movesAllState())));
       pending.add(task(s));
     }
     for (int r : plan.receivers()) {
@@ -478,7 +511,11 @@ public final class EpochDriver {
     for (int r : plan.removed()) {
       deployment.retire(task(r));
     }
-    return List.of(
+    List<Effect> out = new ArrayList<>();
+    for (TaskId t : sources) {
+      out.add(new Send(t, new EpochMessage.ResumeInput(epoch)));
+    }
+    out.add(
         new Done(
             new EpochReport(
                 epoch,
@@ -487,6 +524,7 @@ public final class EpochDriver {
                 plan.tasksBefore(),
                 plan.tasksAfter(),
                 transferred)));
+    return out;
   }
 
   private static TaskSetup withOutputs(TaskSetup s, List<OutputSpec> outputs) {

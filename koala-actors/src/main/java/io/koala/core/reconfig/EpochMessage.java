@@ -23,13 +23,23 @@ public sealed interface EpochMessage extends KoalaMessage
           HandOverBuckets,
           SwitchRouting,
           Retiring,
-          EndInput {
+          EndInput,
+          PauseInput,
+          ResumeInput {
     long epoch();
   }
 
   /** Task → coordinator. */
   sealed interface Report extends EpochMessage
-      permits Prepared, CaughtUp, HandedOver, Connected, Switched, Drained, References, InputEnded {
+      permits Prepared,
+          CaughtUp,
+          HandedOver,
+          Connected,
+          Switched,
+          Drained,
+          References,
+          InputEnded,
+          Paused {
     long epoch();
 
     TaskId task();
@@ -73,8 +83,22 @@ public sealed interface EpochMessage extends KoalaMessage
    */
   record CatchUp(long epoch, long watermark) implements Command {}
 
-  /** Step 2b, to senders: hand over your moving buckets; reply {@link HandedOver}. */
-  record HandOverBuckets(long epoch) implements Command {}
+  /**
+   * Step 2b, to senders: hand over your moving buckets, with all their state when {@code withState}
+   * (stop-and-restart); reply {@link HandedOver}.
+   */
+  record HandOverBuckets(long epoch, boolean withState) implements Command {}
+
+  /**
+   * Stop-and-restart, to every source task before the epoch: stop reading; reply {@link Paused}.
+   */
+  record PauseInput(long epoch) implements Command {}
+
+  /** Stop-and-restart, to every source task after the epoch: read again. */
+  record ResumeInput(long epoch) implements Command {}
+
+  /** A source has stopped reading for epoch {@code epoch}. */
+  record Paused(long epoch, TaskId task) implements Report {}
 
   /** Step 4, to upstream tasks: switch output edge {@code edge} to {@code next}. */
   record SwitchRouting(long epoch, int edge, OutputSpec next) implements Command {}

@@ -20,6 +20,7 @@ import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.LiveDeployment;
+import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.plan.ExecutionPlan;
@@ -168,7 +169,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private long startMillis;
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
   private final Retirement retirement;
+  private final Protocol protocol;
   private final Set<TaskId> released = new HashSet<>();
+  private final Set<TaskId> releaseWhenFinished = new HashSet<>();
   private final List<TaskId> inputEnded = new ArrayList<>(); // sources that read everything
   private final Set<TaskId> endHeld = new HashSet<>(); // of those, the ones not yet let end
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
@@ -216,6 +219,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.deployment = DeploymentPlan.of(jobId, plan, workers.size(), settings);
     this.live = LiveDeployment.of(plan, deployment);
     this.retirement = new Retirement(config.drain());
+    this.protocol = config.protocol();
     this.lastMetrics =
         new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
     for (TaskSetup s : deployment.setups().values()) {
@@ -314,6 +318,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     finished.add(m.task());
+    if (releaseWhenFinished.remove(m.task())) {
+      release(m.task());
+    }
     if (finished.containsAll(tasks.keySet()) && (active == null || active.deploying.isEmpty())) {
       if (active != null) {
         timers.cancel(STEP_TIMER);
@@ -403,12 +410,22 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return this;
   }
 
-  /** Task metrics with those of the holders already stopped (their counts stay in the totals). */
+  /**
+   * Task metrics with those of the holders already stopped (their counts stay in the totals); a
+   * holder asked for metrics while it was being released appears once.
+   */
   private List<TaskMetricsSnapshot> withReleased(List<TaskMetricsSnapshot> live) {
     if (releasedMetrics.isEmpty()) {
       return live;
     }
-    List<TaskMetricsSnapshot> all = new ArrayList<>(live);
+    Set<TaskId> stopped = new HashSet<>();
+    releasedMetrics.forEach(t -> stopped.add(t.task()));
+    List<TaskMetricsSnapshot> all = new ArrayList<>();
+    for (TaskMetricsSnapshot t : live) {
+      if (!stopped.contains(t.task())) {
+        all.add(t);
+      }
+    }
     all.addAll(releasedMetrics);
     return all;
   }
@@ -559,7 +576,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                   0));
           continue;
         }
-        driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q));
+        driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q), protocol);
       } catch (IllegalArgumentException e) {
         reject(q, INVALID_REQUEST, e.getMessage());
         continue;
@@ -703,6 +720,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    * then its worker stops it and deletes its state.
    */
   private void release(TaskId task) {
+    if (!finished.contains(task)) {
+      releaseWhenFinished.add(task); // its outputs are still delivering their last items
+      return;
+    }
     released.add(task);
     ActorRef<TaskMessage> ref = tasks.get(task);
     getContext()

@@ -43,7 +43,7 @@ final class RescaleCommand implements Callable<Integer> {
   @Option(
       names = "--protocol",
       defaultValue = RescaleSettings.KOALA,
-      description = "Reconfiguration protocol (default ${DEFAULT-VALUE}; the only one so far).")
+      description = "Reconfiguration protocol: koala or stop-restart (default ${DEFAULT-VALUE}).")
   String protocol;
 
   @Option(names = "--from", defaultValue = "4", description = "Tasks before (default 4).")

@@ -1,5 +1,6 @@
 package io.koala.samples.cli;
 
+import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import io.koala.testkit.verify.Outcome;
@@ -73,6 +74,12 @@ final class VerifyCommand implements Callable<Integer> {
       description = "Run each worker in its own ActorSystem over loopback TCP.")
   boolean separate;
 
+  @Option(
+      names = "--protocol",
+      defaultValue = "koala",
+      description = "Reconfiguration protocol: koala or stop-restart (default ${DEFAULT-VALUE}).")
+  String protocol;
+
   @Option(names = "--json", description = "Print a JSON summary as the last stdout line.")
   boolean json;
 
@@ -124,12 +131,18 @@ final class VerifyCommand implements Callable<Integer> {
     if (chosen.isEmpty()) {
       chosen = Workloads.all();
     }
-    KoalaConfig config =
-        KoalaConfig.load()
-            .withWorkers(workers)
-            .withSeparateSystems(separate)
-            .with("pekko.actor.serialize-messages", "on")
-            .with("pekko.loglevel", "WARNING");
+    KoalaConfig config;
+    try {
+      config =
+          KoalaConfig.load()
+              .withWorkers(workers)
+              .withSeparateSystems(separate)
+              .with("pekko.actor.serialize-messages", "on")
+              .with("koala.reconfiguration.protocol", protocol)
+              .with("pekko.loglevel", "WARNING");
+    } catch (ConfigurationException e) {
+      throw new ParameterException(spec.commandLine(), "--protocol: " + e.getMessage());
+    }
     // the first runtime of a JVM runs cold (class loading, JIT): its jobs can fall so far behind
     // their sources that whole inputs are read before the schedule's requests; warm up first
     System.err.println("warm-up: one unjudged seed");
@@ -174,10 +187,11 @@ final class VerifyCommand implements Callable<Integer> {
     String summary =
         String.format(
             Locale.ROOT,
-            "{\"seeds\":%d,\"firstSeed\":%d,\"runs\":%d,\"requests\":%d,"
+            "{\"protocol\":\"%s\",\"seeds\":%d,\"firstSeed\":%d,\"runs\":%d,\"requests\":%d,"
                 + "\"reconfigurations\":%d,\"lateRequests\":%d,\"mismatches\":%d,"
                 + "\"invariantViolations\":%d,\"failingSeeds\":%s,\"workers\":%d,"
                 + "\"separateSystems\":%b,\"records\":%d,\"rate\":%.0f,\"seconds\":%.1f}",
+            protocol,
             seeds,
             firstSeed,
             runs,

@@ -1,6 +1,7 @@
 package io.koala.samples.experiment;
 
 import io.koala.core.Buckets;
+import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.RateSchedule;
 import io.koala.samples.nexmark.RecentPrices;
 import java.time.Duration;
@@ -15,7 +16,7 @@ import java.time.Duration;
  * the rescale, and the doubled rate from then on.
  *
  * @param workload the workload; only {@code q6star}
- * @param protocol the reconfiguration protocol; only {@code koala} is implemented
+ * @param protocol the reconfiguration protocol ({@link Protocol#named})
  * @param from parallelism of the target operator before the rescale
  * @param to parallelism after it
  * @param workers workers, each in its own ActorSystem over loopback TCP
@@ -52,7 +53,7 @@ public record RescaleSettings(
   /** The only workload so far. */
   public static final String Q6STAR = "q6star";
 
-  /** The only protocol so far. */
+  /** The default protocol. */
   public static final String KOALA = "koala";
 
   /** The most keys: the experiment keeps a bucket per key in memory to account for moved state. */
@@ -66,13 +67,10 @@ public record RescaleSettings(
       throw new IllegalArgumentException(
           "--workload '" + workload + "' is not available; implemented: " + Q6STAR);
     }
-    if (!KOALA.equals(protocol)) {
-      throw new IllegalArgumentException(
-          "--protocol '"
-              + protocol
-              + "' is not available; implemented: "
-              + KOALA
-              + " (the baselines of DESIGN §7 do not exist yet)");
+    try {
+      Protocol.named(protocol);
+    } catch (IllegalArgumentException e) {
+      throw new IllegalArgumentException("--protocol: " + e.getMessage(), e);
     }
     checkParallelism("--from", from);
     checkParallelism("--to", to);

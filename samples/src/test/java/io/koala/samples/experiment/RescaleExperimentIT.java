@@ -124,7 +124,8 @@ class RescaleExperimentIT {
 
   @Test
   void refusesAProtocolThatDoesNotExistNamingTheFlag() {
-    assertRefused("--protocol 'sr' is not available", "--protocol=sr");
+    assertRefused(
+        "--protocol: no protocol \"sr\"; allowed: [\"koala\", \"stop-restart\"]", "--protocol=sr");
   }
 
   @Test

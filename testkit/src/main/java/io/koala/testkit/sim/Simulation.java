@@ -23,6 +23,7 @@ import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.LiveDeployment;
+import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.core.reconfig.StateMessage;
@@ -82,8 +83,10 @@ public final class Simulation {
   private LiveDeployment deployment;
   private EpochDriver epoch;
   private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
+  private Protocol protocol = Protocol.KOALA;
   private Retirement retirement;
   private final List<TaskId> released = new ArrayList<>();
+  private final java.util.Set<TaskId> releaseWhenFinished = new java.util.HashSet<>();
   private final List<TaskId> inputEnded = new ArrayList<>();
   private final java.util.Set<TaskId> endHeld = new java.util.LinkedHashSet<>();
   private final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
@@ -125,6 +128,9 @@ public final class Simulation {
     @Override
     public void finished() {
       finished = true;
+      if (releaseWhenFinished.remove(id)) {
+        release(id);
+      }
     }
 
     @Override
@@ -217,6 +223,12 @@ public final class Simulation {
   /** How owners drain retiring holders (DESIGN §6.5); default 25 piggybacked, 512 idle, 10 ms. */
   public Simulation drain(Draining.Settings settings) {
     this.drainSettings = settings;
+    return this;
+  }
+
+  /** How reconfigurations move state (default Koala). */
+  public Simulation protocol(Protocol protocol) {
+    this.protocol = protocol;
     return this;
   }
 
@@ -426,7 +438,8 @@ public final class Simulation {
       busy.remove(p);
     }
     if (p.to() instanceof TaskId t && !nodes.containsKey(t)) {
-      if (!(m instanceof StateMessage.Release)) { // a release may still reach a stopped holder
+      if (!(m instanceof StateMessage.Release || m instanceof Credit)) {
+        // a release, or a credit for an item it sent before it ended, may still reach it
         failures.add(
             ErrorInfo.of(
                 "simulation",
@@ -491,7 +504,7 @@ public final class Simulation {
       noops++; // nothing to do, as the coordinator does
       return;
     }
-    epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0);
+    epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0, protocol);
     retirement.epochStarted(vertex);
     carryOut(epoch.start());
   }
@@ -533,8 +546,15 @@ public final class Simulation {
     endHeld.clear();
   }
 
-  /** No owner references holder {@code task} any more: it stops, its state is gone. */
+  /**
+   * No owner references holder {@code task} any more: once it has finished (its outputs delivered
+   * their ends), it stops and its state is gone.
+   */
   private void release(TaskId task) {
+    if (!nodes.get(task).finished) {
+      releaseWhenFinished.add(task);
+      return;
+    }
     Node n = nodes.remove(task);
     releasedMetrics.put(task, n.engine.metrics().released());
     n.engine.close();

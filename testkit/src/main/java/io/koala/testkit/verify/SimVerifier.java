@@ -1,6 +1,7 @@
 package io.koala.testkit.verify;
 
 import io.koala.core.ChannelSettings;
+import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.Dataflow;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
@@ -28,9 +29,16 @@ public final class SimVerifier {
 
   /** Runs {@code w} under the schedule of {@code seed}; {@code faults} plants bugs (tests only). */
   public static Outcome verify(Workload w, long seed, Simulation.Fault... faults) {
+    return verify(w, seed, Protocol.KOALA, faults);
+  }
+
+  /** Runs {@code w} under the schedule of {@code seed} with {@code protocol}. */
+  public static Outcome verify(
+      Workload w, long seed, Protocol protocol, Simulation.Fault... faults) {
     Dataflow initial = w.dataflow(Map.of(), RECORDS, RATE);
     Schedule schedule = Schedule.random(w, seed, 1, initial.plan().buckets());
-    Simulation sim = Simulation.of(initial, SETTINGS, seed).latency(LATENCY_MILLIS);
+    Simulation sim =
+        Simulation.of(initial, SETTINGS, seed).latency(LATENCY_MILLIS).protocol(protocol);
     for (Simulation.Fault f : faults) {
       sim.plant(f);
     }

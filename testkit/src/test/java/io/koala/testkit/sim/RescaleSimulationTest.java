@@ -102,6 +102,32 @@ class RescaleSimulationTest {
   }
 
   /**
+   * The stop-and-restart baseline: the sources pause, the old owners push all state of the moved
+   * buckets with the hand-over, nothing is fetched or drained, and the counts stay exact.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3, 4, 5, 6})
+  void stopAndRestartMovesAllStateOfTheMovedBucketsUpFront(long seed) {
+    Simulation.Result r =
+        Simulation.of(keyedCount(), SETTINGS, seed)
+            .latency(2)
+            .protocol(io.koala.core.reconfig.Protocol.STOP_RESTART)
+            .rescaleAt(500, "count", 3)
+            .changeAt(800, new Change.Migrate("count", 0, 0))
+            .rescaleAt(1_200, "count", 1)
+            .run(20_000_000);
+    assertThat(r.failures()).as("seed %d", seed).isEmpty();
+    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
+    assertThat(r.reconfigurations()).hasSize(3);
+    assertThat(r.total(m -> m.fetchRequests())).as("no lazy fetch").isZero();
+    assertThat(r.total(m -> m.keysDrained())).as("nothing left behind to drain").isZero();
+    // every key lived in a moved bucket at some point; each move pushed it
+    assertThat(r.total(m -> m.keysFetched())).isGreaterThanOrEqualTo(KEYS);
+    assertThat(r.releasedHolders()).hasSize(3); // tasks 0 (migrated), 1 and 2: nothing to drain
+    assertCountsInOrder(r, seed);
+  }
+
+  /**
    * Hazards §7.10: a scale-in while an earlier one's drain is unfinished, and a rebalance that
    * moves buckets still being drained (their drain cursors travel with the lookup table, and chunks
    * for a bucket that left are discarded).

@@ -2,6 +2,7 @@ package io.koala.testkit.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.core.reconfig.Protocol;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,6 +32,19 @@ class SimVerifierTest {
   @MethodSource("runs")
   void reconfigurationsChangeNoOutput(String workload, long seed) {
     Outcome o = SimVerifier.verify(Workloads.named(workload), seed);
+    assertThat(o.violations()).as("%s", o).isEmpty();
+    assertThat(o.mismatches()).as("%s", o).isEmpty();
+  }
+
+  static Stream<Arguments> stopRestartRuns() {
+    return runs().filter(a -> (long) a.get()[1] <= SEEDS / 2);
+  }
+
+  /** The stop-and-restart baseline passes the same checks (issue 5: one correctness machinery). */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("stopRestartRuns")
+  void stopAndRestartChangesNoOutput(String workload, long seed) {
+    Outcome o = SimVerifier.verify(Workloads.named(workload), seed, Protocol.STOP_RESTART);
     assertThat(o.violations()).as("%s", o).isEmpty();
     assertThat(o.mismatches()).as("%s", o).isEmpty();
   }
