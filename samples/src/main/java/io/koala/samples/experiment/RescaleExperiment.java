@@ -474,6 +474,15 @@ public final class RescaleExperiment {
           error = "the rescale had not completed at the end of the run";
         }
       }
+      if (error == null && lag.level > s.rate()) {
+        // recovery is measured back to the lag before the doubling: meaningless if the job was
+        // still working off the warm-up then
+        error =
+            "the job had not caught up with its input before the doubling (source lag "
+                + lag.level
+                + " records, more than a second of input): this machine was too slow or busy for"
+                + " the scenario, so the recovery figures mean nothing";
+      }
       boolean recovered = lag.recovered();
       Snapshot rescale = atRescale == null ? end : atRescale;
       Snapshot before = at(Math.max(s.doublingAtSecond(), s.rescaleAtSecond() - BEFORE_SECONDS));
