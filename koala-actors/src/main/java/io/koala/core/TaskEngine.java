@@ -1874,30 +1874,27 @@ public final class TaskEngine {
     commitState();
   }
 
-  /** A bucket's state rows, in chunks of at most {@link StateServing#CHUNK_BYTES} (or one row). */
+  /**
+   * A bucket's state, in chunks of about {@link StateServing#CHUNK_BYTES}: the scan a holder serves
+   * drains with, run to the end.
+   */
   private static List<StateChunk> stateChunks(WriteTxn txn, int bucket) {
     List<StateChunk> chunks = new ArrayList<>();
-    List<byte[]> keys = new ArrayList<>();
-    List<byte[]> values = new ArrayList<>();
-    long[] bytes = {0};
-    txn.scan(
-        Table.STATE,
-        KeyLayout.bucketPrefix(bucket),
-        (k, v) -> {
-          if (!keys.isEmpty() && bytes[0] + k.length + v.length > StateServing.CHUNK_BYTES) {
-            chunks.add(new StateChunk(bucket, keys, values));
-            keys.clear();
-            values.clear();
-            bytes[0] = 0;
-          }
-          keys.add(k);
-          values.add(v);
-          bytes[0] += k.length + v.length;
-          return true;
-        });
-    if (!keys.isEmpty()) {
-      chunks.add(new StateChunk(bucket, keys, values));
-    }
+    StateMessage.DrainChunk d = null;
+    do {
+      d =
+          StateServing.drain(
+              txn, new StateMessage.Drain(bucket, d == null ? null : d.next(), Integer.MAX_VALUE));
+      List<byte[]> keys = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      for (KeyState ks : d.keys()) {
+        keys.addAll(ks.storeKeys());
+        values.addAll(ks.values());
+      }
+      if (!keys.isEmpty()) {
+        chunks.add(new StateChunk(bucket, keys, values));
+      }
+    } while (!d.end());
     return chunks;
   }
 

@@ -19,9 +19,9 @@ import java.util.TreeSet;
  * EpochMessage.Retiring}, stamped with the epoch); each task drains what it references ({@link
  * Draining}) and reports the retiring holders it still references ({@link EpochMessage.References})
  * at once and whenever that changes. A holder is terminated when every live task's latest report
- * for the current publication leaves it out. Reports made before the publication, or while an epoch
- * of the operator runs (a hand-over may carry a reference from a task that reported to one that has
- * not yet), never count. Pure.
+ * for the current publication leaves it out and it has finished (its outputs have delivered their
+ * ends). Reports made before the publication, or while an epoch of the operator runs (a hand-over
+ * may carry a reference from a task that reported to one that has not yet), never count. Pure.
  */
 public final class Retirement {
 
@@ -39,6 +39,8 @@ public final class Retirement {
 
   private final Draining.Settings settings;
   private final Map<OperatorId, Operator> operators = new HashMap<>();
+  private final Set<TaskId> finished = new HashSet<>();
+  private final Set<TaskId> unreferencedUnfinished = new HashSet<>();
 
   public Retirement(Draining.Settings settings) {
     this.settings = settings;
@@ -80,8 +82,18 @@ public final class Retirement {
   }
 
   /**
+   * A task has finished; returns it if it is a holder nobody references any more, which the caller
+   * stops now.
+   */
+  public List<TaskId> taskFinished(TaskId task) {
+    finished.add(task);
+    return unreferencedUnfinished.remove(task) ? List.of(task) : List.of();
+  }
+
+  /**
    * A task's references; returns the holders no {@code live} task of its operator references any
-   * more, which the caller stops (they are forgotten here).
+   * more and that have finished, which the caller stops (the others follow from {@link
+   * #taskFinished}; all are forgotten here).
    */
   public List<TaskId> on(EpochMessage.References r, List<TaskId> live) {
     OperatorId operator = r.task().operator();
@@ -105,11 +117,17 @@ public final class Retirement {
         done.add(new TaskId(operator, h));
       }
     }
+    List<TaskId> stop = new ArrayList<>();
     for (TaskId t : done) {
       o.retiring.remove(t.index());
       o.terminated.add(t.index());
+      if (finished.contains(t)) {
+        stop.add(t);
+      } else {
+        unreferencedUnfinished.add(t); // its outputs are still delivering their last items
+      }
     }
-    return done;
+    return stop;
   }
 
   /** The retiring holders of {@code operator} not yet terminated. */

@@ -56,7 +56,7 @@ public final class StateServing {
    * The next keys of a bucket after the drain's cursor, every store entry of each, up to the
    * drain's key count or {@link #CHUNK_BYTES} (at least one key).
    */
-  static DrainChunk drain(ReadTxn txn, Drain drain) {
+  public static DrainChunk drain(ReadTxn txn, Drain drain) {
     int bucket = drain.bucket();
     long generation = generation(txn, bucket);
     List<KeyState> keys = new ArrayList<>();

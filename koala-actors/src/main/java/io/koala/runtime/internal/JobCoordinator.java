@@ -19,6 +19,7 @@ import io.koala.core.TaskSetup;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
+import io.koala.core.reconfig.InputEnds;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationPlan;
@@ -171,9 +172,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final Retirement retirement;
   private final Protocol protocol;
   private final Set<TaskId> released = new HashSet<>();
-  private final Set<TaskId> releaseWhenFinished = new HashSet<>();
-  private final List<TaskId> inputEnded = new ArrayList<>(); // sources that read everything
-  private final Set<TaskId> endHeld = new HashSet<>(); // of those, the ones not yet let end
+  private final InputEnds inputEnds = new InputEnds();
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Set<Integer> pendingWorkers = new HashSet<>();
@@ -318,9 +317,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     finished.add(m.task());
-    if (releaseWhenFinished.remove(m.task())) {
-      release(m.task());
-    }
+    retirement.taskFinished(m.task()).forEach(this::release);
     if (finished.containsAll(tasks.keySet()) && (active == null || active.deploying.isEmpty())) {
       if (active != null) {
         timers.cancel(STEP_TIMER);
@@ -548,13 +545,13 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private void startNextEpoch() {
     while (active == null && status == JobStatus.RUNNING && !queue.isEmpty()) {
       Queued q = queue.poll();
-      if (!inputEnded.isEmpty()) {
+      if (inputEnds.finishing()) {
         reject(
             q,
             "job "
                 + jobId
                 + " is finishing: source task "
-                + inputEnded.get(0)
+                + inputEnds.first()
                 + " has read all its input");
         continue;
       }
@@ -596,21 +593,18 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     if (active == null && status == JobStatus.RUNNING) {
       // no reconfiguration runs, and none will start: the sources holding their end may end
-      for (TaskId t : inputEnded) {
-        if (endHeld.remove(t)) {
-          tasks.get(t).tell(new EpochMessage.EndInput(nextEpoch - 1));
-        }
+      for (TaskId t : inputEnds.release()) {
+        tasks.get(t).tell(new EpochMessage.EndInput(nextEpoch - 1));
       }
     }
   }
 
   /** A source read all its input: it ends now, or once the running reconfiguration is done. */
   private void onInputEnded(EpochMessage.InputEnded m) {
-    if (status != JobStatus.RUNNING || inputEnded.contains(m.task())) {
+    if (status != JobStatus.RUNNING) {
       return;
     }
-    inputEnded.add(m.task());
-    endHeld.add(m.task());
+    inputEnds.ended(m.task());
     startNextEpoch(); // rejects what is queued, and lets the source end unless an epoch runs
   }
 
@@ -720,10 +714,6 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    * then its worker stops it and deletes its state.
    */
   private void release(TaskId task) {
-    if (!finished.contains(task)) {
-      releaseWhenFinished.add(task); // its outputs are still delivering their last items
-      return;
-    }
     released.add(task);
     ActorRef<TaskMessage> ref = tasks.get(task);
     getContext()

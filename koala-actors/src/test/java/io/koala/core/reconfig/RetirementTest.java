@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import java.util.List;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -27,6 +28,24 @@ class RetirementTest {
 
   final Retirement retirement = new Retirement(SETTINGS);
   final List<TaskId> live = List.of(t(0), t(1));
+
+  @BeforeEach
+  void retiredTasksHaveFinished() {
+    retirement.taskFinished(t(2));
+    retirement.taskFinished(t(3));
+  }
+
+  @Test
+  void anUnreferencedHolderStopsOnlyOnceItHasFinished() {
+    Retirement r = new Retirement(SETTINGS);
+    r.epochStarted(OP);
+    r.epochEnded(OP, 1, List.of(t(2)), live);
+    r.on(refs(1, 0), live);
+    assertThat(r.on(refs(1, 1), live)).as("its outputs are still delivering").isEmpty();
+    assertThat(r.retiring(OP)).isEmpty();
+    assertThat(r.taskFinished(t(1))).isEmpty();
+    assertThat(r.taskFinished(t(2))).containsExactly(t(2));
+  }
 
   @Test
   void anEpochWithoutRetiredTasksPublishesNothing() {

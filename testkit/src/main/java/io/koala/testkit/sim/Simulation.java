@@ -22,6 +22,7 @@ import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
+import io.koala.core.reconfig.InputEnds;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationPlan;
@@ -86,9 +87,7 @@ public final class Simulation {
   private Protocol protocol = Protocol.KOALA;
   private Retirement retirement;
   private final List<TaskId> released = new ArrayList<>();
-  private final java.util.Set<TaskId> releaseWhenFinished = new java.util.HashSet<>();
-  private final List<TaskId> inputEnded = new ArrayList<>();
-  private final java.util.Set<TaskId> endHeld = new java.util.LinkedHashSet<>();
+  private final InputEnds inputEnds = new InputEnds();
   private final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
   private long nextEpoch = 1;
   private long now;
@@ -128,9 +127,7 @@ public final class Simulation {
     @Override
     public void finished() {
       finished = true;
-      if (releaseWhenFinished.remove(id)) {
-        release(id);
-      }
+      retirement.taskFinished(id).forEach(Simulation.this::release);
     }
 
     @Override
@@ -464,8 +461,7 @@ public final class Simulation {
       }
     } else if (TaskEngine.COORDINATOR.equals(p.to())) {
       if (m instanceof EpochMessage.InputEnded e) {
-        inputEnded.add(e.task());
-        endHeld.add(e.task());
+        inputEnds.ended(e.task());
         releaseInputs();
       } else if (m instanceof EpochMessage.References r) {
         retirement.on(r, deployment.liveTaskIds(r.task().operator())).forEach(this::release);
@@ -496,7 +492,7 @@ public final class Simulation {
     Request r = requests.poll();
     OperatorId vertex = new OperatorId(r.change().operator());
     ReconfigurationPlan plan = r.change().plan(deployment, vertex);
-    if (!inputEnded.isEmpty()) {
+    if (inputEnds.finishing()) {
       refused++; // the coordinator refuses to reconfigure a bounded job whose sources ended
       return;
     }
@@ -540,21 +536,13 @@ public final class Simulation {
     if (epoch != null) {
       return;
     }
-    for (TaskId t : endHeld) {
+    for (TaskId t : inputEnds.release()) {
       enqueue(TaskEngine.COORDINATOR, t, new EpochMessage.EndInput(nextEpoch - 1));
     }
-    endHeld.clear();
   }
 
-  /**
-   * No owner references holder {@code task} any more: once it has finished (its outputs delivered
-   * their ends), it stops and its state is gone.
-   */
+  /** No owner references holder {@code task} any more and it has finished: its state is gone. */
   private void release(TaskId task) {
-    if (!nodes.get(task).finished) {
-      releaseWhenFinished.add(task);
-      return;
-    }
     Node n = nodes.remove(task);
     releasedMetrics.put(task, n.engine.metrics().released());
     n.engine.close();

@@ -60,9 +60,7 @@ class RescaleSimulationTest {
             .rescaleAt(500, "count", 3)
             .rescaleAt(1_200, "count", 1)
             .run(20_000_000);
-    assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
-    assertThat(r.reconfigurations()).hasSize(2);
+    assertRanToTheEnd(r, seed, 2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1, 2);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0);
     assertThat(r.reconfigurations()).allMatch(e -> e.movedBuckets().length > 0);
@@ -91,9 +89,7 @@ class RescaleSimulationTest {
             .rescaleAt(300, "count", 4)
             .rescaleAt(1_050, "count", 1)
             .run(20_000_000);
-    assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
-    assertThat(r.reconfigurations()).hasSize(2);
+    assertRanToTheEnd(r, seed, 2);
     assertThat(r.releasedHolders())
         .as("seed %d", seed)
         .containsExactlyInAnyOrder(task(1), task(2), task(3));
@@ -116,9 +112,7 @@ class RescaleSimulationTest {
             .changeAt(800, new Change.Migrate("count", 0, 0))
             .rescaleAt(1_200, "count", 1)
             .run(20_000_000);
-    assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
-    assertThat(r.reconfigurations()).hasSize(3);
+    assertRanToTheEnd(r, seed, 3);
     assertThat(r.total(m -> m.fetchRequests())).as("no lazy fetch").isZero();
     assertThat(r.total(m -> m.keysDrained())).as("nothing left behind to drain").isZero();
     // every key lived in a moved bucket at some point; each move pushed it
@@ -144,9 +138,7 @@ class RescaleSimulationTest {
             .changeAt(1_040, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
             .rescaleAt(1_060, "count", 1)
             .run(20_000_000);
-    assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
-    assertThat(r.reconfigurations()).hasSize(4);
+    assertRanToTheEnd(r, seed, 4);
     assertThat(r.releasedHolders())
         .as("seed %d", seed)
         .containsExactlyInAnyOrder(task(1), task(2), task(3));
@@ -162,9 +154,7 @@ class RescaleSimulationTest {
             .changeAt(400, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
             .changeAt(900, new Change.Migrate("count", 1, 0))
             .run(20_000_000);
-    assertThat(r.failures()).as("seed %d", seed).isEmpty();
-    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
-    assertThat(r.reconfigurations()).hasSize(2);
+    assertRanToTheEnd(r, seed, 2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0, 2);
     assertThat(r.releasedHolders()).as("seed %d", seed).containsExactly(task(1));
@@ -173,6 +163,13 @@ class RescaleSimulationTest {
 
   static io.koala.plan.TaskId task(int index) {
     return new io.koala.plan.TaskId(new io.koala.plan.OperatorId("count"), index);
+  }
+
+  /** The run failed nowhere, finished, and completed {@code reconfigurations} epochs. */
+  static void assertRanToTheEnd(Simulation.Result r, long seed, int reconfigurations) {
+    assertThat(r.failures()).as("seed %d", seed).isEmpty();
+    assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
+    assertThat(r.reconfigurations()).hasSize(reconfigurations);
   }
 
   /** Every key's running count goes 1, 2, 3, ... and ends at the key's number of records. */
