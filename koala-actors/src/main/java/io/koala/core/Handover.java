@@ -6,9 +6,12 @@ import java.util.List;
 /**
  * First on a peer channel (DESIGN §6.1 step 2): a bucket's key-lookup-table part and its timers,
  * which the sender deleted. Every timer at or before the sender's last applied watermark has fired
- * there; the receiver gets exactly the later ones (W2).
+ * there; the receiver gets exactly the later ones (W2). With {@code pullAtOnce} (the eager
+ * protocol) the receiver pulls all of the bucket's state from the sender right away instead of
+ * fetching each key on its first access.
  */
-public record Handover(BucketHandover bucket, List<ShippedTimer> timers) implements ChannelItem {
+public record Handover(BucketHandover bucket, List<ShippedTimer> timers, boolean pullAtOnce)
+    implements ChannelItem {
   public Handover {
     timers = List.copyOf(timers);
   }

@@ -8,6 +8,7 @@ import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.Parking;
+import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateMessage.KeyRef;
 import io.koala.core.reconfig.StateMessage.KeyState;
@@ -148,6 +149,9 @@ public final class TaskEngine {
   private final boolean[] owned;
 
   private final boolean[] moved;
+  // buckets taken over with all their state pulled at once (eager), whose pull has not ended
+  private final boolean[] pulling;
+  private int bucketsPulling;
   private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
   private final int[] logicalInputs;
   private final Map<Integer, InputChannel> inputs = new HashMap<>();
@@ -275,6 +279,7 @@ public final class TaskEngine {
       state = new KeyedStateBackend(head.id().name(), store, serde);
       owned = new boolean[setup.buckets()];
       moved = new boolean[setup.buckets()];
+      pulling = new boolean[setup.buckets()];
       List<Integer> mine = new ArrayList<>();
       for (int b = 0; b < setup.buckets(); b++) {
         owned[b] = setup.inputRouting().get(b) == setup.task().index();
@@ -290,6 +295,7 @@ public final class TaskEngine {
       state = null;
       owned = null;
       moved = null;
+      pulling = null;
       locations = null;
       timers = null;
     }
@@ -692,12 +698,53 @@ public final class TaskEngine {
     if (moved[bucket]) {
       int holder = locations.resolve(state.batchTxn(), bucket, ref.key());
       if (holder != locations.self()) {
-        parking.park(ref, Parking.Parked.record(value, timestamp, edge), holder);
-        metrics.recordsParked++;
+        parkRemote(ref, Parking.Parked.record(value, timestamp, edge), holder);
         return true;
       }
     }
     return false;
+  }
+
+  /**
+   * Parks an item of a key whose state is at {@code holder}: it waits for its bucket's pull if one
+   * runs (eager), else for a fetch of the key.
+   */
+  private void parkRemote(KeyRef ref, Parking.Parked item, int holder) {
+    if (pulling[ref.bucket()]) {
+      parking.await(ref, item);
+    } else {
+      parking.park(ref, item, holder);
+    }
+    metrics.recordsParked++;
+  }
+
+  /** Asks {@code holder} for the next chunk of the buckets pulled from it, if none is asked for. */
+  private void pullFrom(int holder) {
+    long id = nextFetchId;
+    StateMessage.Drain d = draining.next(locations, holder, id, Integer.MAX_VALUE);
+    if (d != null) {
+      nextFetchId++;
+      sendFetch(new StateMessage.Fetch(id, setup.task(), List.of(), d), holder);
+    }
+  }
+
+  /**
+   * The pull of {@code bucket} ended: each key still waiting runs if its state is here now (it was
+   * not at the old owner: a new key the filter could not rule out), else is fetched after all.
+   */
+  private void pullEnded(WriteTxn txn, int bucket) {
+    pulling[bucket] = false;
+    bucketsPulling--;
+    for (KeyRef ref : parking.keysOf(bucket)) {
+      int holder = locations.resolve(txn, bucket, ref.key());
+      if (holder == locations.self()) {
+        for (Parking.Parked p : parking.arrived(ref)) {
+          runParked(ref, p);
+        }
+      } else {
+        parking.fetchInstead(ref, holder);
+      }
+    }
   }
 
   /**
@@ -826,6 +873,7 @@ public final class TaskEngine {
         () -> {
           long t0 = services.nanoTime();
           int from = reply.holder().index();
+          boolean pullNext = false;
           List<StateMessage.Release> releases = new ArrayList<>();
           state.begin();
           WriteTxn txn = state.batchTxn();
@@ -851,7 +899,12 @@ public final class TaskEngine {
             }
             draining.advanced(txn, locations, from, chunk);
             moved[chunk.bucket()] = !locations.isFullyLocal(chunk.bucket());
-            if (chunk.end()) {
+            if (pulling[chunk.bucket()]) {
+              if (chunk.end()) {
+                pullEnded(txn, chunk.bucket());
+              }
+              pullNext = true;
+            } else if (chunk.end()) {
               // the scan of one bucket is done: go on with the next without waiting a tick, so
               // many sparse buckets drain at the pace of their keys, not one per interval
               drainScheduled = true;
@@ -867,7 +920,11 @@ public final class TaskEngine {
           }
           scheduleProcessingTimers();
           sendFetches();
+          if (pullNext) {
+            pullFrom(from);
+          }
           reportReferences();
+          checkRole();
           drain();
         });
   }
@@ -1094,8 +1151,7 @@ public final class TaskEngine {
         if (moved[t.bucket()]) {
           int holder = locations.resolve(state.batchTxn(), t.bucket(), t.key());
           if (holder != locations.self()) {
-            parking.park(ref, callback, holder);
-            metrics.recordsParked++;
+            parkRemote(ref, callback, holder);
             continue;
           }
         }
@@ -1759,14 +1815,14 @@ public final class TaskEngine {
           "task " + setup.task() + " asked to hand over for epoch " + h.epoch() + " it is not in");
     }
     if (!role.handedOver) {
-      guard(() -> handOver(h.withState()));
+      guard(() -> handOver(h.move()));
       // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
       guard(this::drain);
     }
     services.send(COORDINATOR, new EpochMessage.HandedOver(role.epoch, setup.task()));
   }
 
-  private void handOver(boolean withState) {
+  private void handOver(Protocol.StateMove move) {
     // peer channels open only now: a receiver knows them once every task has prepared
     for (EpochMessage.Peer out : role.peersOut) {
       int pos = addOutput(out.channel(), out.task(), setup.settings(), opName(ops.size() - 1));
@@ -1782,15 +1838,18 @@ public final class TaskEngine {
       int bucket = m.getKey();
       int receiver = m.getValue();
       BucketHandover lookup = locations.handOver(txn, bucket);
-      if (withState) {
-        // stop-and-restart: all of the bucket's state goes ahead of its hand-over, which then
-        // names the receiver as where the state is
-        if (lookup.defaultHolder() != locations.self() || !lookup.entries().isEmpty()) {
-          throw new IllegalStateException(
-              "stop-and-restart moves whole buckets, but bucket "
-                  + bucket
-                  + " has state at other tasks, left by a reconfiguration with another protocol");
-        }
+      if (move != Protocol.StateMove.ON_ACCESS
+          && (lookup.defaultHolder() != locations.self() || !lookup.entries().isEmpty())) {
+        throw new IllegalStateException(
+            "the "
+                + move
+                + " protocols move whole buckets, but bucket "
+                + bucket
+                + " has state at other tasks, left by a reconfiguration with another protocol");
+      }
+      if (move == Protocol.StateMove.PUSH_AHEAD) {
+        // all of the bucket's state goes ahead of its hand-over, which then names the receiver as
+        // where the state is
         toReceiver
             .computeIfAbsent(receiver, r -> new ArrayList<>())
             .addAll(stateChunks(txn, bucket));
@@ -1828,7 +1887,7 @@ public final class TaskEngine {
       }
       toReceiver
           .computeIfAbsent(receiver, r -> new ArrayList<>())
-          .add(new Handover(lookup, shipped));
+          .add(new Handover(lookup, shipped, move == Protocol.StateMove.PULL_AT_ONCE));
       owned[bucket] = false;
       moved[bucket] = false;
       metrics.bucketsHandedOver++;
@@ -1856,7 +1915,7 @@ public final class TaskEngine {
     }
   }
 
-  /** Stop-and-restart: installs pushed state of a bucket whose hand-over follows. */
+  /** Installs pushed state of a bucket whose hand-over follows (stop-and-restart, fluid). */
   private void installChunk(StateChunk c) {
     state.begin();
     WriteTxn txn = state.batchTxn();
@@ -1916,6 +1975,12 @@ public final class TaskEngine {
     timers.buckets(ownedBuckets());
     scheduleProcessingTimers();
     metrics.bucketsTakenOver++;
+    if (h.pullAtOnce() && moved[lookup.bucket()]) {
+      pulling[lookup.bucket()] = true;
+      bucketsPulling++;
+      draining.pull(lookup.defaultHolder());
+      pullFrom(lookup.defaultHolder());
+    }
   }
 
   private void processForwarded(ForwardedBatch batch) {
@@ -2038,7 +2103,7 @@ public final class TaskEngine {
       role.caughtUpReported = true;
       services.send(COORDINATOR, new EpochMessage.CaughtUp(role.epoch, setup.task()));
     }
-    if (role.drained()) {
+    if (role.drained() && bucketsPulling == 0) {
       services.send(COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task(), transfer()));
       role = null;
     }

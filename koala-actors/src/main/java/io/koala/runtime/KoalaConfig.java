@@ -39,6 +39,7 @@ public final class KoalaConfig {
   private final Duration reconfigurationStepTimeout;
   private final Draining.Settings drain;
   private final Protocol protocol;
+  private final int bucketsPerStep;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -90,6 +91,12 @@ public final class KoalaConfig {
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException("koala.reconfiguration.protocol: " + e.getMessage());
     }
+    this.bucketsPerStep =
+        intIn(
+            config,
+            "koala.reconfiguration.buckets-per-step",
+            1,
+            io.koala.store.KeyLayout.MAX_BUCKETS);
     this.drain =
         new Draining.Settings(
             intIn(config, "koala.reconfiguration.drain.piggyback-keys", 1, 100_000),
@@ -183,6 +190,14 @@ public final class KoalaConfig {
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;
+  }
+
+  /**
+   * The most buckets one epoch of a staged protocol (eager, fluid) moves, from {@code
+   * koala.reconfiguration.buckets-per-step}.
+   */
+  public int bucketsPerStep() {
+    return bucketsPerStep;
   }
 
   /** How reconfigurations move state, from {@code koala.reconfiguration.protocol}. */

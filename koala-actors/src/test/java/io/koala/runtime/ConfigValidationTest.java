@@ -32,7 +32,8 @@ class ConfigValidationTest {
         "koala.reconfiguration.drain.piggyback-keys | 0 | allowed: [1, 100000]",
         "koala.reconfiguration.drain.idle-chunk-keys | all | expected an integer",
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [PT0.001S, PT1M]",
-        "koala.reconfiguration.protocol | eager | allowed: [\"koala\", \"stop-restart\"]",
+        "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",
+        "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))

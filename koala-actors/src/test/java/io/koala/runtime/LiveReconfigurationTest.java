@@ -163,6 +163,36 @@ class LiveReconfigurationTest {
   }
 
   /**
+   * The staged baselines on the same runtime: a few buckets per epoch, all of their state moved
+   * within it (eager pulls it after the hand-over, fluid pushes it ahead), and every count exact.
+   */
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"eager", "fluid"})
+  void stagedBaselinesMoveAllStateAFewBucketsPerEpoch(String protocol) throws Exception {
+    KoalaConfig config =
+        KoalaConfig.load()
+            .withWorkers(3)
+            .with("koala.reconfiguration.protocol", protocol)
+            .with("koala.reconfiguration.buckets-per-step", 16);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      awaitProgress(job, 2_000);
+      ReconfigurationReport out = done(job.rescale("count", 4));
+      assertThat(out.movedBuckets())
+          .as("all moved buckets, over several epochs")
+          .hasSizeGreaterThan(16);
+      assertThat(out.keysTransferred()).as("moved within the epochs").isPositive();
+      awaitProgress(job, 12_000);
+      done(job.rescale("count", 1));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertExactCounts(job);
+      JobMetrics metrics = job.metrics();
+      assertThat(metrics.releasedTasks("count")).as("nothing left behind").hasSize(3);
+      assertThat(metrics.recordsIn("count")).isEqualTo(RECORDS);
+    }
+  }
+
+  /**
    * A scale-in and a migration retire tasks that still hold state: their buckets' new owners drain
    * it all (a forced full transfer), then the retired tasks stop and their stores are deleted,
    * while the job runs on with exact counts.

@@ -64,6 +64,7 @@ public final class Draining {
 
   private long version = -1;
   private Set<Integer> retiring = Set.of();
+  private final Set<Integer> pulled = new HashSet<>(); // holders drained at once (eager)
   private Settings settings;
   private final Map<Integer, Outstanding> outstanding = new HashMap<>(); // holder → request
   private final Map<Long, byte[]> cursors = new HashMap<>(); // non-default (bucket, holder)
@@ -82,6 +83,14 @@ public final class Draining {
     this.version = version;
     this.retiring = Set.copyOf(holders);
     this.settings = settings;
+  }
+
+  /**
+   * Drain {@code holder} now, whether or not it retires: the eager protocol pulls all state of the
+   * buckets an epoch moves from their old owner right after the hand-over.
+   */
+  public void pull(int holder) {
+    pulled.add(holder);
   }
 
   /** The settings last published, or {@code null} before any. */
@@ -112,10 +121,12 @@ public final class Draining {
 
   /**
    * The next drain to ask {@code holder} for under request {@code requestId}, or {@code null} when
-   * a request to it is outstanding, it is not retiring, or every scan of it has ended.
+   * a request to it is outstanding, it is neither retiring nor {@linkplain #pull pulled}, or every
+   * scan of it has ended.
    */
   public Drain next(KeyLocations locations, int holder, long requestId, int maxKeys) {
-    if (!retiring.contains(holder) || outstanding.containsKey(holder)) {
+    if (!(retiring.contains(holder) || pulled.contains(holder))
+        || outstanding.containsKey(holder)) {
       return null;
     }
     for (int b : locations.movedBuckets()) {

@@ -447,7 +447,7 @@ public final class EpochDriver {
     phase = Phase.HANDING_OVER;
     List<Effect> out = new ArrayList<>();
     for (int s : plan.senders()) {
-      out.add(new Send(task(s), new EpochMessage.HandOverBuckets(epoch, protocol.movesAllState())));
+      out.add(new Send(task(s), new EpochMessage.HandOverBuckets(epoch, protocol.stateMove())));
       pending.add(task(s));
     }
     for (int r : plan.receivers()) {

@@ -84,10 +84,10 @@ public sealed interface EpochMessage extends KoalaMessage
   record CatchUp(long epoch, long watermark) implements Command {}
 
   /**
-   * Step 2b, to senders: hand over your moving buckets, with all their state when {@code withState}
-   * (stop-and-restart); reply {@link HandedOver}.
+   * Step 2b, to senders: hand over your moving buckets, their state moving as {@code move} says;
+   * reply {@link HandedOver}.
    */
-  record HandOverBuckets(long epoch, boolean withState) implements Command {}
+  record HandOverBuckets(long epoch, Protocol.StateMove move) implements Command {}
 
   /**
    * Stop-and-restart, to every source task before the epoch: stop reading; reply {@link Paused}.
@@ -176,6 +176,18 @@ public sealed interface EpochMessage extends KoalaMessage
           piggybackedKeys + o.piggybackedKeys,
           recordsParked + o.recordsParked,
           lookupTableBytes + o.lookupTableBytes);
+    }
+
+    /** Totals summed over two periods one after the other; the level is the later one's. */
+    public Transfer followedBy(Transfer later) {
+      return new Transfer(
+          fetchRequests + later.fetchRequests,
+          keys + later.keys,
+          bytes + later.bytes,
+          drainedKeys + later.drainedKeys,
+          piggybackedKeys + later.piggybackedKeys,
+          recordsParked + later.recordsParked,
+          later.lookupTableBytes);
     }
 
     /** Totals differenced; the level stays this one's (the later one). */

@@ -21,6 +21,9 @@ public final class Parking {
   private final Map<Integer, List<KeyRef>> toFetch = new LinkedHashMap<>();
   private int count;
 
+  /** The "holder" of a key that waits for its bucket's pull rather than for a fetch. */
+  private static final int PULLED = -2;
+
   /** A parked record (from input edge {@code edge}) or timer callback. */
   public record Parked(
       Object value, long timestamp, int edge, byte[] namespace, TimeDomain timerDomain) {
@@ -70,6 +73,16 @@ public final class Parking {
   }
 
   /**
+   * Parks {@code item} behind the key's earlier items without fetching the key: its state is being
+   * pulled with the rest of its bucket (the eager protocol), and {@link #arrived} runs it.
+   */
+  public void await(KeyRef key, Parked item) {
+    parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
+    count++;
+    inFlight.putIfAbsent(key, PULLED);
+  }
+
+  /**
    * Fetches {@code key} from {@code holder} with the next fetches, with nothing parked behind it (a
    * forced transfer pulling a key an entry names); does nothing if it is being fetched.
    */
@@ -77,6 +90,17 @@ public final class Parking {
     if (!inFlight.containsKey(key)) {
       inFlight.put(key, holder);
       toFetch.computeIfAbsent(holder, h -> new ArrayList<>()).add(key);
+    }
+  }
+
+  /**
+   * The key waits for its bucket's pull ({@link #await}); it is fetched from {@code holder} after
+   * all, with the next fetches (its bucket's pull ended without it).
+   */
+  public void fetchInstead(KeyRef key, int holder) {
+    if (inFlight.get(key) == PULLED) {
+      inFlight.remove(key);
+      prefetch(key, holder);
     }
   }
 

@@ -119,6 +119,63 @@ public final class ReconfigurationPlan {
     return s;
   }
 
+  /**
+   * The same change as a sequence of steps that each move at most {@code bucketsPerStep} buckets
+   * (the staged protocols' subscales or groups), one epoch each; the last step ends exactly where
+   * this plan does. The moves are taken round-robin over the receivers, so every step spreads its
+   * buckets over as many receivers as it can. Added tasks join in the first step; a removed task
+   * leaves in the step that moves its last bucket.
+   *
+   * @throws IllegalArgumentException if {@code bucketsPerStep < 1}
+   */
+  public List<ReconfigurationPlan> inSteps(int bucketsPerStep) {
+    if (bucketsPerStep < 1) {
+      throw new IllegalArgumentException("buckets per step must be at least 1: " + bucketsPerStep);
+    }
+    if (moves.size() <= bucketsPerStep) {
+      return List.of(this);
+    }
+    java.util.TreeMap<Integer, java.util.ArrayDeque<BucketMove>> byReceiver =
+        new java.util.TreeMap<>();
+    for (BucketMove m : moves) {
+      byReceiver.computeIfAbsent(m.to(), t -> new java.util.ArrayDeque<>()).add(m);
+    }
+    List<BucketMove> order = new ArrayList<>();
+    while (order.size() < moves.size()) {
+      for (java.util.ArrayDeque<BucketMove> q : byReceiver.values()) {
+        if (!q.isEmpty()) {
+          order.add(q.poll());
+        }
+      }
+    }
+    List<ReconfigurationPlan> steps = new ArrayList<>();
+    int[] owners = before.toArray();
+    int[] tasks = tasksBefore;
+    for (int i = 0; i < order.size(); i += bucketsPerStep) {
+      RoutingTable from = RoutingTable.of(owners.clone());
+      for (BucketMove m : order.subList(i, Math.min(order.size(), i + bucketsPerStep))) {
+        owners[m.bucket()] = m.to();
+      }
+      boolean last = i + bucketsPerStep >= order.size();
+      int[] next = tasksAfter;
+      if (!last) {
+        TreeSet<Integer> live = new TreeSet<>();
+        for (int t : tasksAfter) {
+          live.add(t);
+        }
+        for (int o : owners) {
+          live.add(o);
+        }
+        next = live.stream().mapToInt(Integer::intValue).toArray();
+      }
+      steps.add(
+          new ReconfigurationPlan(
+              from, last ? after : RoutingTable.of(owners.clone()), tasks, next));
+      tasks = next;
+    }
+    return List.copyOf(steps);
+  }
+
   /** Whether the change changes nothing: no bucket moves, no task is added or removed. */
   public boolean isNoop() {
     return moves.isEmpty() && added().length == 0 && removed().length == 0;

@@ -22,6 +22,7 @@ import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.InputEnds;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
+import io.koala.core.reconfig.ReconfigurationDriver;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.plan.ExecutionPlan;
@@ -139,14 +140,14 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   /** The reconfiguration being carried out. */
   private static final class Active {
     final Queued request;
-    final EpochDriver driver;
+    final ReconfigurationDriver driver;
     final long startedMillis;
     final Set<Integer> deploying = new HashSet<>();
     final List<TaskActor.TaskRef> added = new ArrayList<>();
     long handoverStartMillis = -1;
     long handoverMillis = -1;
 
-    Active(Queued request, EpochDriver driver, long startedMillis) {
+    Active(Queued request, ReconfigurationDriver driver, long startedMillis) {
       this.request = request;
       this.driver = driver;
       this.startedMillis = startedMillis;
@@ -171,6 +172,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
   private final Retirement retirement;
   private final Protocol protocol;
+  private final int bucketsPerStep;
   private final Set<TaskId> released = new HashSet<>();
   private final InputEnds inputEnds = new InputEnds();
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
@@ -219,6 +221,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.live = LiveDeployment.of(plan, deployment);
     this.retirement = new Retirement(config.drain());
     this.protocol = config.protocol();
+    this.bucketsPerStep = config.bucketsPerStep();
     this.lastMetrics =
         new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
     for (TaskSetup s : deployment.setups().values()) {
@@ -556,7 +559,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         continue;
       }
       ReconfigurationPlan rp;
-      EpochDriver driver;
+      ReconfigurationDriver driver;
       try {
         rp = q.change.plan(live, q.vertex);
         if (rp.isNoop()) {
@@ -573,12 +576,14 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                   0));
           continue;
         }
-        driver = new EpochDriver(nextEpoch, q.vertex, rp, live, placer(q), protocol);
+        driver =
+            new ReconfigurationDriver(
+                nextEpoch, q.vertex, rp, live, placer(q), protocol, bucketsPerStep);
       } catch (IllegalArgumentException e) {
         reject(q, INVALID_REQUEST, e.getMessage());
         continue;
       }
-      nextEpoch++;
+      nextEpoch += driver.epochs();
       active = new Active(q, driver, System.currentTimeMillis());
       retirement.epochStarted(q.vertex);
       getContext()

@@ -130,7 +130,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         Change.Migrate.class,
         Reconfiguration.Completed.class,
         Reconfiguration.Rejected.class,
-        io.koala.runtime.ReconfigurationException.Reason.class);
+        io.koala.runtime.ReconfigurationException.Reason.class,
+        io.koala.core.reconfig.Protocol.StateMove.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

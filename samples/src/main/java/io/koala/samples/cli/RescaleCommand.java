@@ -43,7 +43,9 @@ final class RescaleCommand implements Callable<Integer> {
   @Option(
       names = "--protocol",
       defaultValue = RescaleSettings.KOALA,
-      description = "Reconfiguration protocol: koala or stop-restart (default ${DEFAULT-VALUE}).")
+      description =
+          "Reconfiguration protocol: koala, stop-restart, eager or fluid (default"
+              + " ${DEFAULT-VALUE}).")
   String protocol;
 
   @Option(names = "--from", defaultValue = "4", description = "Tasks before (default 4).")

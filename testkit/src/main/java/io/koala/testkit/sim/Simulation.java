@@ -25,6 +25,7 @@ import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.InputEnds;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
+import io.koala.core.reconfig.ReconfigurationDriver;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.core.reconfig.StateMessage;
@@ -82,9 +83,10 @@ public final class Simulation {
   private final ExecutionPlan plan;
   private final TypeRegistry registry;
   private LiveDeployment deployment;
-  private EpochDriver epoch;
+  private ReconfigurationDriver epoch;
   private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
   private Protocol protocol = Protocol.KOALA;
+  private int bucketsPerStep = 16;
   private Retirement retirement;
   private final List<TaskId> released = new ArrayList<>();
   private final InputEnds inputEnds = new InputEnds();
@@ -229,6 +231,15 @@ public final class Simulation {
     return this;
   }
 
+  /**
+   * The most buckets one epoch of a staged protocol moves (default 16, so that a simulated
+   * reconfiguration of a staged protocol takes several epochs).
+   */
+  public Simulation bucketsPerStep(int buckets) {
+    this.bucketsPerStep = buckets;
+    return this;
+  }
+
   /** Plants {@code fault} (tests of the checkers only). */
   public Simulation plant(Fault fault) {
     planted.add(fault);
@@ -248,7 +259,7 @@ public final class Simulation {
               b.drainCursor(),
               b.drained(),
               java.util.List.of());
-      return new Deliver(d.channel(), d.seq(), new Handover(lost, h.timers()));
+      return new Deliver(d.channel(), d.seq(), new Handover(lost, h.timers(), h.pullAtOnce()));
     }
     if (planted.contains(Fault.PEER_MARKER_BEFORE_FORWARDED)
         && d.item() instanceof PeerMarker
@@ -500,7 +511,10 @@ public final class Simulation {
       noops++; // nothing to do, as the coordinator does
       return;
     }
-    epoch = new EpochDriver(nextEpoch++, vertex, plan, deployment, n -> 0, protocol);
+    epoch =
+        new ReconfigurationDriver(
+            nextEpoch, vertex, plan, deployment, n -> 0, protocol, bucketsPerStep);
+    nextEpoch += epoch.epochs();
     retirement.epochStarted(vertex);
     carryOut(epoch.start());
   }

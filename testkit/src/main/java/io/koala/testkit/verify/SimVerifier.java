@@ -61,7 +61,8 @@ public final class SimVerifier {
       violations.add("did not finish: " + run.unfinished());
     }
     if (run.failures().isEmpty()
-        && run.reconfigurations().size() + run.noopRequests() != schedule.steps().size()) {
+        && run.reconfigurations().size() + run.noopRequests() + run.refusedRequests()
+            != schedule.steps().size()) {
       violations.add(
           run.reconfigurations().size()
               + " reconfigurations completed of "
@@ -87,6 +88,6 @@ public final class SimVerifier {
         violations,
         run.reconfigurations().size(),
         run.faultsApplied(),
-        0);
+        run.refusedRequests());
   }
 }

@@ -121,6 +121,51 @@ class RescaleSimulationTest {
     assertCountsInOrder(r, seed);
   }
 
+  static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> stagedRuns() {
+    return java.util.stream.Stream.of(
+            io.koala.core.reconfig.Protocol.EAGER, io.koala.core.reconfig.Protocol.FLUID)
+        .flatMap(
+            p ->
+                java.util.stream.LongStream.rangeClosed(1, 4)
+                    .mapToObj(s -> org.junit.jupiter.params.provider.Arguments.of(p, s)));
+  }
+
+  /**
+   * The staged baselines move a few buckets per epoch and all of their state within it: every key
+   * arrives at each new owner in the epoch that moves its bucket, nothing is left to drain, and the
+   * counts continue exactly.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @org.junit.jupiter.params.provider.MethodSource("stagedRuns")
+  void stagedProtocolsMoveAllStateAFewBucketsPerEpoch(
+      io.koala.core.reconfig.Protocol protocol, long seed) {
+    Simulation.Result r =
+        Simulation.of(keyedCount(), SETTINGS, seed)
+            .latency(2)
+            .protocol(protocol)
+            .bucketsPerStep(8)
+            .rescaleAt(500, "count", 3)
+            .changeAt(800, new Change.Migrate("count", 0, 0))
+            .rescaleAt(1_200, "count", 1)
+            .run(20_000_000);
+    assertRanToTheEnd(r, seed, 3);
+    long epochs = r.reconfigurations().get(2).epoch();
+    assertThat(epochs).as("epochs of 3 requests moving 8 buckets per epoch").isGreaterThan(6);
+    assertThat(r.reconfigurations().get(0).movedBuckets().length)
+        .as("the first request reports all its buckets")
+        .isGreaterThan(8);
+    assertThat(r.total(m -> m.keysFetched() + m.keysDrained()))
+        .as("every key lived in a moved bucket at some point; each move took it along")
+        .isGreaterThanOrEqualTo(KEYS);
+    assertThat(r.releasedHolders()).hasSize(3); // tasks 0 (migrated), 1 and 2: nothing left
+    if (protocol == io.koala.core.reconfig.Protocol.FLUID) {
+      assertThat(r.total(m -> m.fetchRequests())).as("fluid pushes; nothing is fetched").isZero();
+    } else {
+      assertThat(r.total(m -> m.keysDrained())).as("eager pulls whole buckets").isPositive();
+    }
+    assertCountsInOrder(r, seed);
+  }
+
   /**
    * Hazards §7.10: a scale-in while an earlier one's drain is unfinished, and a rebalance that
    * moves buckets still being drained (their drain cursors travel with the lookup table, and chunks
