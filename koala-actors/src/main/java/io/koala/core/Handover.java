@@ -8,12 +8,16 @@ import java.util.List;
  * which the sender deleted. Every timer at or before the sender's last applied watermark has fired
  * there; the receiver gets exactly the later ones (W2). With {@code pullAtOnce} (the eager
  * protocol) the receiver pulls all of the bucket's state from the sender right away instead of
- * fetching each key on its first access.
+ * fetching each key on its first access. With the remote state backend, {@code writesBefore} holds
+ * the sender's last write number to each state service, which the receiver's reads of the bucket
+ * wait for (empty otherwise).
  */
-public record Handover(BucketHandover bucket, List<ShippedTimer> timers, boolean pullAtOnce)
+public record Handover(
+    BucketHandover bucket, List<ShippedTimer> timers, boolean pullAtOnce, List<Long> writesBefore)
     implements ChannelItem {
   public Handover {
     timers = List.copyOf(timers);
+    writesBefore = List.copyOf(writesBefore);
   }
 
   /**

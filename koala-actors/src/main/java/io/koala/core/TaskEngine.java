@@ -45,6 +45,7 @@ import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -92,6 +93,14 @@ public final class TaskEngine {
     long currentTimeMillis();
 
     long nanoTime();
+
+    /**
+     * Remote state services the task's keyed state lives at ({@code koala.store.backend = remote}),
+     * or 0 when it lives in the task's own store.
+     */
+    default int remoteStateServices() {
+      return 0;
+    }
   }
 
   /** Target of the channel carrying results back to the job's client. */
@@ -152,6 +161,12 @@ public final class TaskEngine {
   // buckets taken over with all their state pulled at once (eager), whose pull has not ended
   private final boolean[] pulling;
   private int bucketsPulling;
+  // the remote state backend: services (0: state is local), the last write number sent to each,
+  // and per service the writes of earlier owners of this task's buckets that reads must wait for
+  private final int remoteServices;
+  private final long[] writesSent;
+  private final Map<Integer, Map<TaskId, Long>> readBarriers = new HashMap<>();
+  private final Set<KeyRef> fetchedFromServices = new java.util.LinkedHashSet<>();
   private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
   private final int[] logicalInputs;
   private final Map<Integer, InputChannel> inputs = new HashMap<>();
@@ -216,6 +231,8 @@ public final class TaskEngine {
     this.serde = serde;
     this.keys = new KeyEncoder(serde);
     this.store = store;
+    this.remoteServices = services.remoteStateServices();
+    this.writesSent = new long[remoteServices];
     ChannelSettings settings = setup.settings();
     String tail = vertex.tail().id().name();
 
@@ -605,7 +622,7 @@ public final class TaskEngine {
       watermarks.onData(index);
       processForwarded(forwarded);
     } else if (item instanceof Handover h) {
-      installHandover(h);
+      installHandover(h, (TaskId) ch.source());
     } else if (item instanceof StateChunk c) {
       installChunk(c);
     } else if (item instanceof PeerMarker pm) {
@@ -656,7 +673,8 @@ public final class TaskEngine {
         if (role != null && holdUntilPeerMarker(ch, bucket, value, ts)) {
           continue;
         }
-        if ((moved[bucket] || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
+        if ((mayBeElsewhere(bucket) || !parking.isEmpty())
+            && parkIfRemote(bucket, value, ts, edge)) {
           continue;
         }
       }
@@ -695,14 +713,30 @@ public final class TaskEngine {
       metrics.recordsParked++;
       return true;
     }
-    if (moved[bucket]) {
-      int holder = locations.resolve(state.batchTxn(), bucket, ref.key());
+    if (mayBeElsewhere(bucket)) {
+      int holder = holderOf(bucket, ref.key());
       if (holder != locations.self()) {
         parkRemote(ref, Parking.Parked.record(value, timestamp, edge), holder);
         return true;
       }
     }
     return false;
+  }
+
+  /** Whether state of owned {@code bucket} may be at another task or at a state service. */
+  private boolean mayBeElsewhere(int bucket) {
+    return remoteServices > 0 || moved[bucket];
+  }
+
+  /**
+   * Where the state of {@code key} in owned {@code bucket} is: its state service with the remote
+   * backend, else as the lookup table resolves it ({@link KeyLocations#self()}: here).
+   */
+  private int holderOf(int bucket, byte[] key) {
+    if (remoteServices > 0) {
+      return StateServiceAddress.ofBucket(bucket, remoteServices).holder();
+    }
+    return locations.resolve(state.batchTxn(), bucket, key);
   }
 
   /**
@@ -767,6 +801,15 @@ public final class TaskEngine {
 
   /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
   private void sendFetch(StateMessage.Fetch fetch, int holder) {
+    if (StateServiceAddress.isService(holder)) {
+      StateServiceAddress service = StateServiceAddress.ofHolder(holder);
+      List<StateMessage.WriteBarrier> barriers = new ArrayList<>();
+      readBarriers
+          .getOrDefault(service.index(), Map.of())
+          .forEach((writer, seq) -> barriers.add(new StateMessage.WriteBarrier(writer, seq)));
+      services.send(service, new StateMessage.ServiceFetch(fetch, barriers));
+      return; // a read of where the state lives, not a transfer
+    }
     services.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
     if (!fetch.keys().isEmpty()) {
       metrics.fetchRequests++;
@@ -872,7 +915,7 @@ public final class TaskEngine {
     guard(
         () -> {
           long t0 = services.nanoTime();
-          int from = reply.holder().index();
+          int from = StateServiceAddress.holderOf(reply.holder());
           boolean pullNext = false;
           List<StateMessage.Release> releases = new ArrayList<>();
           state.begin();
@@ -883,7 +926,9 @@ public final class TaskEngine {
               continue; // abandoned, or answered twice: the key's entry still decides
             }
             install(txn, ks, from, releases);
-            metrics.keysFetched++;
+            if (!StateServiceAddress.isService(from)) {
+              metrics.keysFetched++;
+            }
           }
           StateMessage.DrainChunk chunk = reply.chunk();
           if (chunk != null && draining.accept(locations, reply.requestId(), from, chunk)) {
@@ -912,9 +957,15 @@ public final class TaskEngine {
             }
           }
           endBatch();
+          Map<Integer, List<KeyState>> writes = remoteServices > 0 ? takeWrites(txn) : Map.of();
           commitState();
           recordKey = null;
           batchDone(t0);
+          writes.forEach(
+              (service, keys) ->
+                  services.send(
+                      new StateServiceAddress(service),
+                      new StateMessage.ServiceWrite(setup.task(), ++writesSent[service], keys)));
           for (StateMessage.Release r : releases) {
             services.send(reply.holder(), r);
           }
@@ -929,19 +980,65 @@ public final class TaskEngine {
         });
   }
 
-  /** Installs a key's state from {@code from} and runs what was parked behind it. */
+  /**
+   * Installs a key's state from {@code from} and runs what was parked behind it. State from a
+   * remote service is only borrowed for the batch: {@link #takeWrites} writes it back.
+   */
   private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Release> releases) {
     KeyRef ref = ks.key();
     txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+    boolean service = StateServiceAddress.isService(from);
     for (int i = 0; i < ks.storeKeys().size(); i++) {
       txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
-      metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
+      if (!service) {
+        metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
+      }
     }
-    locations.installed(txn, ref.bucket(), ref.key(), from);
-    moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
-    releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+    if (service) {
+      fetchedFromServices.add(ref); // a read of where the state lives, not a transfer
+    } else {
+      locations.installed(txn, ref.bucket(), ref.key(), from);
+      moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+      releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+    }
     for (Parking.Parked p : parking.arrived(ref)) {
       runParked(ref, p);
+    }
+  }
+
+  /**
+   * The remote backend: the whole state of every key borrowed from a service in this transaction,
+   * as the batch left it, by service; deleted here (the service is where it lives).
+   */
+  private Map<Integer, List<KeyState>> takeWrites(WriteTxn txn) {
+    Map<Integer, List<KeyState>> out = new java.util.TreeMap<>();
+    state.flush();
+    for (KeyRef ref : fetchedFromServices) {
+      byte[] prefix = KeyLayout.keyPrefix(ref.bucket(), ref.key());
+      List<byte[]> storeKeys = new ArrayList<>();
+      List<byte[]> values = new ArrayList<>();
+      txn.scan(
+          Table.STATE,
+          prefix,
+          (k, v) -> {
+            storeKeys.add(k);
+            values.add(v);
+            return true;
+          });
+      txn.deletePrefix(Table.STATE, prefix);
+      out.computeIfAbsent(
+              StateServiceAddress.ofBucket(ref.bucket(), remoteServices).index(),
+              s -> new ArrayList<>())
+          .add(new KeyState(ref, 0, storeKeys, values));
+    }
+    fetchedFromServices.clear();
+    return out;
+  }
+
+  /** A remote state service cannot serve this task's state any more: the task fails. */
+  public void onServiceFailed(StateMessage.ServiceFailed f) {
+    if (status == Status.RUNNING || status == Status.FINISHING) {
+      fail(ErrorInfo.of(opName(0), setup.task(), null, new IllegalStateException(f.reason())));
     }
   }
 
@@ -1148,8 +1245,8 @@ public final class TaskEngine {
           metrics.recordsParked++;
           continue;
         }
-        if (moved[t.bucket()]) {
-          int holder = locations.resolve(state.batchTxn(), t.bucket(), t.key());
+        if (mayBeElsewhere(t.bucket())) {
+          int holder = holderOf(t.bucket(), t.key());
           if (holder != locations.self()) {
             parkRemote(ref, callback, holder);
             continue;
@@ -1847,7 +1944,11 @@ public final class TaskEngine {
                 + bucket
                 + " has state at other tasks, left by a reconfiguration with another protocol");
       }
-      if (move == Protocol.StateMove.PUSH_AHEAD) {
+      if (remoteServices > 0) {
+        // the state is at the services, not here: the receiver reads it there too, once they
+        // have this task's writes so far (Handover.writesBefore)
+        lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
+      } else if (move == Protocol.StateMove.PUSH_AHEAD) {
         // all of the bucket's state goes ahead of its hand-over, which then names the receiver as
         // where the state is
         toReceiver
@@ -1887,7 +1988,12 @@ public final class TaskEngine {
       }
       toReceiver
           .computeIfAbsent(receiver, r -> new ArrayList<>())
-          .add(new Handover(lookup, shipped, move == Protocol.StateMove.PULL_AT_ONCE));
+          .add(
+              new Handover(
+                  lookup,
+                  shipped,
+                  move == Protocol.StateMove.PULL_AT_ONCE,
+                  Arrays.stream(writesSent).boxed().toList()));
       owned[bucket] = false;
       moved[bucket] = false;
       metrics.bucketsHandedOver++;
@@ -1957,7 +2063,13 @@ public final class TaskEngine {
     return chunks;
   }
 
-  private void installHandover(Handover h) {
+  private void installHandover(Handover h, TaskId sender) {
+    for (int service = 0; service < h.writesBefore().size(); service++) {
+      long seq = h.writesBefore().get(service);
+      if (seq > 0) {
+        readBarriers.computeIfAbsent(service, x -> new HashMap<>()).merge(sender, seq, Math::max);
+      }
+    }
     BucketHandover lookup = h.bucket();
     state.begin();
     WriteTxn txn = state.batchTxn();
@@ -1999,7 +2111,7 @@ public final class TaskEngine {
                 + bucket
                 + ", which it does not own");
       }
-      if ((moved[bucket] || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
+      if ((mayBeElsewhere(bucket) || !parking.isEmpty()) && parkIfRemote(bucket, value, ts, edge)) {
         continue;
       }
       processHead(value, ts, edge);
@@ -2069,7 +2181,7 @@ public final class TaskEngine {
     state.begin();
     for (EpochRole.Held r : released) {
       int bucket = setKey(inputSelectors.get(r.edge()), r.value());
-      if ((moved[bucket] || !parking.isEmpty())
+      if ((mayBeElsewhere(bucket) || !parking.isEmpty())
           && parkIfRemote(bucket, r.value(), r.timestamp(), r.edge())) {
         continue;
       }

@@ -33,6 +33,7 @@ public final class KoalaConfig {
   private final boolean deleteJobState;
   private final ChannelSettings channels;
   private final StoreOptions store;
+  private final int remoteStateServices;
   private final List<Class<?>> types;
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
@@ -74,6 +75,13 @@ public final class KoalaConfig {
               + " bytes)");
     }
     this.store = new StoreOptions(initial, max, 2);
+    String backend = string(config, "koala.store.backend");
+    if (!backend.equals("lmdb") && !backend.equals("remote")) {
+      throw new ConfigurationException(
+          "koala.store.backend = \"" + backend + "\" is invalid; allowed: \"lmdb\", \"remote\"");
+    }
+    int services = intIn(config, "koala.store.remote-services", 1, 64);
+    this.remoteStateServices = backend.equals("remote") ? services : 0;
     this.types = classes(config, "koala.serialization.types");
     this.deployTimeout =
         durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
@@ -90,6 +98,14 @@ public final class KoalaConfig {
       this.protocol = Protocol.named(protocolName);
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException("koala.reconfiguration.protocol: " + e.getMessage());
+    }
+    if (remoteStateServices > 0 && protocol != Protocol.KOALA) {
+      throw new ConfigurationException(
+          "koala.reconfiguration.protocol = \""
+              + protocol.configName()
+              + "\" moves state between tasks, but with koala.store.backend = \"remote\" the"
+              + " state lives at the state services and a reconfiguration only switches routing;"
+              + " allowed with the remote backend: \"koala\"");
     }
     this.bucketsPerStep =
         intIn(
@@ -165,6 +181,14 @@ public final class KoalaConfig {
 
   public ChannelSettings channels() {
     return channels;
+  }
+
+  /**
+   * How many remote state services hold the keyed state ({@code koala.store.backend = remote},
+   * {@code koala.store.remote-services}), or 0 when each task keeps its own in LMDB.
+   */
+  public int remoteStateServices() {
+    return remoteStateServices;
   }
 
   public StoreOptions store() {

@@ -34,6 +34,8 @@ class ConfigValidationTest {
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [PT0.001S, PT1M]",
         "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",
         "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
+        "koala.store.backend | rocksdb | allowed: \"lmdb\", \"remote\"",
+        "koala.store.remote-services | 0 | allowed: [1, 64]",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))
@@ -63,6 +65,20 @@ class ConfigValidationTest {
                     .with("koala.store.max-map-size", "1 GiB"))
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("koala.store.max-map-size");
+  }
+
+  @Test
+  void remoteBackendRunsOnlyWithKoalasRoutingSwitch() {
+    assertThatThrownBy(
+            () ->
+                KoalaConfig.load()
+                    .with("koala.reconfiguration.protocol", "eager")
+                    .with("koala.store.backend", "remote"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.reconfiguration.protocol")
+        .hasMessageContaining("koala.store.backend");
+    assertThat(KoalaConfig.load().with("koala.store.backend", "remote").remoteStateServices())
+        .isEqualTo(2);
   }
 
   @Test

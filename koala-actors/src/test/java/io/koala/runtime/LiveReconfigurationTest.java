@@ -193,6 +193,36 @@ class LiveReconfigurationTest {
   }
 
   /**
+   * The remote state backend: every batch reads its keys from the state services and writes them
+   * back; a reconfiguration only switches routing (nothing moves between tasks), and the counts
+   * stay exact across it, over separate ActorSystems.
+   */
+  @Test
+  void remoteStateBackendOnlySwitchesRoutingAndKeepsEveryCount() throws Exception {
+    KoalaConfig config =
+        KoalaConfig.load()
+            .withWorkers(3)
+            .withSeparateSystems(true)
+            .with("koala.store.backend", "remote")
+            .with("koala.store.remote-services", 2);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      awaitProgress(job, 2_000);
+      ReconfigurationReport out = done(job.rescale("count", 4));
+      assertThat(out.movedBuckets()).isNotEmpty();
+      assertThat(out.keysTransferred()).as("nothing moves between tasks").isZero();
+      awaitProgress(job, 12_000);
+      done(job.rescale("count", 1));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertExactCounts(job);
+      JobMetrics metrics = job.metrics();
+      assertThat(metrics.keysTransferred()).isZero();
+      assertThat(metrics.fetchRequests()).isZero();
+      assertThat(metrics.recordsIn("count")).isEqualTo(RECORDS);
+    }
+  }
+
+  /**
    * A scale-in and a migration retire tasks that still hold state: their buckets' new owners drain
    * it all (a forced full transfer), then the retired tasks stop and their stores are deleted,
    * while the job runs on with exact counts.

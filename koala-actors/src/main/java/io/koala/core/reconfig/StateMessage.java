@@ -11,7 +11,12 @@ import java.util.List;
  * fetch never waits behind data, alignment or backpressure.
  */
 public sealed interface StateMessage extends KoalaMessage
-    permits StateMessage.Fetch, StateMessage.StateReply, StateMessage.Release {
+    permits StateMessage.Fetch,
+        StateMessage.StateReply,
+        StateMessage.Release,
+        StateMessage.ServiceFetch,
+        StateMessage.ServiceWrite,
+        StateMessage.ServiceFailed {
 
   /** A key of a bucket. */
   record KeyRef(int bucket, byte[] key) implements KoalaMessage {
@@ -101,4 +106,33 @@ public sealed interface StateMessage extends KoalaMessage
    * the generation it was fetched at and do not own the bucket (§6.7, K5).
    */
   record Release(TaskId owner, KeyRef key, long generation) implements StateMessage, TaskMessage {}
+
+  /**
+   * Task → remote state service (the {@code remote} backend): {@code fetch}, answered only once the
+   * service has applied every write named in {@code barriers} (the writes the keys' earlier owners
+   * made before handing their buckets over; they come from other tasks, so nothing else orders them
+   * before this read).
+   */
+  record ServiceFetch(Fetch fetch, List<WriteBarrier> barriers) implements StateMessage {
+    public ServiceFetch {
+      barriers = List.copyOf(barriers);
+    }
+  }
+
+  /** The write number {@code seq} of task {@code writer} to a service. */
+  record WriteBarrier(TaskId writer, long seq) implements KoalaMessage {}
+
+  /**
+   * Task → remote state service: replace the whole state of each key with these entries (none: the
+   * key has no state). Writes of one task to one service are numbered from 1 without gaps; a gap
+   * means a lost message, and the service answers {@link ServiceFailed}.
+   */
+  record ServiceWrite(TaskId writer, long seq, List<KeyState> keys) implements StateMessage {
+    public ServiceWrite {
+      keys = List.copyOf(keys);
+    }
+  }
+
+  /** Remote state service → task: it cannot serve the task's state any more, and why. */
+  record ServiceFailed(String reason) implements StateMessage, TaskMessage {}
 }

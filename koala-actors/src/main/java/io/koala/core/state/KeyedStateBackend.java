@@ -67,6 +67,14 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     t.commit();
   }
 
+  /**
+   * Writes the batch's cached changes into its transaction, which stays open, so that a scan of the
+   * transaction sees them (the remote backend writes borrowed keys back before the commit).
+   */
+  public void flush() {
+    cache.flush(batchTxn());
+  }
+
   /** Aborts the batch's writes, if a transaction is open. */
   public void abort() {
     cache.clear();

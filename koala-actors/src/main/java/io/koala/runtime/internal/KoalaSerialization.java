@@ -131,7 +131,11 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         Reconfiguration.Completed.class,
         Reconfiguration.Rejected.class,
         io.koala.runtime.ReconfigurationException.Reason.class,
-        io.koala.core.reconfig.Protocol.StateMove.class);
+        io.koala.core.reconfig.Protocol.StateMove.class,
+        StateMessage.ServiceFetch.class,
+        StateMessage.ServiceWrite.class,
+        StateMessage.WriteBarrier.class,
+        StateMessage.ServiceFailed.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

@@ -40,5 +40,7 @@ final class Messages {
           MetricsAggregator.Reply.class,
           MetricsAggregator.Timeout.class,
           JobListener.StatusChanged.class,
-          StateServer.Serve.class);
+          StateServer.Serve.class,
+          StateService.Read.class,
+          StateService.Write.class);
 }

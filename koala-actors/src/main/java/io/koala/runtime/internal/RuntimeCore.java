@@ -79,6 +79,21 @@ public final class RuntimeCore implements AutoCloseable {
       for (Class<?> type : config.types()) {
         KoalaSerialization.registry(main).register(type);
       }
+      // the remote backend's state services, each on a node of its own (no task runs there)
+      List<String> services = new ArrayList<>();
+      for (int i = 0; i < config.remoteStateServices(); i++) {
+        ActorSystem<Void> host = main;
+        if (config.separateSystems()) {
+          host = ActorSystem.create(Behaviors.empty(), "koala-" + n + "-state-" + i, pekko);
+          systems.add(host);
+        }
+        ActorRef<StateService.Command> ref =
+            host.systemActorOf(
+                StateService.create(i, dataDir.resolve("state-service-" + i), config.store()),
+                "state-service-" + i,
+                Props.empty());
+        services.add(ActorRefResolver.get(host).toSerializationFormat(ref));
+      }
       for (int w = 0; w < config.workers(); w++) {
         ActorSystem<Void> host = main;
         if (config.separateSystems()) {
@@ -96,7 +111,8 @@ public final class RuntimeCore implements AutoCloseable {
                     catalog,
                     KoalaSerialization.registry(host),
                     config.store(),
-                    config.deleteJobState()),
+                    config.deleteJobState(),
+                    resolve(host, services)),
                 "worker-" + w,
                 Props.empty());
         // Seen from the main system: through remoting when the worker lives elsewhere.
@@ -112,6 +128,15 @@ public final class RuntimeCore implements AutoCloseable {
         config.workers(),
         systems.size(),
         dataDir);
+  }
+
+  /** The actors named by {@code addresses}, as {@code system} reaches them. */
+  private static <T> List<ActorRef<T>> resolve(ActorSystem<Void> system, List<String> addresses) {
+    List<ActorRef<T>> out = new ArrayList<>();
+    for (String a : addresses) {
+      out.add(ActorRefResolver.get(system).resolveActorRef(a));
+    }
+    return out;
   }
 
   private static Config systemConfig(KoalaConfig config) {

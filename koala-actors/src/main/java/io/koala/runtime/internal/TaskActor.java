@@ -5,6 +5,7 @@ import io.koala.core.Deliver;
 import io.koala.core.ErrorInfo;
 import io.koala.core.KoalaMessage;
 import io.koala.core.StateServerAddress;
+import io.koala.core.StateServiceAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
@@ -78,6 +79,7 @@ final class TaskActor {
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
   private final Map<TaskId, ActorRef<StateServer.Serve>> servers = new HashMap<>();
   private final Set<TaskId> watched = new HashSet<>();
+  private final List<ActorRef<StateService.Command>> stateServices;
   private final TimerScheduler<TaskMessage> timers;
 
   static Behavior<TaskMessage> create(
@@ -85,7 +87,8 @@ final class TaskActor {
       Vertex vertex,
       StateStore store,
       TypeRegistry registry,
-      ActorRef<JobCoordinator.Command> coordinator) {
+      ActorRef<JobCoordinator.Command> coordinator,
+      List<ActorRef<StateService.Command>> stateServices) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
@@ -95,7 +98,14 @@ final class TaskActor {
                         stash -> {
                           try {
                             return new TaskActor(
-                                    ctx, timers, setup, vertex, store, registry, coordinator)
+                                    ctx,
+                                    timers,
+                                    setup,
+                                    vertex,
+                                    store,
+                                    registry,
+                                    coordinator,
+                                    stateServices)
                                 .waiting(stash);
                           } catch (RuntimeException e) {
                             // e.g. a user operator factory threw: fail the job, not just the actor
@@ -115,11 +125,13 @@ final class TaskActor {
       Vertex vertex,
       StateStore store,
       TypeRegistry registry,
-      ActorRef<JobCoordinator.Command> coordinator) {
+      ActorRef<JobCoordinator.Command> coordinator,
+      List<ActorRef<StateService.Command>> stateServices) {
     this.ctx = ctx;
     this.timers = timers;
     this.setup = setup;
     this.coordinator = coordinator;
+    this.stateServices = stateServices;
     this.engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), new Effects());
   }
 
@@ -152,6 +164,12 @@ final class TaskActor {
         .onMessage(Credit.class, this::onCredit)
         .onMessage(StateMessage.StateReply.class, this::onStateReply)
         .onMessage(StateMessage.Release.class, this::onRelease)
+        .onMessage(
+            StateMessage.ServiceFailed.class,
+            f -> {
+              engine.onServiceFailed(f);
+              return Behaviors.same();
+            })
         .onMessage(EpochMessage.Command.class, this::onCommand)
         .onMessage(Addresses.class, this::onAddresses)
         .onMessage(Wake.class, this::onWake)
@@ -238,7 +256,23 @@ final class TaskActor {
   /** Carries out the engine's effects. */
   private final class Effects implements TaskEngine.Services {
     @Override
+    public int remoteStateServices() {
+      return stateServices.size();
+    }
+
+    @Override
     public void send(Object target, KoalaMessage message) {
+      if (target instanceof StateServiceAddress service) {
+        ActorRef<StateService.Command> ref = stateServices.get(service.index());
+        if (message instanceof StateMessage.ServiceFetch f) {
+          ref.tell(new StateService.Read(setup.jobId(), f, ctx.getSelf()));
+        } else {
+          ref.tell(
+              new StateService.Write(
+                  setup.jobId(), (StateMessage.ServiceWrite) message, ctx.getSelf()));
+        }
+        return;
+      }
       if (target instanceof StateServerAddress server) {
         ActorRef<StateServer.Serve> ref = servers.get(server.task());
         if (ref == null) {

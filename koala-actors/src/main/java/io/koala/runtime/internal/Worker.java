@@ -62,6 +62,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   private final TypeRegistry registry;
   private final StoreOptions storeOptions;
   private final boolean deleteJobState;
+  private final List<ActorRef<StateService.Command>> stateServices; // the remote backend's
   private final Map<String, Map<TaskId, Hosted>> jobs = new HashMap<>();
 
   /**
@@ -91,9 +92,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState) {
+      boolean deleteJobState,
+      List<ActorRef<StateService.Command>> stateServices) {
     return Behaviors.setup(
-        ctx -> new Worker(ctx, index, directory, catalog, registry, storeOptions, deleteJobState));
+        ctx ->
+            new Worker(
+                ctx,
+                index,
+                directory,
+                catalog,
+                registry,
+                storeOptions,
+                deleteJobState,
+                stateServices));
   }
 
   private Worker(
@@ -103,8 +114,10 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       DataflowCatalog catalog,
       TypeRegistry registry,
       StoreOptions storeOptions,
-      boolean deleteJobState) {
+      boolean deleteJobState,
+      List<ActorRef<StateService.Command>> stateServices) {
     super(ctx);
+    this.stateServices = List.copyOf(stateServices);
     this.index = index;
     this.directory = directory;
     this.catalog = catalog;
@@ -148,7 +161,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
           ref =
               getContext()
                   .spawn(
-                      TaskActor.create(setup, vertex, store, registry, d.coordinator()),
+                      TaskActor.create(
+                          setup, vertex, store, registry, d.coordinator(), stateServices),
                       actorName(d.jobId(), setup.task()),
                       DispatcherSelector.fromConfig("koala.task-dispatcher"));
           if (store != null) {

@@ -7,5 +7,5 @@ import picocli.CommandLine.Command;
     name = "experiment",
     mixinStandardHelpOptions = true,
     description = "Runs an experiment of the paper at this machine's scale (WORKLOADS.md).",
-    subcommands = {RescaleCommand.class})
+    subcommands = {RescaleCommand.class, CompareCommand.class})
 final class ExperimentCommand {}

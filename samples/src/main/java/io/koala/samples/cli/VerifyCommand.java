@@ -3,6 +3,7 @@ package io.koala.samples.cli;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.samples.experiment.ProtocolChoice;
 import io.koala.testkit.verify.Outcome;
 import io.koala.testkit.verify.RuntimeVerifier;
 import io.koala.testkit.verify.Workload;
@@ -57,8 +58,8 @@ final class VerifyCommand implements Callable<Integer> {
       names = "--records",
       description =
           "Records per source per run (default 4,000; 12,000 with --separate-systems; four times"
-              + " that for the staged protocols eager and fluid, whose requests take an epoch per"
-              + " few buckets).")
+              + " that for eager and fluid, whose requests take an epoch per few buckets, and for"
+              + " remote, whose batches wait for their reads).")
   Long records;
 
   @Option(
@@ -81,8 +82,8 @@ final class VerifyCommand implements Callable<Integer> {
       names = "--protocol",
       defaultValue = "koala",
       description =
-          "Reconfiguration protocol: koala, stop-restart, eager or fluid (default"
-              + " ${DEFAULT-VALUE}).")
+          "Reconfiguration protocol: koala, stop-restart, eager or fluid, or remote (the remote"
+              + " state backend; default ${DEFAULT-VALUE}).")
   String protocol;
 
   @Option(names = "--json", description = "Print a JSON summary as the last stdout line.")
@@ -140,14 +141,16 @@ final class VerifyCommand implements Callable<Integer> {
               .withWorkers(workers)
               .withSeparateSystems(separate)
               .with("pekko.actor.serialize-messages", "on")
-              .with("koala.reconfiguration.protocol", protocol)
               .with("pekko.loglevel", "WARNING");
-    } catch (ConfigurationException e) {
+      config = ProtocolChoice.configure(config, protocol);
+    } catch (ConfigurationException | IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--protocol: " + e.getMessage());
     }
     if (records == null) {
-      // a staged protocol takes an epoch per few buckets: its requests take several times longer
-      records = (separate ? 12_000L : 4_000L) * (config.protocol().staged() ? 4 : 1);
+      // a staged protocol takes an epoch per few buckets, and remote state makes every batch wait
+      // for its reads: their requests take several times longer, so their runs do too
+      boolean slow = config.protocol().staged() || config.remoteStateServices() > 0;
+      records = (separate ? 12_000L : 4_000L) * (slow ? 4 : 1);
     }
     // the first runtime of a JVM runs cold (class loading, JIT): its jobs can fall so far behind
     // their sources that whole inputs are read before the schedule's requests; warm up first

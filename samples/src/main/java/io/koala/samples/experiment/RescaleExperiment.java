@@ -131,9 +131,8 @@ public final class RescaleExperiment {
   public static Outcome run(RescaleSettings s, KoalaConfig base, PrintStream progress)
       throws InterruptedException {
     KoalaConfig config =
-        base.withWorkers(s.workers())
-            .withSeparateSystems(true)
-            .with("koala.reconfiguration.protocol", s.protocol());
+        ProtocolChoice.configure(
+            base.withWorkers(s.workers()).withSeparateSystems(true), s.protocol());
     progress.printf(
         "rescale experiment: %s, protocol %s, %d workers (separate ActorSystems over loopback"
             + " TCP), %d keys (%d active), %d B state/key, %s %d -> %d tasks of %,.0f records/s%n",

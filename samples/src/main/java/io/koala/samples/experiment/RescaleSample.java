@@ -1,5 +1,11 @@
 package io.koala.samples.experiment;
 
+import java.io.IOException;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -45,6 +51,24 @@ public record RescaleSample(
       "time,phase,inputRate,throughput,recordsInRate,lagRecords,backlogRecords,"
           + "p50BatchLatencyMs,p99BatchLatencyMs,stateBytesTransferred,recordsForwarded,recordsHeld,"
           + "parkedRecords";
+
+  /**
+   * Writes {@code rows} as CSV with a header line.
+   *
+   * @throws IOException when the file cannot be written
+   */
+  public static void writeCsv(List<RescaleSample> rows, Path file) throws IOException {
+    try (PrintWriter out =
+        new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), false)) {
+      out.println(CSV_HEADER);
+      for (RescaleSample row : rows) {
+        out.println(row.toCsv());
+      }
+      if (out.checkError()) {
+        throw new IOException("cannot write " + file);
+      }
+    }
+  }
 
   /** This row as a CSV line. */
   public String toCsv() {

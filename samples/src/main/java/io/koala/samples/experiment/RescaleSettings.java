@@ -1,7 +1,6 @@
 package io.koala.samples.experiment;
 
 import io.koala.core.Buckets;
-import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.RateSchedule;
 import io.koala.samples.nexmark.RecentPrices;
 import java.time.Duration;
@@ -16,7 +15,7 @@ import java.time.Duration;
  * the rescale, and the doubled rate from then on.
  *
  * @param workload the workload; only {@code q6star}
- * @param protocol the reconfiguration protocol ({@link Protocol#named})
+ * @param protocol the reconfiguration protocol, or the remote backend ({@link ProtocolChoice})
  * @param from parallelism of the target operator before the rescale
  * @param to parallelism after it
  * @param workers workers, each in its own ActorSystem over loopback TCP
@@ -68,7 +67,7 @@ public record RescaleSettings(
           "--workload '" + workload + "' is not available; implemented: " + Q6STAR);
     }
     try {
-      Protocol.named(protocol);
+      ProtocolChoice.check(protocol);
     } catch (IllegalArgumentException e) {
       throw new IllegalArgumentException("--protocol: " + e.getMessage(), e);
     }

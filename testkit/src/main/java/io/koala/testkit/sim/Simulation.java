@@ -259,7 +259,8 @@ public final class Simulation {
               b.drainCursor(),
               b.drained(),
               java.util.List.of());
-      return new Deliver(d.channel(), d.seq(), new Handover(lost, h.timers(), h.pullAtOnce()));
+      return new Deliver(
+          d.channel(), d.seq(), new Handover(lost, h.timers(), h.pullAtOnce(), h.writesBefore()));
     }
     if (planted.contains(Fault.PEER_MARKER_BEFORE_FORWARDED)
         && d.item() instanceof PeerMarker

@@ -1,0 +1,55 @@
+package io.koala.samples.experiment;
+
+import io.koala.core.reconfig.Protocol;
+import io.koala.runtime.KoalaConfig;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The protocols the command line compares (DESIGN §7): every {@link Protocol} by its configuration
+ * name, and {@code remote}, which is not a protocol but the remote state backend ({@code
+ * koala.store.backend = remote}) under Koala's routing switch: state never moves.
+ */
+public final class ProtocolChoice {
+  private ProtocolChoice() {}
+
+  /** The name of the Remote baseline. */
+  public static final String REMOTE = "remote";
+
+  /** Every name {@link #configure} accepts, in the order comparisons run them. */
+  public static List<String> names() {
+    List<String> out = new ArrayList<>();
+    for (Protocol p : Protocol.values()) {
+      out.add(p.configName());
+    }
+    out.add(REMOTE);
+    return out;
+  }
+
+  /**
+   * {@code config} set up for {@code name}.
+   *
+   * @throws IllegalArgumentException listing the names allowed
+   */
+  public static KoalaConfig configure(KoalaConfig config, String name) {
+    check(name);
+    if (name.equals(REMOTE)) {
+      return config
+          .with("koala.store.backend", "remote")
+          .with("koala.reconfiguration.protocol", Protocol.KOALA.configName());
+    }
+    return config.with("koala.reconfiguration.protocol", name);
+  }
+
+  /**
+   * Checks that {@code name} is one of {@link #names}.
+   *
+   * @throws IllegalArgumentException listing the names allowed
+   */
+  public static void check(String name) {
+    if (!names().contains(name)) {
+      throw new IllegalArgumentException(
+          "no protocol \"" + name + "\"; allowed: " + String.join(", ", names()));
+    }
+  }
+}
