@@ -167,6 +167,21 @@ public final class TaskEngine {
   private final long[] writesSent;
   private final Map<Integer, Map<TaskId, Long>> readBarriers = new HashMap<>();
   private final Set<KeyRef> fetchedFromServices = new java.util.LinkedHashSet<>();
+  // per-batch latency covers the wait for the state a batch fetched: the batch being processed,
+  // and the batches still waiting for fetch replies, by request id
+  private BatchTiming currentBatch;
+  private final Map<Long, BatchTiming> waitingBatches = new HashMap<>();
+
+  /** A batch that started at {@code startNanos} and waits for {@code fetches} replies. */
+  private static final class BatchTiming {
+    final long startNanos;
+    int fetches;
+
+    BatchTiming(long startNanos) {
+      this.startNanos = startNanos;
+    }
+  }
+
   private final List<KeySelector<Object, Object>> inputSelectors = new ArrayList<>();
   private final int[] logicalInputs;
   private final Map<Integer, InputChannel> inputs = new HashMap<>();
@@ -530,7 +545,17 @@ public final class TaskEngine {
    */
   private void batchDone(long t0) {
     long now = services.nanoTime();
-    metrics.batch(now - t0);
+    if (currentBatch != null && currentBatch.fetches > 0) {
+      metrics.batches++; // its latency is recorded once its last fetch's reply has run
+    } else {
+      metrics.batch(now - t0);
+    }
+    currentBatch = null;
+    chargeCapacity(now);
+  }
+
+  /** Charges the task's capacity for the records it ran since the last charge. */
+  private void chargeCapacity(long now) {
     if (throttle != null) {
       throttle.take(now, (int) (metrics.recordsIn - recordsCharged));
       recordsCharged = metrics.recordsIn;
@@ -656,6 +681,7 @@ public final class TaskEngine {
 
   private void process(InputChannel ch, RecordBatch batch) {
     long t0 = services.nanoTime();
+    currentBatch = new BatchTiming(t0);
     int edge = ch.input();
     KeySelector<Object, Object> selector = inputSelectors.get(edge);
     if (state != null) {
@@ -796,6 +822,10 @@ public final class TaskEngine {
       StateMessage.Drain d =
           drainKeys > 0 ? draining.next(locations, f.getKey(), id, drainKeys) : null;
       sendFetch(new StateMessage.Fetch(id, setup.task(), f.getValue(), d), f.getKey());
+      if (currentBatch != null) {
+        currentBatch.fetches++;
+        waitingBatches.put(id, currentBatch);
+      }
     }
   }
 
@@ -960,7 +990,16 @@ public final class TaskEngine {
           Map<Integer, List<KeyState>> writes = remoteServices > 0 ? takeWrites(txn) : Map.of();
           commitState();
           recordKey = null;
-          batchDone(t0);
+          BatchTiming waited = waitingBatches.remove(reply.requestId());
+          if (waited == null) {
+            batchDone(t0);
+          } else {
+            long now = services.nanoTime();
+            if (--waited.fetches == 0) {
+              metrics.latency(now - waited.startNanos); // its records have all run
+            }
+            chargeCapacity(now);
+          }
           writes.forEach(
               (service, keys) ->
                   services.send(
@@ -2097,6 +2136,7 @@ public final class TaskEngine {
 
   private void processForwarded(ForwardedBatch batch) {
     long t0 = services.nanoTime();
+    currentBatch = new BatchTiming(t0);
     state.begin();
     for (int i = 0; i < batch.size(); i++) {
       Object value = batch.value(i);

@@ -28,6 +28,14 @@ final class TaskMetrics {
   /** A batch of work ended; the records it ran were counted in {@link #recordsIn} as they ran. */
   void batch(long nanos) {
     batches++;
+    latency(nanos);
+  }
+
+  /**
+   * The latency of a batch counted earlier: from the start of its processing until its last record
+   * ran (after the state it waited for arrived).
+   */
+  void latency(long nanos) {
     batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
   }
 

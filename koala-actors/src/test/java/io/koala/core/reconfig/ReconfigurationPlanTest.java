@@ -145,4 +145,56 @@ class ReconfigurationPlanTest {
     assertThat(plan.added()).isEmpty();
     assertThat(plan.removed()).isEmpty();
   }
+
+  /**
+   * A staged protocol's steps: each moves at most the bound, together exactly the plan's moves,
+   * each step starts where the previous ended, added tasks join first, and a removed task leaves in
+   * the step that takes its last bucket.
+   */
+  @ParameterizedTest
+  @ValueSource(ints = {1, 3, 8, 64, 200})
+  void stepsComposeToThePlan(int perStep) {
+    PartitionPolicy even = PartitionPolicy.even();
+    RoutingTable four = even.assign(null, new int[] {0, 1, 2, 3}, B);
+    for (ReconfigurationPlan plan :
+        java.util.List.of(
+            ReconfigurationPlan.rescale(four, new int[] {0, 1, 2, 3}, 8, 3, even),
+            ReconfigurationPlan.rescale(four, new int[] {0, 1, 2, 3}, 2, 3, even))) {
+      java.util.List<ReconfigurationPlan> steps = plan.inSteps(perStep);
+      assertThat(steps.size()).isEqualTo((plan.moves().size() + perStep - 1) / perStep);
+      assertThat(steps.get(0).before()).isEqualTo(plan.before());
+      assertThat(steps.get(0).tasksBefore()).isEqualTo(plan.tasksBefore());
+      assertThat(steps.get(0).added()).isEqualTo(plan.added());
+      ReconfigurationPlan last = steps.get(steps.size() - 1);
+      assertThat(last.after()).isEqualTo(plan.after());
+      assertThat(last.tasksAfter()).isEqualTo(plan.tasksAfter());
+      java.util.Set<Integer> moved = new java.util.HashSet<>();
+      for (int i = 0; i < steps.size(); i++) {
+        ReconfigurationPlan step = steps.get(i);
+        assertThat(step.moves().size()).isBetween(1, perStep);
+        step.moves().forEach(m -> assertThat(moved.add(m.bucket())).isTrue());
+        if (i > 0) {
+          assertThat(step.before()).isEqualTo(steps.get(i - 1).after());
+          assertThat(step.tasksBefore()).isEqualTo(steps.get(i - 1).tasksAfter());
+          assertThat(step.added()).isEmpty();
+        }
+        for (int r : step.removed()) {
+          assertThat(step.after().bucketsOf(r)).as("a task leaves with its last bucket").isEmpty();
+          assertThat(step.before().bucketsOf(r)).isNotEmpty();
+        }
+      }
+      assertThat(moved).hasSize(plan.moves().size());
+    }
+  }
+
+  @Test
+  void aStepHoldsAtLeastOneBucket() {
+    RoutingTable t = PartitionPolicy.even().assign(null, new int[] {0, 1}, B);
+    assertThatThrownBy(
+            () ->
+                ReconfigurationPlan.rescale(t, new int[] {0, 1}, 4, 1, PartitionPolicy.even())
+                    .inSteps(0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least 1");
+  }
 }

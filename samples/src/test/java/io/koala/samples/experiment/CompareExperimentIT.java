@@ -18,8 +18,8 @@ import picocli.CommandLine;
 /**
  * {@code koala experiment compare} end to end at a tiny scale: every protocol runs the same
  * scenario; the baselines that move whole buckets move exactly the state of the moved buckets,
- * Koala only that of the keys touched after the warm-up; the CSVs, the charts and the summary line
- * are there and agree with the per-protocol lines.
+ * Koala only that of the keys touched after the warm-up, remote state nothing; the CSVs, the charts
+ * and the summary line are there and agree with the per-protocol lines.
  */
 class CompareExperimentIT {
 
@@ -44,7 +44,7 @@ class CompareExperimentIT {
             "--json");
     assertThat(code).as("exit code; stdout: %s", out).isZero();
     List<String> lines = out.toString().strip().lines().toList();
-    List<String> protocols = List.of("koala", "stop-restart", "eager", "fluid");
+    List<String> protocols = List.of("koala", "stop-restart", "eager", "fluid", "remote");
     assertThat(lines).hasSize(protocols.size() + 1);
     for (int i = 0; i < protocols.size(); i++) {
       Config j = ConfigFactory.parseString(lines.get(i));
@@ -56,6 +56,8 @@ class CompareExperimentIT {
       long transferred = j.getLong("stateBytesTransferred");
       if (p.equals("koala")) {
         assertThat(transferred).as(p).isPositive().isLessThan(moved);
+      } else if (p.equals("remote")) {
+        assertThat(transferred).as("the state stays at the services").isZero();
       } else {
         // every key was written in the warm-up: a whole-bucket move takes every key of them
         assertThat(transferred).as(p).isEqualTo(moved);

@@ -126,7 +126,8 @@ class RescaleExperimentIT {
   @Test
   void refusesAProtocolThatDoesNotExistNamingTheFlag() {
     assertRefused(
-        "--protocol: no protocol \"sr\"; allowed: [\"koala\", \"stop-restart\"]", "--protocol=sr");
+        "--protocol: no protocol \"sr\"; allowed: koala, stop-restart, eager, fluid, remote",
+        "--protocol=sr");
   }
 
   @Test
