@@ -8,6 +8,7 @@ import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
 import io.koala.runtime.KoalaConfig;
+import io.koala.samples.RecordRandom;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.nio.ByteBuffer;
@@ -25,11 +26,7 @@ public final class KeyedCountBench {
    * Record {@code index}'s key: uniform over {@code [0, keys)}, a pure function of index and seed.
    */
   public static long keyOf(long index, long seed, long keys) {
-    long z = index * 0x9E3779B97F4A7C15L + seed;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    z ^= z >>> 31;
-    return Math.floorMod(z, keys);
+    return Math.floorMod(RecordRandom.mix(index, seed), keys);
   }
 
   /** The dataflow of the bench. */

@@ -13,7 +13,7 @@ final class ScenarioOptions {
   @Option(
       names = "--workload",
       defaultValue = RescaleSettings.Q6STAR,
-      description = "Workload (default ${DEFAULT-VALUE}; the only one so far).")
+      description = "Workload: q6star or twitch (default ${DEFAULT-VALUE}).")
   String workload;
 
   @Option(names = "--from", defaultValue = "4", description = "Tasks before (default 4).")

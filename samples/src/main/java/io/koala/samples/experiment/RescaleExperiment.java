@@ -9,8 +9,6 @@ import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkContext;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SinkWriter;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.Stage;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
@@ -18,9 +16,6 @@ import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import io.koala.runtime.ReconfigurationReport;
-import io.koala.samples.nexmark.ClosedAuction;
-import io.koala.samples.nexmark.ClosedAuctionGenerator;
-import io.koala.samples.nexmark.Q6Star;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
@@ -56,14 +51,8 @@ import org.HdrHistogram.Histogram;
  * scale-in under-counts the second in which a task goes.
  */
 public final class RescaleExperiment {
-  /** The source operator. */
-  public static final String SOURCE = "closed-auctions";
-
-  /** The reconfigured operator. */
-  public static final String TARGET = "q6-average-price";
-
-  /** The sink: counts and drops the averages. */
-  public static final String SINK = "averages";
+  /** The sink chained to the target: counts and drops what it emits. */
+  public static final String SINK = "counted";
 
   /** Event time of record 0 of the generator. */
   static final long BASE_TIME_MILLIS = 1_700_000_000_000L;
@@ -83,30 +72,14 @@ public final class RescaleExperiment {
     }
   }
 
-  /** The generator of the run's input. */
-  public static ClosedAuctionGenerator generator(RescaleSettings s) {
-    return new ClosedAuctionGenerator(s.keys(), s.activeKeys(), BASE_TIME_MILLIS, s.rate());
-  }
-
   /**
-   * The dataflow: source (one partition per worker) → keyBy seller → Q6* → a sink chained to it
-   * that counts the averages into {@code processed} (Q6* emits one per record, so this counts the
-   * records the target processed) and drops them.
+   * The dataflow: the workload's source (one partition per worker) and keyed target, and a sink
+   * chained to the target that counts what it emits into {@code processed} (one output per input
+   * record, so this counts the records the target processed) and drops it.
    */
   public static Dataflow dataflow(RescaleSettings s, LongAdder processed) {
     DataflowBuilder b = Dataflow.builder("rescale-" + s.workload());
-    Q6Star.registerTypes(b);
-    Stage<ClosedAuction> auctions =
-        b.source(
-                SourceSpec.generator(SOURCE, generator(s))
-                    .partitions(s.workers())
-                    .rate(s.schedule())
-                    .seed(s.seed()))
-            .parallelism(s.workers());
-    Q6Star.averagePrice(auctions, TARGET, s.stateBytes())
-        .parallelism(s.from())
-        .capacity(s.taskCapacity())
-        .sink(new CountingSink<>(SINK, processed));
+    RescaleWorkload.of(s).build(b).sink(new CountingSink<>(SINK, processed));
     return b.build();
   }
 
@@ -133,6 +106,7 @@ public final class RescaleExperiment {
     KoalaConfig config =
         ProtocolChoice.configure(
             base.withWorkers(s.workers()).withSeparateSystems(true), s.protocol());
+    RescaleWorkload workload = RescaleWorkload.of(s);
     progress.printf(
         "rescale experiment: %s, protocol %s, %d workers (separate ActorSystems over loopback"
             + " TCP), %d keys (%d active), %d B state/key, %s %d -> %d tasks of %,.0f records/s%n",
@@ -142,7 +116,7 @@ public final class RescaleExperiment {
         s.keys(),
         s.activeKeys(),
         s.stateBytes(),
-        TARGET,
+        workload.target(),
         s.from(),
         s.to(),
         s.taskCapacity());
@@ -174,7 +148,7 @@ public final class RescaleExperiment {
       LongAdder processed = new LongAdder();
       JobHandle job = runtime.submit(dataflow(s, processed));
       long t0 = awaitRunning(job, config.deployTimeout().toMillis() + 5_000);
-      Outcome outcome = new Driver(s, job, processed, t0, progress).run();
+      Outcome outcome = new Driver(s, workload, job, processed, t0, progress).run();
       job.close();
       return outcome;
     }
@@ -275,6 +249,7 @@ public final class RescaleExperiment {
   /** Samples the job every second, requests the rescale, detects recovery, then summarises. */
   private static final class Driver {
     private final RescaleSettings s;
+    private final RescaleWorkload workload;
     private final JobHandle job;
     private final LongAdder processed;
     private final long t0;
@@ -293,8 +268,15 @@ public final class RescaleExperiment {
     private long rescaleAtMillis;
     private CompletableFuture<ReconfigurationReport> reconfiguration;
 
-    Driver(RescaleSettings s, JobHandle job, LongAdder processed, long t0, PrintStream progress) {
+    Driver(
+        RescaleSettings s,
+        RescaleWorkload workload,
+        JobHandle job,
+        LongAdder processed,
+        long t0,
+        PrintStream progress) {
       this.s = s;
+      this.workload = workload;
       this.job = job;
       this.processed = processed;
       this.t0 = t0;
@@ -364,14 +346,14 @@ public final class RescaleExperiment {
           "%5.1f s: rescale %s %d -> %d; source lag %,d records (recovered under %,d),"
               + " end-to-end backlog %,d records (recovered under %,d)%n",
           rescaleAtMillis / 1000.0,
-          TARGET,
+          workload.target(),
           s.from(),
           s.to(),
           cur.lag(),
           lag.threshold,
           cur.backlog(),
           backlog.threshold);
-      reconfiguration = job.rescale(TARGET, s.to()).toCompletableFuture();
+      reconfiguration = job.rescale(workload.target(), s.to()).toCompletableFuture();
       reconfiguration.whenComplete(
           (r, e) ->
               progress.printf(
@@ -412,13 +394,13 @@ public final class RescaleExperiment {
       double seconds = (cur.atMillis() - prev.atMillis()) / 1000.0;
       double input =
           (schedule.available(cur.atMillis()) - schedule.available(prev.atMillis())) / seconds;
-      Histogram latency = latency(prev, cur);
+      Histogram latency = latency(workload.target(), prev, cur);
       return new RescaleSample(
           round(cur.atMillis() / 1000.0),
           phase,
           Math.round(input),
           Math.round((cur.processed() - prev.processed()) / seconds),
-          Math.round(recordsIn(prev, cur) / seconds),
+          Math.round(recordsIn(workload.target(), prev, cur) / seconds),
           cur.lag(),
           cur.backlog(),
           millis(latency, 50),
@@ -502,14 +484,16 @@ public final class RescaleExperiment {
           maxLag = Math.max(maxLag, sn.lag());
         }
       }
-      KeySpace keySpace = new KeySpace(s);
+      KeySpace keySpace = new KeySpace(s, workload);
       List<Integer> moved = report == null ? List.of() : report.movedBuckets();
       long movedKeys = keySpace.keysIn(moved);
       long accessed =
           keySpace.touchedIn(
               moved,
-              rescale.metrics().recordsIn(TARGET),
-              Math.max(rescale.metrics().recordsIn(TARGET), end.metrics().recordsIn(SOURCE)));
+              rescale.metrics().recordsIn(workload.target()),
+              Math.max(
+                  rescale.metrics().recordsIn(workload.target()),
+                  end.metrics().recordsIn(workload.source())));
       int perKey = keySpace.bytesPerKey();
       double drain = s.capacityAfter() - s.doubledRate();
       return new RescaleResult(
@@ -530,7 +514,7 @@ public final class RescaleExperiment {
           round(s.effectiveWarmupRate()),
           s.warmupSeconds(),
           s.keys() * perKey,
-          rescale.metrics().tasksOf(TARGET).stream()
+          rescale.metrics().tasksOf(workload.target()).stream()
               .mapToLong(TaskMetricsSnapshot::stateBytes)
               .sum(),
           moved,
@@ -557,8 +541,8 @@ public final class RescaleExperiment {
               (rescale.processed() - before.processed())
                   / ((rescale.atMillis() - before.atMillis()) / 1000.0)),
           minThroughput == Double.MAX_VALUE ? null : minThroughput,
-          millis(latency(before, rescale), 99),
-          atRescale == null ? null : millis(latency(rescale, recoveryEnd), 99),
+          millis(latency(workload.target(), before, rescale), 99),
+          atRescale == null ? null : millis(latency(workload.target(), rescale, recoveryEnd), 99),
           end.metrics().tasks().stream()
               .mapToLong(t -> t.reconfiguration().lookupTableBytes())
               .sum(),
@@ -571,10 +555,10 @@ public final class RescaleExperiment {
   // ------------------------------------------------------------- windows of cumulative counters
 
   /** The target's {@code recordsIn} between two snapshots. */
-  static long recordsIn(Snapshot from, Snapshot to) {
-    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(from.metrics());
+  static long recordsIn(String target, Snapshot from, Snapshot to) {
+    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(target, from.metrics());
     long n = 0;
-    for (TaskMetricsSnapshot t : to.metrics().tasksOf(TARGET)) {
+    for (TaskMetricsSnapshot t : to.metrics().tasksOf(target)) {
       TaskMetricsSnapshot e = earlier.get(t.task());
       n += t.recordsIn() - (e == null ? 0 : e.recordsIn());
     }
@@ -582,10 +566,10 @@ public final class RescaleExperiment {
   }
 
   /** The target's per-batch processing times (ns) between two snapshots. */
-  static Histogram latency(Snapshot from, Snapshot to) {
-    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(from.metrics());
+  static Histogram latency(String target, Snapshot from, Snapshot to) {
+    Map<TaskId, TaskMetricsSnapshot> earlier = byTask(target, from.metrics());
     Histogram h = new Histogram(60_000_000_000L, 2);
-    for (TaskMetricsSnapshot t : to.metrics().tasksOf(TARGET)) {
+    for (TaskMetricsSnapshot t : to.metrics().tasksOf(target)) {
       Histogram window = t.latencyHistogram();
       TaskMetricsSnapshot e = earlier.get(t.task());
       if (e != null) {
@@ -596,9 +580,9 @@ public final class RescaleExperiment {
     return h;
   }
 
-  private static Map<TaskId, TaskMetricsSnapshot> byTask(JobMetrics m) {
+  private static Map<TaskId, TaskMetricsSnapshot> byTask(String target, JobMetrics m) {
     Map<TaskId, TaskMetricsSnapshot> out = new HashMap<>();
-    for (TaskMetricsSnapshot t : m.tasksOf(TARGET)) {
+    for (TaskMetricsSnapshot t : m.tasksOf(target)) {
       out.put(t.task(), t);
     }
     return out;
@@ -618,13 +602,13 @@ public final class RescaleExperiment {
    */
   static final class KeySpace {
     private final RescaleSettings s;
-    private final ClosedAuctionGenerator generator;
+    private final RescaleWorkload workload;
     private final KeyEncoder encoder = new KeyEncoder(new KryoSerde(TypeRegistry.withDefaults()));
     private short[] bucketOfKey;
 
-    KeySpace(RescaleSettings s) {
+    KeySpace(RescaleSettings s, RescaleWorkload workload) {
       this.s = s;
-      this.generator = generator(s);
+      this.workload = workload;
     }
 
     /** Stored bytes of one key's state: its store key (as the tasks write it) and its value. */
@@ -667,7 +651,7 @@ public final class RescaleExperiment {
       short[] bucketOf = buckets();
       BitSet touched = new BitSet(bucketOf.length);
       for (long i = fromIndex; i < toIndex; i++) {
-        int k = (int) generator.sellerOf(i, s.seed());
+        int k = (int) workload.keyOf(i, s.seed());
         if (in[bucketOf[k]]) {
           touched.set(k);
         }

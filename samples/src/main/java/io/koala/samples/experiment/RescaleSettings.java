@@ -14,7 +14,7 @@ import java.time.Duration;
  * per second; {@code steadySeconds} at {@code rate}; {@code doubledSeconds} at twice the rate; then
  * the rescale, and the doubled rate from then on.
  *
- * @param workload the workload; only {@code q6star}
+ * @param workload the workload ({@link RescaleWorkload#names})
  * @param protocol the reconfiguration protocol, or the remote backend ({@link ProtocolChoice})
  * @param from parallelism of the target operator before the rescale
  * @param to parallelism after it
@@ -49,8 +49,8 @@ public record RescaleSettings(
     int timeoutSeconds,
     long seed) {
 
-  /** The only workload so far. */
-  public static final String Q6STAR = "q6star";
+  /** The default workload. */
+  public static final String Q6STAR = RescaleWorkload.Q6STAR;
 
   /** The default protocol. */
   public static final String KOALA = "koala";
@@ -62,9 +62,12 @@ public record RescaleSettings(
   static final double WARMUP_SHARE = 0.95;
 
   public RescaleSettings {
-    if (!Q6STAR.equals(workload)) {
+    if (!RescaleWorkload.names().contains(workload)) {
       throw new IllegalArgumentException(
-          "--workload '" + workload + "' is not available; implemented: " + Q6STAR);
+          "--workload '"
+              + workload
+              + "' is not available; implemented: "
+              + RescaleWorkload.names());
     }
     try {
       ProtocolChoice.check(protocol);

@@ -1,6 +1,7 @@
 package io.koala.samples.nexmark;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
 /**
@@ -79,11 +80,7 @@ public final class ClosedAuctionGenerator implements GeneratorFunction<ClosedAuc
     return new ClosedAuction(seller, price, baseTimeMillis + (long) (index / eventsPerMilli));
   }
 
-  /** A generator seeded by a mix of index and seed (SplitMix64's finalizer). */
   private static SplittableRandom random(long index, long seed) {
-    long z = index * 0x9E3779B97F4A7C15L + seed;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return new SplittableRandom(z ^ (z >>> 31));
+    return RecordRandom.of(index, seed);
   }
 }

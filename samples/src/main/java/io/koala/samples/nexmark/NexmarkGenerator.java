@@ -1,5 +1,6 @@
 package io.koala.samples.nexmark;
 
+import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
 /**
@@ -97,10 +98,7 @@ public final class NexmarkGenerator {
   }
 
   private SplittableRandom random(long e) {
-    long z = e * 0x9E3779B97F4A7C15L + seed;
-    z = (z ^ (z >>> 30)) * 0xBF58476D1CE4E5B9L;
-    z = (z ^ (z >>> 27)) * 0x94D049BB133111EBL;
-    return new SplittableRandom(z ^ (z >>> 31));
+    return RecordRandom.of(e, seed);
   }
 
   private static final String[] HOT_CHANNELS = {"Google", "Facebook", "Baidu", "Apple"};

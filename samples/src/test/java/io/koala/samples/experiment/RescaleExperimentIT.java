@@ -33,8 +33,10 @@ class RescaleExperimentIT {
   static final int ACTIVE = 500;
   static final int STATE_BYTES = 128;
 
-  @Test
-  void tinyRescaleRecoversAndMovesOnlyHotState(@TempDir Path dir) throws Exception {
+  @org.junit.jupiter.params.ParameterizedTest
+  @org.junit.jupiter.params.provider.ValueSource(strings = {"q6star", "twitch"})
+  void tinyRescaleRecoversAndMovesOnlyHotState(String workload, @TempDir Path dir)
+      throws Exception {
     Path csv = dir.resolve("rows.csv");
     StringWriter out = new StringWriter();
     CommandLine cli = new CommandLine(new KoalaCli()).setOut(new PrintWriter(out));
@@ -42,6 +44,7 @@ class RescaleExperimentIT {
         cli.execute(
             "experiment",
             "rescale",
+            "--workload=" + workload,
             "--keys=" + KEYS,
             "--active-keys=" + ACTIVE,
             "--state-bytes=" + STATE_BYTES,
@@ -58,6 +61,7 @@ class RescaleExperimentIT {
     Config j = ConfigFactory.parseString(lines[lines.length - 1]);
 
     assertThat(j.getString("protocol")).isEqualTo("koala");
+    assertThat(j.getString("workload")).isEqualTo(workload);
     assertThat(j.getInt("workers")).isEqualTo(4);
     assertThat(j.getDouble("capacityBefore")).isEqualTo(2_000);
     assertThat(j.getDouble("capacityAfter")).isEqualTo(4_000);

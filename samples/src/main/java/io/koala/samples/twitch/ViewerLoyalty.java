@@ -1,0 +1,55 @@
+package io.koala.samples.twitch;
+
+import io.koala.dataflow.Collector;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyedProcessFunction;
+import io.koala.dataflow.Stage;
+import io.koala.state.KeyedStateContext;
+import io.koala.state.ValueState;
+
+/**
+ * The viewer-loyalty calculator of the Twitch workload (WORKLOADS.md), the stage a reconfiguration
+ * targets: keyed by streamer, it counts engagement, minutes watched and events into padded state
+ * ({@link Loyalty}) and emits the streamer's loyalty score for every event.
+ */
+public final class ViewerLoyalty {
+  private ViewerLoyalty() {}
+
+  /** Registers the records that travel between the tasks of the workload. */
+  public static DataflowBuilder registerTypes(DataflowBuilder b) {
+    return b.registerTypes(ViewerEvent.class, StreamerLoyalty.class);
+  }
+
+  /**
+   * Adds the calculator: {@code events} keyed by streamer into the operator {@code name}.
+   *
+   * @param stateBytes bytes of state per streamer, at least {@link Loyalty#MIN_BYTES}
+   */
+  public static Stage<StreamerLoyalty> calculator(
+      Stage<ViewerEvent> events, String name, int stateBytes) {
+    Loyalty.codec(stateBytes); // fails here, at definition, on a size that is too small
+    return events.keyBy(ViewerEvent::streamerId).process(name, () -> new Calculator(stateBytes));
+  }
+
+  static final class Calculator extends KeyedProcessFunction<Long, ViewerEvent, StreamerLoyalty> {
+    private final int stateBytes;
+    private ValueState<Loyalty> loyalty;
+
+    Calculator(int stateBytes) {
+      this.stateBytes = stateBytes;
+    }
+
+    @Override
+    public void open(KeyedStateContext ctx) {
+      loyalty = ctx.valueState("loyalty", Loyalty.codec(stateBytes));
+    }
+
+    @Override
+    public void process(ViewerEvent e, Context<Long> ctx, Collector<StreamerLoyalty> out) {
+      Loyalty before = loyalty.value();
+      Loyalty after = (before == null ? Loyalty.empty(stateBytes) : before).plus(e);
+      loyalty.update(after);
+      out.collect(new StreamerLoyalty(e.streamerId(), after.score()));
+    }
+  }
+}
