@@ -960,6 +960,9 @@ public final class TaskEngine {
               metrics.keysFetched++;
             }
           }
+          for (KeyRef ref : reply.unserved()) {
+            parking.refetch(ref, from); // the reply had no room for it
+          }
           StateMessage.DrainChunk chunk = reply.chunk();
           if (chunk != null && draining.accept(locations, reply.requestId(), from, chunk)) {
             for (KeyState ks : chunk.keys()) {
@@ -995,21 +998,25 @@ public final class TaskEngine {
             batchDone(t0);
           } else {
             long now = services.nanoTime();
-            if (--waited.fetches == 0) {
+            if (!reply.unserved().isEmpty()) {
+              currentBatch = waited; // the batch also waits for the fetch of the rest
+            } else if (--waited.fetches == 0) {
               metrics.latency(now - waited.startNanos); // its records have all run
             }
             chargeCapacity(now);
           }
-          writes.forEach(
-              (service, keys) ->
-                  services.send(
-                      new StateServiceAddress(service),
-                      new StateMessage.ServiceWrite(setup.task(), ++writesSent[service], keys)));
+          writes.forEach(this::writeBack);
           for (StateMessage.Release r : releases) {
             services.send(reply.holder(), r);
           }
           scheduleProcessingTimers();
           sendFetches();
+          if (waited != null && currentBatch == waited) {
+            currentBatch = null; // the reply that left keys out is done; their new fetch counts
+            if (--waited.fetches == 0) {
+              metrics.latency(services.nanoTime() - waited.startNanos);
+            }
+          }
           if (pullNext) {
             pullFrom(from);
           }
@@ -1072,6 +1079,35 @@ public final class TaskEngine {
     }
     fetchedFromServices.clear();
     return out;
+  }
+
+  /**
+   * Writes {@code keys} back to their state {@code service}, in messages of about {@link
+   * StateServing#CHUNK_BYTES} each (a message stays well inside a frame), numbered in order.
+   */
+  private void writeBack(int service, List<KeyState> keys) {
+    List<KeyState> chunk = new ArrayList<>();
+    long bytes = 0;
+    for (KeyState ks : keys) {
+      chunk.add(ks);
+      for (int i = 0; i < ks.storeKeys().size(); i++) {
+        bytes += ks.storeKeys().get(i).length + ks.values().get(i).length;
+      }
+      if (bytes >= StateServing.CHUNK_BYTES) {
+        sendWrite(service, chunk);
+        chunk = new ArrayList<>();
+        bytes = 0;
+      }
+    }
+    if (!chunk.isEmpty()) {
+      sendWrite(service, chunk);
+    }
+  }
+
+  private void sendWrite(int service, List<KeyState> keys) {
+    services.send(
+        new StateServiceAddress(service),
+        new StateMessage.ServiceWrite(setup.task(), ++writesSent[service], keys));
   }
 
   /** A remote state service cannot serve this task's state any more: the task fails. */

@@ -62,6 +62,11 @@ final class FakeServices implements TaskEngine.Services {
     return nanos;
   }
 
+  /** Lets {@code millis} pass on the nanosecond clock (each reading also adds 1 µs). */
+  void elapse(long millis) {
+    nanos += millis * 1_000_000;
+  }
+
   /** Removes and returns the pending timer of kind {@code timer}, or null. */
   Scheduled takeTimer(TaskEngine.Timer timer) {
     for (Iterator<Scheduled> it = timers.iterator(); it.hasNext(); ) {

@@ -190,6 +190,27 @@ class LazyFetchEngineTest {
     assertThat(output(host1, count1)).containsExactly(kv(moved, 2));
   }
 
+  /** A batch's latency runs until its last record ran, waits for its state included. */
+  @Test
+  void aBatchThatWaitsForStateCountsTheWaitInItsLatency() {
+    String moved = twoWordsOfOneBucketOfCount0()[0];
+    feed0(moved);
+    count1.engine().takeOver(count0.engine().handOver(bucketOf(moved)));
+    long before = count1.engine().metrics().latencyHistogram().getTotalCount();
+    feed1(moved, wordOfCount1());
+    StateMessage.Fetch fetch = sentOf(host1, StateMessage.Fetch.class).get(0);
+    assertThat(count1.engine().metrics().latencyHistogram().getTotalCount())
+        .as("no latency while the batch waits")
+        .isEqualTo(before);
+    host1.elapse(50);
+    count1.engine().onStateReply(serve(fetch));
+    assertThat(output(host1, count1)).contains(kv(moved, 2));
+    var latency = count1.engine().metrics().latencyHistogram();
+    assertThat(latency.getTotalCount()).isEqualTo(before + 1);
+    assertThat(latency.getMaxValue()).as("ns").isGreaterThanOrEqualTo(50_000_000L);
+    assertThat(count1.engine().metrics().batches()).isEqualTo(1);
+  }
+
   @Test
   void aReleaseOfAnOlderGenerationKeepsTheCopy() {
     String moved = twoWordsOfOneBucketOfCount0()[0];

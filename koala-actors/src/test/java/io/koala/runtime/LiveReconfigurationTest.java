@@ -206,7 +206,7 @@ class LiveReconfigurationTest {
             .with("koala.store.backend", "remote")
             .with("koala.store.remote-services", 2);
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
-      JobHandle job = runtime.submit(dataflow(8_000));
+      JobHandle job = runtime.submit(dataflow(4_000)); // remote state is slower: a longer run
       awaitProgress(job, 2_000);
       ReconfigurationReport out = done(job.rescale("count", 4));
       assertThat(out.movedBuckets()).isNotEmpty();

@@ -98,9 +98,21 @@ public final class Parking {
    * all, with the next fetches (its bucket's pull ended without it).
    */
   public void fetchInstead(KeyRef key, int holder) {
-    if (inFlight.get(key) == PULLED) {
+    Integer h = inFlight.get(key);
+    if (h != null && h == PULLED) {
       inFlight.remove(key);
       prefetch(key, holder);
+    }
+  }
+
+  /**
+   * A reply from {@code holder} left {@code key} out (it was too large to carry them all): asks for
+   * it again with the next fetches, if it is still awaited from that holder.
+   */
+  public void refetch(KeyRef key, int holder) {
+    Integer h = inFlight.get(key);
+    if (h != null && h == holder) {
+      toFetch.computeIfAbsent(holder, x -> new ArrayList<>()).add(key);
     }
   }
 

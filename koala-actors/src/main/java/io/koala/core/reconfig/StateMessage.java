@@ -76,12 +76,15 @@ public sealed interface StateMessage extends KoalaMessage
    * Holder's state server → owner: the state of the requested keys, and the drained chunk when the
    * fetch asked for one ({@code null} otherwise). A key with no entries is absent at the holder.
    * {@code generation} is the holder's generation of each bucket (see {@link
-   * KeyLocations#generation}), echoed in the {@link Release}.
+   * KeyLocations#generation}), echoed in the {@link Release}. {@code unserved} are requested keys
+   * left out to keep the reply small; the owner asks for them again.
    */
-  record StateReply(long requestId, TaskId holder, List<KeyState> keys, DrainChunk chunk)
+  record StateReply(
+      long requestId, TaskId holder, List<KeyState> keys, DrainChunk chunk, List<KeyRef> unserved)
       implements StateMessage, TaskMessage {
     public StateReply {
       keys = List.copyOf(keys);
+      unserved = List.copyOf(unserved);
     }
   }
 

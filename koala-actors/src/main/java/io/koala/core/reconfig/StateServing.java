@@ -32,24 +32,37 @@ public final class StateServing {
     return ByteBuffer.allocate(6).put((byte) 'g').put((byte) 'b').putInt(bucket).array();
   }
 
-  /** Answers {@code fetch} as {@code self}. */
+  /**
+   * Answers {@code fetch} as {@code self}: the requested keys in order until their state reaches
+   * {@link #CHUNK_BYTES} (at least one key); the keys beyond are listed as unserved, for the owner
+   * to ask for again, so that a reply stays well inside a message frame.
+   */
   public static StateReply serve(ReadTxn txn, Fetch fetch, TaskId self) {
     List<KeyState> keys = new ArrayList<>(fetch.keys().size());
+    List<KeyRef> unserved = new ArrayList<>();
+    long bytes = 0;
     for (KeyRef k : fetch.keys()) {
+      if (bytes >= CHUNK_BYTES) {
+        unserved.add(k);
+        continue;
+      }
       List<byte[]> storeKeys = new ArrayList<>();
       List<byte[]> values = new ArrayList<>();
+      long[] size = {0};
       txn.scan(
           Table.STATE,
           KeyLayout.keyPrefix(k.bucket(), k.key()),
           (sk, v) -> {
             storeKeys.add(sk);
             values.add(v);
+            size[0] += sk.length + v.length;
             return true;
           });
+      bytes += size[0];
       keys.add(new KeyState(k, generation(txn, k.bucket()), storeKeys, values));
     }
     DrainChunk chunk = fetch.drain() == null ? null : drain(txn, fetch.drain());
-    return new StateReply(fetch.requestId(), self, keys, chunk);
+    return new StateReply(fetch.requestId(), self, keys, chunk, unserved);
   }
 
   /**

@@ -145,7 +145,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     final Set<Integer> deploying = new HashSet<>();
     final List<TaskActor.TaskRef> added = new ArrayList<>();
     long handoverStartMillis = -1;
-    long handoverMillis = -1;
+    long handoverMillis;
 
     Active(Queued request, ReconfigurationDriver driver, long startedMillis) {
       this.request = request;
@@ -639,10 +639,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     Active a = active;
     long now = System.currentTimeMillis();
     EpochDriver.Phase phase = a.driver.phase();
+    // the hand-over time of every epoch the request takes (a staged protocol takes several)
     if (phase == EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis < 0) {
       a.handoverStartMillis = now;
-    } else if (phase.ordinal() > EpochDriver.Phase.HANDING_OVER.ordinal() && a.handoverMillis < 0) {
-      a.handoverMillis = a.handoverStartMillis < 0 ? 0 : now - a.handoverStartMillis;
+    } else if (phase != EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis >= 0) {
+      a.handoverMillis += now - a.handoverStartMillis;
+      a.handoverStartMillis = -1;
     }
     timers.startSingleTimer(STEP_TIMER, new EpochStalled(a.driver.epoch()), stepTimeout);
     for (EpochDriver.Effect e : effects) {
@@ -802,7 +804,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             r.tasksBefore(),
             r.tasksAfter(),
             r.movedBuckets(),
-            Math.max(0, a.handoverMillis),
+            a.handoverMillis,
             r.transferred(),
             System.currentTimeMillis() - a.startedMillis);
     reports.add(report);
