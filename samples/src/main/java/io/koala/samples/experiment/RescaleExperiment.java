@@ -60,6 +60,9 @@ public final class RescaleExperiment {
   /** Seconds before the doubling over which the pre-doubling lag level is taken. */
   static final int LAG_LEVEL_SECONDS = 5;
 
+  /** The shortest sampling window that counts for the lowest throughput during recovery. */
+  static final double MIN_WINDOW_SECONDS = 0.5;
+
   /** Seconds before the rescale over which the "before" throughput and latency are taken. */
   static final int BEFORE_SECONDS = 10;
 
@@ -474,9 +477,14 @@ public final class RescaleExperiment {
           && (!recovered || at(recoveryEnd.tick() + 1).atMillis() <= lag.atMillis)) {
         recoveryEnd = at(recoveryEnd.tick() + 1);
       }
+      // a sample can come late and the next one early: a window of a fraction of a second says
+      // little about throughput, so only windows of at least half a second count
       double minThroughput = Double.MAX_VALUE;
-      for (int t = rescale.tick() + 1; t <= recoveryEnd.tick(); t++) {
-        minThroughput = Math.min(minThroughput, samples.get(t - 1).throughput());
+      for (int t = Math.max(2, rescale.tick() + 1); t <= recoveryEnd.tick(); t++) {
+        RescaleSample row = samples.get(t - 1);
+        if (row.timeSeconds() - samples.get(t - 2).timeSeconds() >= MIN_WINDOW_SECONDS) {
+          minThroughput = Math.min(minThroughput, row.throughput());
+        }
       }
       long maxLag = 0;
       for (Snapshot sn : snapshots) {

@@ -64,7 +64,8 @@ import java.util.List;
  *     the rescale (from the doubling on, if that is shorter): its measured capacity
  * @param minThroughputDuringReconfig lowest 1-second throughput (records processed) of the target
  *     over the seconds that ended between the rescale and the recovery of the source lag (the first
- *     second always counts; until the end when not recovered)
+ *     second always counts; until the end when not recovered); sampling windows shorter than half a
+ *     second (a late sample followed by an early one) do not count
  * @param p99BatchLatencyMsBefore p99 per-batch processing time of the target in the window of
  *     {@code throughputBeforeReconfig}
  * @param p99BatchLatencyMsDuring the same over the seconds of {@code minThroughputDuringReconfig}
