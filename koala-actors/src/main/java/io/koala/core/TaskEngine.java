@@ -1032,17 +1032,11 @@ public final class TaskEngine {
    */
   private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Release> releases) {
     KeyRef ref = ks.key();
-    txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
-    boolean service = StateServiceAddress.isService(from);
-    for (int i = 0; i < ks.storeKeys().size(); i++) {
-      txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
-      if (!service) {
-        metrics.stateBytesFetched += ks.storeKeys().get(i).length + ks.values().get(i).length;
-      }
-    }
-    if (service) {
+    StateServing.replace(txn, ks);
+    if (StateServiceAddress.isService(from)) {
       fetchedFromServices.add(ref); // a read of where the state lives, not a transfer
     } else {
+      metrics.stateBytesFetched += ks.bytes();
       locations.installed(txn, ref.bucket(), ref.key(), from);
       moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
       releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
@@ -1060,22 +1054,12 @@ public final class TaskEngine {
     Map<Integer, List<KeyState>> out = new java.util.TreeMap<>();
     state.flush();
     for (KeyRef ref : fetchedFromServices) {
-      byte[] prefix = KeyLayout.keyPrefix(ref.bucket(), ref.key());
-      List<byte[]> storeKeys = new ArrayList<>();
-      List<byte[]> values = new ArrayList<>();
-      txn.scan(
-          Table.STATE,
-          prefix,
-          (k, v) -> {
-            storeKeys.add(k);
-            values.add(v);
-            return true;
-          });
-      txn.deletePrefix(Table.STATE, prefix);
+      KeyState ks = StateServing.stateOf(txn, ref, 0);
+      txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
       out.computeIfAbsent(
               StateServiceAddress.ofBucket(ref.bucket(), remoteServices).index(),
               s -> new ArrayList<>())
-          .add(new KeyState(ref, 0, storeKeys, values));
+          .add(ks);
     }
     fetchedFromServices.clear();
     return out;
@@ -1090,9 +1074,7 @@ public final class TaskEngine {
     long bytes = 0;
     for (KeyState ks : keys) {
       chunk.add(ks);
-      for (int i = 0; i < ks.storeKeys().size(); i++) {
-        bytes += ks.storeKeys().get(i).length + ks.values().get(i).length;
-      }
+      bytes += ks.bytes();
       if (bytes >= StateServing.CHUNK_BYTES) {
         sendWrite(service, chunk);
         chunk = new ArrayList<>();

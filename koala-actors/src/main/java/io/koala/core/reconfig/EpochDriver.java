@@ -51,7 +51,6 @@ public final class EpochDriver {
   /** The epoch is complete. */
   public record Done(EpochReport report) implements Effect {}
 
-  /** What an epoch changed. */
   /**
    * What an epoch changed.
    *

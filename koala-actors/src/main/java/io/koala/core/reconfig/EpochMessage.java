@@ -168,38 +168,29 @@ public sealed interface EpochMessage extends KoalaMessage
 
     /** Totals and levels summed (over tasks). */
     public Transfer plus(Transfer o) {
-      return new Transfer(
-          fetchRequests + o.fetchRequests,
-          keys + o.keys,
-          bytes + o.bytes,
-          drainedKeys + o.drainedKeys,
-          piggybackedKeys + o.piggybackedKeys,
-          recordsParked + o.recordsParked,
-          lookupTableBytes + o.lookupTableBytes);
+      return totals(o, 1, lookupTableBytes + o.lookupTableBytes);
     }
 
     /** Totals summed over two periods one after the other; the level is the later one's. */
     public Transfer followedBy(Transfer later) {
+      return totals(later, 1, later.lookupTableBytes);
+    }
+
+    /** These totals plus {@code sign} times {@code o}'s, with {@code level} as the level. */
+    private Transfer totals(Transfer o, int sign, long level) {
       return new Transfer(
-          fetchRequests + later.fetchRequests,
-          keys + later.keys,
-          bytes + later.bytes,
-          drainedKeys + later.drainedKeys,
-          piggybackedKeys + later.piggybackedKeys,
-          recordsParked + later.recordsParked,
-          later.lookupTableBytes);
+          fetchRequests + sign * o.fetchRequests,
+          keys + sign * o.keys,
+          bytes + sign * o.bytes,
+          drainedKeys + sign * o.drainedKeys,
+          piggybackedKeys + sign * o.piggybackedKeys,
+          recordsParked + sign * o.recordsParked,
+          level);
     }
 
     /** Totals differenced; the level stays this one's (the later one). */
     public Transfer minus(Transfer o) {
-      return new Transfer(
-          fetchRequests - o.fetchRequests,
-          keys - o.keys,
-          bytes - o.bytes,
-          drainedKeys - o.drainedKeys,
-          piggybackedKeys - o.piggybackedKeys,
-          recordsParked - o.recordsParked,
-          lookupTableBytes);
+      return totals(o, -1, lookupTableBytes);
     }
   }
 

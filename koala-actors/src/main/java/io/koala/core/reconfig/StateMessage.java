@@ -102,6 +102,15 @@ public sealed interface StateMessage extends KoalaMessage
     public boolean absent() {
       return storeKeys.isEmpty();
     }
+
+    /** Bytes of its store keys and values: what moving it moves. */
+    public long bytes() {
+      long n = 0;
+      for (int i = 0; i < storeKeys.size(); i++) {
+        n += storeKeys.get(i).length + values.get(i).length;
+      }
+      return n;
+    }
   }
 
   /**

@@ -11,6 +11,7 @@ import io.koala.plan.TaskId;
 import io.koala.store.KeyLayout;
 import io.koala.store.ReadTxn;
 import io.koala.store.Table;
+import io.koala.store.WriteTxn;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -46,23 +47,36 @@ public final class StateServing {
         unserved.add(k);
         continue;
       }
-      List<byte[]> storeKeys = new ArrayList<>();
-      List<byte[]> values = new ArrayList<>();
-      long[] size = {0};
-      txn.scan(
-          Table.STATE,
-          KeyLayout.keyPrefix(k.bucket(), k.key()),
-          (sk, v) -> {
-            storeKeys.add(sk);
-            values.add(v);
-            size[0] += sk.length + v.length;
-            return true;
-          });
-      bytes += size[0];
-      keys.add(new KeyState(k, generation(txn, k.bucket()), storeKeys, values));
+      KeyState ks = stateOf(txn, k, generation(txn, k.bucket()));
+      bytes += ks.bytes();
+      keys.add(ks);
     }
     DrainChunk chunk = fetch.drain() == null ? null : drain(txn, fetch.drain());
     return new StateReply(fetch.requestId(), self, keys, chunk, unserved);
+  }
+
+  /** The whole state of {@code key} in {@code txn}: every store entry under its prefix. */
+  public static KeyState stateOf(ReadTxn txn, KeyRef key, long generation) {
+    List<byte[]> storeKeys = new ArrayList<>();
+    List<byte[]> values = new ArrayList<>();
+    txn.scan(
+        Table.STATE,
+        KeyLayout.keyPrefix(key.bucket(), key.key()),
+        (sk, v) -> {
+          storeKeys.add(sk);
+          values.add(v);
+          return true;
+        });
+    return new KeyState(key, generation, storeKeys, values);
+  }
+
+  /** Replaces the whole state of {@code ks}'s key in {@code txn} with {@code ks}'s entries. */
+  public static void replace(WriteTxn txn, KeyState ks) {
+    KeyRef ref = ks.key();
+    txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+    for (int i = 0; i < ks.storeKeys().size(); i++) {
+      txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
+    }
   }
 
   /**

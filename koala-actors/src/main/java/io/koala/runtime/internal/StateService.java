@@ -6,12 +6,10 @@ import io.koala.core.TaskMessage;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateServing;
 import io.koala.plan.TaskId;
-import io.koala.store.KeyLayout;
 import io.koala.store.LmdbStateStore;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.store.StoreOptions;
-import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -132,11 +130,7 @@ final class StateService extends AbstractBehavior<StateService.Command> {
     }
     try (WriteTxn txn = store(w.jobId(), write.writer()).beginWrite()) {
       for (StateMessage.KeyState ks : write.keys()) {
-        StateMessage.KeyRef ref = ks.key();
-        txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
-        for (int i = 0; i < ks.storeKeys().size(); i++) {
-          txn.put(Table.STATE, ks.storeKeys().get(i), ks.values().get(i));
-        }
+        StateServing.replace(txn, ks);
       }
       txn.commit();
     }

@@ -35,12 +35,12 @@ import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
 /**
- * The rescale experiment (the paper's §5.2 shape at this machine's scale, DESIGN §4.7): Q6* over
- * {@code keys} sellers, workers in separate ActorSystems over loopback TCP, the target operator at
- * {@code from} tasks of emulated capacity {@code taskCapacity}. The warm-up writes every key, the
- * input then runs at {@code rate} and doubles, so a backlog builds; the operator is rescaled to
- * {@code to} tasks, and the run goes on until both the source lag and the end-to-end backlog are
- * back at their pre-doubling levels (scaled to the doubled rate, see {@link
+ * The rescale experiment (the paper's §5.2 shape at this machine's scale, DESIGN §4.7): a {@link
+ * RescaleWorkload} over {@code keys} keys, workers in separate ActorSystems over loopback TCP, the
+ * target operator at {@code from} tasks of emulated capacity {@code taskCapacity}. The warm-up
+ * writes every key, the input then runs at {@code rate} and doubles, so a backlog builds; the
+ * operator is rescaled to {@code to} tasks, and the run goes on until both the source lag and the
+ * end-to-end backlog are back at their pre-doubling levels (scaled to the doubled rate, see {@link
  * RescaleResult#recoveryLagThreshold()}), plus a tail, or until a timeout. Metrics are sampled
  * every second (one {@link RescaleSample} each) and summarised in a {@link RescaleResult}.
  *
