@@ -93,17 +93,18 @@ public final class TwitchGenerator implements GeneratorFunction<ViewerEvent> {
     long time = baseTimeMillis + (long) (index / eventsPerMilli);
     SplittableRandom r = random(index, seed);
     if (index < keys) {
-      return new ViewerEvent(r.nextLong(USERS), index, name(index), time, true, 0);
+      return new ViewerEvent(r.nextLong(USERS), index, streamerName(index), time, true, 0);
     }
     long streamer = rank(r.nextDouble());
     long user = r.nextLong(USERS);
     boolean enter = r.nextBoolean();
     int watched = enter ? 0 : 10 * (1 + r.nextInt(24));
-    return new ViewerEvent(user, streamer, name(streamer), time, enter, watched);
+    return new ViewerEvent(user, streamer, streamerName(streamer), time, enter, watched);
   }
 
-  private static String name(long streamer) {
-    return "streamer-" + streamer;
+  /** The name of streamer {@code streamerId}, as its events carry it: {@code "streamer-<id>"}. */
+  public static String streamerName(long streamerId) {
+    return "streamer-" + streamerId;
   }
 
   private static SplittableRandom random(long index, long seed) {

@@ -1,0 +1,74 @@
+package io.koala.samples.borg;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.KoalaRuntime;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class BorgMonitoringTest {
+
+  @Test
+  void emitsMedianMeanAndMaxOfTheLastRequestsOfEachJobAndTypeLikeAPlainLoop() {
+    int records = 3_000;
+    BorgGenerator gen = new BorgGenerator(9 * 40, 9 * 6, 0, 1_000);
+    long seed = 5;
+    DataflowBuilder b = Dataflow.builder("borg-test").parallelism(2);
+    BorgMonitoring.registerTypes(b);
+    // one partition: each key's events arrive in index order, so its statistics are determined
+    BorgMonitoring.requestStats(
+            b.source(
+                SourceSpec.generator("task-events", gen).partitions(1).count(records).seed(seed)),
+            BorgMonitoring.OPERATOR,
+            512)
+        .sink(SinkSpec.collecting("stats"));
+
+    Map<Long, List<JobRequestStats>> actual = new TreeMap<>();
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
+      JobHandle job = runtime.submit(b.build());
+      assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
+      for (JobRequestStats s : job.<JobRequestStats>collected("stats")) {
+        actual.computeIfAbsent(s.jobId() * 9 + s.type().ordinal(), k -> new ArrayList<>()).add(s);
+      }
+    }
+
+    Map<Long, Deque<Double>> last = new TreeMap<>();
+    Map<Long, List<JobRequestStats>> expected = new TreeMap<>();
+    for (long i = 0; i < records; i++) {
+      TaskEvent e = gen.generate(i, seed);
+      long key = e.jobId() * 9 + e.type().ordinal();
+      Deque<Double> requests = last.computeIfAbsent(key, k -> new ArrayDeque<>());
+      requests.addLast(e.cpuRequest());
+      if (requests.size() > 32) {
+        requests.removeFirst();
+      }
+      double[] sorted = requests.stream().mapToDouble(Double::doubleValue).sorted().toArray();
+      int n = sorted.length;
+      double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
+      double sum = 0;
+      for (double r : requests) {
+        sum += r;
+      }
+      expected
+          .computeIfAbsent(key, k -> new ArrayList<>())
+          .add(new JobRequestStats(e.jobId(), e.type(), n, median, sum / n, sorted[n - 1]));
+    }
+    assertThat(expected).hasSize(9 * 40);
+    assertThat(expected.values().stream().mapToInt(List::size).max().orElseThrow())
+        .isGreaterThan(64); // some key goes well past its last 32 requests
+    assertThat(actual).isEqualTo(expected);
+  }
+}

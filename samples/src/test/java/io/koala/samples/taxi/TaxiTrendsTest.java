@@ -1,0 +1,83 @@
+package io.koala.samples.taxi;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.KoalaRuntime;
+import java.time.Duration;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Deque;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import org.junit.jupiter.api.Test;
+
+class TaxiTrendsTest {
+
+  @Test
+  void emitsTheMedianOfTheLast150TripTimesOfEachRouteAndVendorLikeAPlainLoop() {
+    int records = 3_000;
+    TaxiGenerator gen = new TaxiGenerator(200, 20, 0, 1_000);
+    long seed = 11;
+    DataflowBuilder b = Dataflow.builder("taxi-test").parallelism(2);
+    TaxiTrends.registerTypes(b);
+    // one partition: each key's trips arrive in index order, so its medians are determined
+    TaxiTrends.medianTripTime(
+            b.source(SourceSpec.generator("trips", gen).partitions(1).count(records).seed(seed)),
+            TaxiTrends.OPERATOR,
+            2048)
+        .sink(SinkSpec.collecting("medians"));
+
+    Map<Long, List<String>> actual = new TreeMap<>();
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
+      JobHandle job = runtime.submit(b.build());
+      assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
+      for (RouteTripTime m : job.<RouteTripTime>collected("medians")) {
+        actual
+            .computeIfAbsent(m.key(), k -> new ArrayList<>())
+            .add(m.trips() + ":" + m.medianSeconds());
+      }
+    }
+
+    Map<Long, Deque<Double>> last = new TreeMap<>();
+    Map<Long, List<String>> expected = new TreeMap<>();
+    for (long i = 0; i < records; i++) {
+      TaxiTrip t = gen.generate(i, seed);
+      int start = TaxiGrid.cellOf(t.pickupLon(), t.pickupLat());
+      int end = TaxiGrid.cellOf(t.dropoffLon(), t.dropoffLat());
+      long key = TaxiGrid.keyOf(start, end, t.vendorId());
+      Deque<Double> times = last.computeIfAbsent(key, k -> new ArrayDeque<>());
+      times.addLast((t.dropoffTime() - t.pickupTime()) / 1000.0);
+      if (times.size() > 150) {
+        times.removeFirst();
+      }
+      List<Double> sorted = new ArrayList<>(times);
+      Collections.sort(sorted);
+      int n = sorted.size();
+      double median =
+          n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
+      expected.computeIfAbsent(key, k -> new ArrayList<>()).add(n + ":" + median);
+    }
+    assertThat(expected).hasSize(200);
+    assertThat(expected.get(0L)).hasSizeGreaterThan(300); // the hot route goes past 150 trips
+    assertThat(actual).isEqualTo(expected);
+  }
+
+  @Test
+  void refusesAStateTooSmallForTheLastTrips() {
+    DataflowBuilder b = Dataflow.builder("taxi-small");
+    var trips = b.source(SourceSpec.generator("trips", new TaxiGenerator(10, 10, 0, 1)));
+    assertThatThrownBy(() -> TaxiTrends.medianTripTime(trips, "q", TaxiTrends.MIN_STATE_BYTES - 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("at least " + TaxiTrends.MIN_STATE_BYTES);
+  }
+}
