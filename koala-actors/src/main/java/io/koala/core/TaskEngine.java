@@ -861,7 +861,7 @@ public final class TaskEngine {
     recordsAtDrainTick = metrics.recordsIn;
     int keysPerChunk = idle ? s.idleChunkKeys() : s.piggybackKeys();
     Set<Integer> referenced = draining.referenced(locations);
-    if (!referenced.isEmpty()) {
+    if (!referenced.isEmpty() && keysPerChunk > 0) { // 0: a busy owner drains nothing
       state.begin();
       for (int h : referenced) {
         for (int b : draining.leftovers(locations, h)) {

@@ -115,7 +115,7 @@ public final class KoalaConfig {
             io.koala.store.KeyLayout.MAX_BUCKETS);
     this.drain =
         new Draining.Settings(
-            intIn(config, "koala.reconfiguration.drain.piggyback-keys", 1, 100_000),
+            intIn(config, "koala.reconfiguration.drain.piggyback-keys", 0, 100_000),
             intIn(config, "koala.reconfiguration.drain.idle-chunk-keys", 1, 100_000),
             durationIn(
                     config,

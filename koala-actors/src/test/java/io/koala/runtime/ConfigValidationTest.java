@@ -29,7 +29,7 @@ class ConfigValidationTest {
         "koala.delete-job-state | maybe | expected on/off",
         "koala.deploy-timeout | 0 s | allowed: [PT0.001S, PT1H]",
         "koala.reconfiguration.step-timeout | 2 h | allowed: [PT0.001S, PT1H]",
-        "koala.reconfiguration.drain.piggyback-keys | 0 | allowed: [1, 100000]",
+        "koala.reconfiguration.drain.piggyback-keys | -1 | allowed: [0, 100000]",
         "koala.reconfiguration.drain.idle-chunk-keys | all | expected an integer",
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [PT0.001S, PT1M]",
         "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",

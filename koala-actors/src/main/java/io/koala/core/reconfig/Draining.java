@@ -38,7 +38,8 @@ public final class Draining {
    * How hard owners drain retiring holders.
    *
    * @param piggybackKeys keys asked for with each fetch to a retiring holder (the paper's N: 25
-   *     "progressive-default", 50 "progressive-large")
+   *     "progressive-default", 50 "progressive-large"); 0 for fetch on demand only, the holder then
+   *     draining only while the owner is idle
    * @param idleChunkKeys keys asked for by the timer when the task processed nothing since the last
    *     tick (a busy task asks for {@code piggybackKeys})
    * @param intervalMillis how often the timer checks for drain work
@@ -46,7 +47,7 @@ public final class Draining {
   public record Settings(int piggybackKeys, int idleChunkKeys, long intervalMillis)
       implements KoalaMessage {
     public Settings {
-      if (piggybackKeys < 1 || idleChunkKeys < 1 || intervalMillis < 1) {
+      if (piggybackKeys < 0 || idleChunkKeys < 1 || intervalMillis < 1) {
         throw new IllegalArgumentException(
             "invalid drain settings: "
                 + piggybackKeys

@@ -160,6 +160,8 @@ public final class RuntimeCore implements AutoCloseable {
       // holders it fetches from: DESIGN §6.8) is off outside a cluster unless this is on; the
       // workers of one runtime share its life, so the features it guards are safe here
       s.append("pekko.remote.use-unsafe-remote-features-outside-cluster = on\n");
+      // remoting without the cluster is deliberate here: the systems are one runtime's workers
+      s.append("pekko.remote.warn-about-direct-use = off\n");
     }
     return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
   }

@@ -1,14 +1,12 @@
 package io.koala.samples.cli;
 
 import io.koala.runtime.KoalaConfig;
-import io.koala.samples.experiment.CompareCharts;
+import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.CompareSummary;
+import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
-import io.koala.samples.experiment.RescaleSample;
-import io.koala.samples.experiment.RescaleSettings;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,39 +59,41 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    Map<String, RescaleSettings> runs = new LinkedHashMap<>();
+    List<ExperimentRuns.Run> runs = new ArrayList<>();
     for (String p : protocols) {
       try {
-        if (runs.put(p, scenario.settings(p)) != null) {
+        if (runs.stream().anyMatch(r -> r.label().equals(p))) {
           throw new IllegalArgumentException("--protocols lists \"" + p + "\" twice");
         }
+        runs.add(
+            new ExperimentRuns.Run(
+                p, RescaleExperiment.Plan.rescale(scenario.rescale(p)), KoalaConfig.load()));
       } catch (IllegalArgumentException e) {
         throw new ParameterException(spec.commandLine(), e.getMessage(), e);
       }
     }
-    Files.createDirectories(out);
+    return report(spec, "compare", runs, out, json);
+  }
+
+  /**
+   * Runs {@code runs} (one per protocol, the same scenario), writes their CSVs and charts into
+   * {@code out}, and prints the summary of their ratios to Koala: as a JSON line with {@code json},
+   * else as a table.
+   *
+   * @return the exit code: 1 when a run is invalid
+   */
+  static int report(
+      CommandSpec spec, String name, List<ExperimentRuns.Run> runs, Path out, boolean json)
+      throws Exception {
     PrintWriter stdout = spec.commandLine().getOut();
-    Map<String, RescaleResult> results = new LinkedHashMap<>();
-    Map<String, List<RescaleSample>> samples = new LinkedHashMap<>();
-    int i = 0;
-    for (Map.Entry<String, RescaleSettings> run : runs.entrySet()) {
-      String p = run.getKey();
-      System.err.printf("=== compare: protocol %s (%d of %d)%n", p, ++i, runs.size());
-      RescaleExperiment.Outcome outcome =
-          RescaleExperiment.run(run.getValue(), KoalaConfig.load(), System.err);
-      Path csv = out.resolve("compare-" + p + ".csv");
-      RescaleSample.writeCsv(outcome.samples(), csv);
-      System.err.println("per-second rows written to " + csv);
-      results.put(p, outcome.result());
-      samples.put(p, outcome.samples());
-      if (json) {
-        stdout.println(outcome.result().toJson());
-        stdout.flush();
-      }
-    }
-    List<Path> charts = CompareCharts.write(samples, runs.values().iterator().next(), out);
+    Map<String, RescaleExperiment.Outcome> outcomes =
+        ExperimentRuns.run(name, runs, out, System.err, stdout, json);
+    List<Path> charts =
+        Charts.overTime(outcomes, Charts.subtitle(runs.get(0).plan().settings()), out);
     System.err.println("charts written: " + charts);
-    CompareSummary summary = CompareSummary.of(results);
+    Map<String, RescaleResult> results = new LinkedHashMap<>();
+    outcomes.forEach((p, o) -> results.put(p, o.result()));
+    CompareSummary summary = CompareSummary.of(name, results);
     if (json) {
       stdout.println(summary.toJson());
     } else {

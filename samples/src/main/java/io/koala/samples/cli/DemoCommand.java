@@ -1,144 +1,248 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Dataflow;
-import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.KoalaRuntime;
-import io.koala.runtime.ReconfigurationReport;
-import java.time.Duration;
-import java.util.HashMap;
+import io.koala.samples.experiment.Charts;
+import io.koala.samples.experiment.ExperimentProgress;
+import io.koala.samples.experiment.HtmlReport;
+import io.koala.samples.experiment.RescaleExperiment;
+import io.koala.samples.experiment.RescaleResult;
+import io.koala.samples.experiment.RescaleSample;
+import io.koala.samples.experiment.RescaleSettings;
+import io.koala.samples.experiment.RescaleWorkload;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
- * {@code koala demo}: the README's main job. A running count per key with its state in LMDB, on 3
- * workers, reconfigured four times while it runs — scale-out, rebalance, migration, scale-in — and
- * then checked: every key's counts must be 1, 2, …, n exactly once, as if nothing had happened.
+ * {@code koala demo}: the README's main job. The Twitch-like viewer-loyalty dataflow on 4 workers
+ * builds up state, its input doubles until a backlog builds, and the loyalty calculator is rescaled
+ * from 4 to 8 tasks while it runs: first with Koala, then, for contrast, the same scenario with
+ * stop-and-restart. A live status line shows each run; at the end a summary table and an HTML
+ * report with the charts.
  */
 @Command(
     name = "demo",
     mixinStandardHelpOptions = true,
-    description =
-        "Runs the demo job: a keyed running count with LMDB state on 3 workers, rescaled 2→4,"
-            + " rebalanced, migrated and scaled in to 3 while it runs, then checked record by"
-            + " record.")
+    description = {
+      "Runs the demo: the Twitch-like viewer-loyalty dataflow on 4 workers (each in its own"
+          + " ActorSystem, state in LMDB); its input doubles to build a backlog, then the loyalty"
+          + " calculator is rescaled 4 -> 8 live with Koala, and the same scenario runs again with"
+          + " stop-and-restart for contrast.",
+      "Prints a summary table and writes an HTML report with the charts (--out)."
+    })
 final class DemoCommand implements Callable<Integer> {
 
-  @Option(names = "--quick", description = "A shorter run (8 s instead of 20 s).")
+  @Spec picocli.CommandLine.Model.CommandSpec spec;
+
+  @Option(names = "--quick", description = "A short run: about a minute instead of a few.")
   boolean quick;
 
-  static final int KEYS = 50_000;
-  static final double RATE = 20_000;
+  @Option(
+      names = "--out",
+      defaultValue = "koala-demo-report",
+      description = "Directory of the report (default ${DEFAULT-VALUE}).")
+  Path out;
+
+  /** The protocols the demo runs, in this order. */
+  static final List<String> PROTOCOLS = List.of("koala", "stop-restart");
+
+  /**
+   * The demo's scenario: every key written once in the warm-up, a hot tenth of them after; the
+   * doubled input exceeds the 4 tasks' capacity and stays under the 8 tasks'.
+   */
+  static RescaleSettings scenario(boolean quick, String protocol) {
+    long keys = quick ? 100_000 : 400_000;
+    int stateBytes = 4096;
+    double taskCapacity = quick ? 6_000 : 8_000;
+    double rate = 2.5 * taskCapacity; // doubled: 5 tasks' worth, more than 4 can do, under 8
+    int steadySeconds = quick ? 4 : 10;
+    int doubledSeconds = quick ? 6 : 15;
+    int tailSeconds = quick ? 2 : 5;
+    int timeoutSeconds = quick ? 30 : 90;
+    return new RescaleSettings(
+        RescaleWorkload.TWITCH,
+        protocol,
+        4,
+        8,
+        4,
+        keys,
+        keys / 10,
+        stateBytes,
+        taskCapacity,
+        rate,
+        0,
+        steadySeconds,
+        doubledSeconds,
+        tailSeconds,
+        timeoutSeconds,
+        42);
+  }
 
   @Override
   public Integer call() throws Exception {
-    int seconds = quick ? 8 : 20;
-    long records = (long) (RATE * seconds);
-    System.out.printf(
+    PrintWriter stdout = spec.commandLine().getOut();
+    RescaleSettings first = scenario(quick, PROTOCOLS.get(0));
+    stdout.printf(
         Locale.ROOT,
-        "Koala demo: a running count over %,d keys, %,d records at %,.0f/s, state in LMDB,"
-            + " 3 workers.%n",
-        KEYS,
-        records,
-        RATE);
-    DataflowBuilder b = Dataflow.builder("demo").parallelism(2);
-    b.source(
-            SourceSpec.generator("events", (i, seed) -> (i * 7919) % KEYS)
-                .partitions(4)
-                .count(records)
-                .rate(RateSchedule.constant(RATE)))
-        .keyBy(k -> k)
-        .count("count")
-        .sink(SinkSpec.collecting("counts"));
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(3))) {
-      long t0 = System.nanoTime();
-      JobHandle job = runtime.submit(b.build());
-      double step = seconds / 5.0;
-      report(job, t0, at(t0, step, job).rescale("count", 4));
-      report(
-          job,
-          t0,
-          at(t0, 2 * step, job)
-              .rebalance("count", io.koala.core.PartitionPolicy.consistentHashing()));
-      report(job, t0, at(t0, 3 * step, job).migrate("count", 0, 2));
-      report(job, t0, at(t0, 4 * step, job).rescale("count", 3));
-      JobStatus status = job.await(Duration.ofSeconds(seconds + 60L));
-      JobMetrics m = job.metrics();
-      List<KeyValue<Long, Long>> out = job.collected("counts");
-      Map<Long, Long> expected = new HashMap<>();
-      for (long i = 0; i < records; i++) {
-        expected.merge((i * 7919) % KEYS, 1L, Long::sum);
-      }
-      Map<Long, Long> seen = new HashMap<>();
-      long sumOfCounts = 0;
-      for (KeyValue<Long, Long> kv : out) {
-        seen.merge(kv.key(), 1L, Long::sum);
-        sumOfCounts += kv.value();
-      }
-      long expectedSum = 0;
-      for (long n : expected.values()) {
-        expectedSum += n * (n + 1) / 2; // 1 + 2 + ... + n
-      }
-      boolean exact = out.size() == records && seen.equals(expected) && sumOfCounts == expectedSum;
-      System.out.printf(
-          Locale.ROOT,
-          "%s after %.1f s: %,d results; state moved: %,d keys (%,d bytes), %,d of them drained"
-              + " from retired tasks, the rest fetched on first access in %,d requests; retired"
-              + " tasks drained and stopped: %s.%n",
-          status,
-          (System.nanoTime() - t0) / 1e9,
-          out.size(),
-          m.keysTransferred(),
-          m.stateBytesTransferred(),
-          m.keysDrained(),
-          m.fetchRequests(),
-          m.releasedTasks("count").stream().map(t -> "#" + t.index()).toList());
-      System.out.println(
-          exact
-              ? "Check: every key counted 1, 2, ..., n exactly once, as without reconfiguration."
-              : "CHECK FAILED: the counts differ from a plain loop over the same input.");
-      return exact && status == JobStatus.FINISHED ? 0 : 1;
+        "Koala demo: %,d Twitch streamers with %d B of state each (%s in LMDB), the viewer-loyalty"
+            + " calculator on 4 of 4 workers; input at %,.0f/s, then doubled to %,.0f/s (over the"
+            + " capacity of 4 tasks, %,.0f/s) and rescaled to 8 tasks. Runs: %s.%n%n",
+        first.keys(),
+        first.stateBytes(),
+        ExperimentProgress.megabytes(first.keys() * first.stateBytes()),
+        first.rate(),
+        first.doubledRate(),
+        first.capacityBefore(),
+        String.join(", then ", PROTOCOLS));
+    stdout.flush();
+    Files.createDirectories(out);
+    Map<String, RescaleResult> results = new LinkedHashMap<>();
+    Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
+    for (String protocol : PROTOCOLS) {
+      RescaleSettings s = scenario(quick, protocol);
+      stdout.printf("=== %s%n", protocol);
+      stdout.flush();
+      RescaleExperiment.Outcome outcome =
+          RescaleExperiment.run(
+              s,
+              KoalaConfig.load(),
+              ExperimentProgress.forTerminal(System.out, String.format("%-12s", protocol), s));
+      RescaleSample.writeCsv(outcome.samples(), out.resolve("demo-" + protocol + ".csv"));
+      results.put(protocol, outcome.result());
+      outcomes.put(protocol, outcome);
+      stdout.println();
     }
+    List<Path> charts = Charts.overTime(outcomes, Charts.subtitle(first), out);
+    List<String> header =
+        List.of(
+            "run",
+            "recovered after",
+            "state moved",
+            "needed",
+            "lowest throughput",
+            "p99 before",
+            "p99 recovering");
+    List<List<String>> rows = new ArrayList<>();
+    results.forEach((p, r) -> rows.add(row(p, r, first.timeoutSeconds())));
+    stdout.println("Summary (one rescale 4 -> 8 each, same input, same machine):");
+    printTable(stdout, header, rows);
+    List<String> notes = new ArrayList<>();
+    notes.add(
+        "Recovered after: from the rescale until the source lag is back at its level before the"
+            + " doubling. Needed: the state of the moved keys the input touched after the rescale,"
+            + " the least any protocol must move. Lowest throughput: the target's lowest 1-s"
+            + " throughput while recovering. p99: the target's per-batch latency in the 10 s"
+            + " before the rescale and while recovering.");
+    notes.addAll(notes(results));
+    notes.forEach(stdout::println);
+    Path index = out.resolve("index.html").toAbsolutePath();
+    HtmlReport report =
+        HtmlReport.titled("Koala demo: a live rescale 4 → 8 under backlog")
+            .paragraph(
+                String.format(
+                    Locale.ROOT,
+                    "The Twitch-like viewer-loyalty calculator keeps %d B of state for each of %,d"
+                        + " streamers, %,d of them active. The input runs at %,.0f records/s, then"
+                        + " doubles to %,.0f/s, more than 4 tasks of %,.0f/s can process, so a"
+                        + " backlog builds; at %d s the operator is rescaled to 8 tasks. Koala"
+                        + " hands over ownership of the moved buckets at once and moves a key's"
+                        + " state when its new owner first touches it; stop-and-restart pauses"
+                        + " the input and moves every key of the moved buckets first. Machine: %d"
+                        + " cores.",
+                    first.stateBytes(),
+                    first.keys(),
+                    first.activeKeys(),
+                    first.rate(),
+                    first.doubledRate(),
+                    first.taskCapacity(),
+                    first.rescaleAtSecond(),
+                    Runtime.getRuntime().availableProcessors()))
+            .table(header, rows);
+    for (String note : notes) {
+      report.paragraph(note);
+    }
+    report.heading("Over time (seconds since the rescale request)");
+    for (Path chart : charts) {
+      report.chart(chart);
+    }
+    report.paragraph(
+        "Per-second rows: "
+            + String.join(", ", PROTOCOLS.stream().map(p -> "demo-" + p + ".csv").toList())
+            + ". Checking that reconfigured runs produce exactly the output of an undisturbed one"
+            + " is the job of ./koala verify.");
+    report.write(index);
+    stdout.println();
+    stdout.println("Report with " + charts.size() + " charts: " + index);
+    stdout.flush();
+    return 0;
   }
 
-  /** Waits until {@code seconds} after {@code t0}, then returns the job. */
-  private static JobHandle at(long t0, double seconds, JobHandle job) throws InterruptedException {
-    long wait = t0 + (long) (seconds * 1e9) - System.nanoTime();
-    if (wait > 0) {
-      TimeUnit.NANOSECONDS.sleep(wait);
-    }
-    return job;
+  /** The summary row of one run that ended {@code timeoutSeconds} after the rescale at most. */
+  static List<String> row(String protocol, RescaleResult r, int timeoutSeconds) {
+    return List.of(
+        protocol,
+        r.backlogRecoveryMs() == null
+            ? "not within " + timeoutSeconds + " s"
+            : String.format(Locale.ROOT, "%.1f s", r.backlogRecoveryMs() / 1000),
+        ExperimentProgress.megabytes(r.stateBytesTransferred()),
+        ExperimentProgress.megabytes(r.accessedMovedKeysStateBytes()),
+        r.minThroughputDuringReconfig() == null
+            ? "-"
+            : String.format(Locale.ROOT, "%,.0f/s", r.minThroughputDuringReconfig()),
+        String.format(Locale.ROOT, "%.1f ms", r.p99BatchLatencyMsBefore()),
+        r.p99BatchLatencyMsDuring() == null
+            ? "-"
+            : String.format(Locale.ROOT, "%.1f ms", r.p99BatchLatencyMsDuring()));
   }
 
-  private static void report(
-      JobHandle job, long t0, java.util.concurrent.CompletionStage<ReconfigurationReport> stage)
-      throws Exception {
-    ReconfigurationReport r = stage.toCompletableFuture().get(60, TimeUnit.SECONDS);
-    JobMetrics m = job.metrics();
-    System.out.printf(
-        Locale.ROOT,
-        "%5.1f s  epoch %d: %-9s tasks %s -> %s, %3d buckets moved, hand-over %d ms, done in"
-            + " %d ms; %,.0f records/s%n",
-        (System.nanoTime() - t0) / 1e9,
-        r.epoch(),
-        r.kind(),
-        r.tasksBefore(),
-        r.tasksAfter(),
-        r.bucketsMoved(),
-        r.handoverMillis(),
-        r.durationMillis(),
-        m.recordsInPerSecond("count"));
+  /** Sentences on the runs: Koala against stop-and-restart, and any invalid run. */
+  static List<String> notes(Map<String, RescaleResult> results) {
+    List<String> notes = new ArrayList<>();
+    RescaleResult koala = results.get("koala");
+    RescaleResult restart = results.get("stop-restart");
+    if (koala != null && restart != null && koala.stateBytesTransferred() > 0) {
+      notes.add(
+          String.format(
+              Locale.ROOT,
+              "Stop-and-restart moved %.1fx the state Koala moved.",
+              (double) restart.stateBytesTransferred() / koala.stateBytesTransferred()));
+    }
+    results.forEach(
+        (p, r) -> {
+          if (r.error() != null) {
+            notes.add("The " + p + " run is not valid: " + r.error() + ".");
+          }
+        });
+    return notes;
+  }
+
+  private static void printTable(PrintWriter out, List<String> header, List<List<String>> rows) {
+    int[] width = new int[header.size()];
+    List<List<String>> all = new ArrayList<>();
+    all.add(header);
+    all.addAll(rows);
+    for (List<String> row : all) {
+      for (int i = 0; i < row.size(); i++) {
+        width[i] = Math.max(width[i], row.get(i).length());
+      }
+    }
+    for (List<String> row : all) {
+      StringBuilder line = new StringBuilder();
+      for (int i = 0; i < row.size(); i++) {
+        String cell = row.get(i);
+        line.append(i == 0 ? String.format("%-" + width[i] + "s", cell) : "  ")
+            .append(i == 0 ? "" : String.format("%" + width[i] + "s", cell));
+      }
+      out.println(line);
+    }
   }
 }

@@ -7,5 +7,14 @@ import picocli.CommandLine.Command;
     name = "experiment",
     mixinStandardHelpOptions = true,
     description = "Runs an experiment of the paper at this machine's scale (WORKLOADS.md).",
-    subcommands = {RescaleCommand.class, CompareCommand.class})
+    subcommands = {
+      RescaleCommand.class,
+      CompareCommand.class,
+      SweepCommand.class,
+      RepeatedCommand.class,
+      SkewCommand.class,
+      MigrateCommand.class,
+      MultiOperatorCommand.class,
+      UniformCommand.class
+    })
 final class ExperimentCommand {}

@@ -1,6 +1,7 @@
 package io.koala.samples.cli;
 
 import io.koala.runtime.KoalaConfig;
+import io.koala.samples.experiment.ExperimentProgress;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
 import io.koala.samples.experiment.RescaleSample;
@@ -53,7 +54,7 @@ final class RescaleCommand implements Callable<Integer> {
   public Integer call() throws Exception {
     RescaleSettings settings;
     try {
-      settings = scenario.settings(protocol);
+      settings = scenario.rescale(protocol);
     } catch (IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), e.getMessage(), e);
     }
@@ -62,7 +63,10 @@ final class RescaleCommand implements Callable<Integer> {
           spec.commandLine(), "--csv " + csv + ": no such directory " + csv.getParent());
     }
     RescaleExperiment.Outcome outcome =
-        RescaleExperiment.run(settings, KoalaConfig.load(), System.err);
+        RescaleExperiment.run(
+            settings,
+            KoalaConfig.load(),
+            ExperimentProgress.forTerminal(System.err, settings.protocol(), settings));
     if (csv != null) {
       RescaleSample.writeCsv(outcome.samples(), csv);
       System.err.println("per-second rows written to " + csv);

@@ -4,114 +4,109 @@ import io.koala.samples.experiment.RescaleSettings;
 import picocli.CommandLine.Option;
 
 /**
- * The scenario of the rescale experiments (DESIGN §4.7): workload, scale, state, emulated
- * capacities and input schedule; shared by {@code experiment rescale} and {@code experiment
- * compare}, so that every protocol runs exactly the same scenario.
+ * The scenario of the experiments (DESIGN §4.7): workload, scale, state, emulated capacities and
+ * input schedule; shared by every {@code experiment} command, so that each protocol of a run shares
+ * exactly the same scenario. An option left out takes the experiment's default ({@link
+ * #settings(String, RescaleSettings)}).
  */
 final class ScenarioOptions {
 
   @Option(
       names = "--workload",
-      defaultValue = RescaleSettings.Q6STAR,
-      description = "Workload: q6star or twitch (default ${DEFAULT-VALUE}).")
+      description = "Workload: q6star, twitch, twitch-pipeline, taxi, borg or azure.")
   String workload;
 
-  @Option(names = "--from", defaultValue = "4", description = "Tasks before (default 4).")
-  int from;
+  @Option(names = "--from", description = "Tasks of the target before.")
+  Integer from;
 
-  @Option(names = "--to", defaultValue = "8", description = "Tasks after (default 8).")
-  int to;
+  @Option(names = "--to", description = "Tasks after.")
+  Integer to;
 
   @Option(
       names = "--workers",
-      defaultValue = "4",
-      description = "Workers, each in its own ActorSystem over loopback TCP (default 4).")
-  int workers;
+      description = "Workers, each in its own ActorSystem over loopback TCP.")
+  Integer workers;
 
-  @Option(names = "--keys", defaultValue = "2000000", description = "Keys (default 2,000,000).")
-  long keys;
+  @Option(names = "--keys", description = "Keys, each written once in the warm-up.")
+  Long keys;
 
-  @Option(
-      names = "--active-keys",
-      defaultValue = "200000",
-      description = "Keys touched after the warm-up (default 200,000).")
-  long activeKeys;
+  @Option(names = "--active-keys", description = "Keys touched after the warm-up.")
+  Long activeKeys;
 
-  @Option(
-      names = "--state-bytes",
-      defaultValue = "512",
-      description = "Bytes of state per key (default 512).")
-  int stateBytes;
+  @Option(names = "--state-bytes", description = "Bytes of state per key.")
+  Integer stateBytes;
 
   @Option(
       names = "--task-capacity",
-      defaultValue = "25000",
-      description = "Emulated capacity of each target task, records/s (default 25,000).")
-  double taskCapacity;
+      description = "Emulated capacity of each target task, records/s.")
+  Double taskCapacity;
 
-  @Option(
-      names = "--rate",
-      defaultValue = "60000",
-      description = "Input rate after the warm-up, records/s; doubled later (default 60,000).")
-  double rate;
+  @Option(names = "--rate", description = "Input rate after the warm-up, records/s; doubled later.")
+  Double rate;
 
   @Option(
       names = "--warmup-rate",
-      defaultValue = "0",
       description =
-          "Upper bound of the warm-up rate, records/s (default 0: 95%% of --from x"
-              + " --task-capacity).")
-  double warmupRate;
+          "Upper bound of the warm-up rate, records/s (0: 95%% of --from x --task-capacity).")
+  Double warmupRate;
 
-  @Option(
-      names = "--steady-seconds",
-      defaultValue = "30",
-      description = "Seconds at --rate (default 30).")
-  int steadySeconds;
+  @Option(names = "--steady-seconds", description = "Seconds at --rate.")
+  Integer steadySeconds;
 
-  @Option(
-      names = "--doubled-seconds",
-      defaultValue = "30",
-      description = "Seconds at twice --rate before the rescale (default 30).")
-  int doubledSeconds;
+  @Option(names = "--doubled-seconds", description = "Seconds at twice --rate before the change.")
+  Integer doubledSeconds;
 
   @Option(
       names = "--tail-seconds",
-      defaultValue = "10",
-      description = "Seconds to go on once the backlog has recovered (default 10).")
-  int tailSeconds;
+      description = "Seconds to go on once the backlog has recovered.")
+  Integer tailSeconds;
 
   @Option(
       names = "--timeout-seconds",
-      defaultValue = "120",
-      description = "Seconds after the rescale after which the run ends (default 120).")
-  int timeoutSeconds;
+      description = "Seconds after the (last) reconfiguration after which the run ends.")
+  Integer timeoutSeconds;
 
-  @Option(names = "--seed", defaultValue = "42", description = "Generator seed (default 42).")
-  long seed;
+  @Option(names = "--seed", description = "Generator seed.")
+  Long seed;
 
   /**
-   * The settings of this scenario under {@code protocol}.
+   * The settings of this scenario under {@code protocol}: the options given, the rest from {@code
+   * defaults}.
    *
    * @throws IllegalArgumentException naming the invalid option
    */
-  RescaleSettings settings(String protocol) {
+  RescaleSettings settings(String protocol, RescaleSettings defaults) {
     return new RescaleSettings(
-        workload,
+        workload != null ? workload : defaults.workload(),
         protocol,
-        from,
-        to,
-        workers,
-        keys,
-        activeKeys,
-        stateBytes,
-        taskCapacity,
-        rate,
-        warmupRate,
-        steadySeconds,
-        doubledSeconds,
-        tailSeconds,
-        timeoutSeconds,
-        seed);
+        from != null ? from : defaults.from(),
+        to != null ? to : defaults.to(),
+        workers != null ? workers : defaults.workers(),
+        keys != null ? keys : defaults.keys(),
+        activeKeys != null ? activeKeys : defaults.activeKeys(),
+        stateBytes != null ? stateBytes : defaults.stateBytes(),
+        taskCapacity != null ? taskCapacity : defaults.taskCapacity(),
+        rate != null ? rate : defaults.rate(),
+        warmupRate != null ? warmupRate : defaults.warmupRate(),
+        steadySeconds != null ? steadySeconds : defaults.steadySeconds(),
+        doubledSeconds != null ? doubledSeconds : defaults.doubledSeconds(),
+        tailSeconds != null ? tailSeconds : defaults.tailSeconds(),
+        timeoutSeconds != null ? timeoutSeconds : defaults.timeoutSeconds(),
+        seed != null ? seed : defaults.seed());
+  }
+
+  /**
+   * The settings of a rescale under {@code protocol}, the defaults being {@link
+   * RescaleSettings#defaults}.
+   *
+   * @throws IllegalArgumentException naming the invalid option, or when {@code --to} equals {@code
+   *     --from}
+   */
+  RescaleSettings rescale(String protocol) {
+    RescaleSettings s = settings(protocol, RescaleSettings.defaults(protocol));
+    if (s.from() == s.to()) {
+      throw new IllegalArgumentException("--to must differ from --from (" + s.from() + ")");
+    }
+    return s;
   }
 }

@@ -10,7 +10,8 @@ import java.util.Map;
  * each protocol's ratios to Koala. A figure a run does not have (it never recovered, the protocol
  * did not run) is {@code null}, and so is every ratio built from it.
  *
- * @param summary always {@code "compare"}, to tell this line from the per-protocol lines
+ * @param summary the experiment's name ({@code "compare"}, {@code "uniform"}), to tell this line
+ *     from the per-protocol lines
  * @param workload the workload
  * @param stateBytes encoded value bytes per key
  * @param protocols the protocols run, in order
@@ -45,7 +46,7 @@ public record CompareSummary(
   public record Ratios(Double recovery, Double state, Double steadyP99) {}
 
   /** The summary of {@code results}, keyed by protocol in run order. */
-  public static CompareSummary of(Map<String, RescaleResult> results) {
+  public static CompareSummary of(String experiment, Map<String, RescaleResult> results) {
     Map<String, Double> recovery = new LinkedHashMap<>();
     Map<String, Long> state = new LinkedHashMap<>();
     Map<String, Double> before = new LinkedHashMap<>();
@@ -82,7 +83,7 @@ public record CompareSummary(
           });
     }
     return new CompareSummary(
-        "compare",
+        experiment,
         any.workload(),
         any.stateBytes(),
         List.copyOf(results.keySet()),

@@ -20,17 +20,18 @@ import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.KeyLayout;
-import java.io.PrintStream;
 import java.util.ArrayList;
 import java.util.BitSet;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Function;
 import java.util.function.ToLongFunction;
 import org.HdrHistogram.Histogram;
 
@@ -68,8 +69,9 @@ public final class RescaleExperiment {
 
   private RescaleExperiment() {}
 
-  /** What a run produced: the summary and the per-second rows. */
-  public record Outcome(RescaleResult result, List<RescaleSample> samples) {
+  /** What a run of {@code settings} produced: the summary and the per-second rows. */
+  public record Outcome(
+      RescaleSettings settings, RescaleResult result, List<RescaleSample> samples) {
     public Outcome {
       samples = List.copyOf(samples);
     }
@@ -80,9 +82,9 @@ public final class RescaleExperiment {
    * chained to the target that counts what it emits into {@code processed} (one output per input
    * record, so this counts the records the target processed) and drops it.
    */
-  public static Dataflow dataflow(RescaleSettings s, LongAdder processed) {
+  public static Dataflow dataflow(RescaleSettings s, RateSchedule rates, LongAdder processed) {
     DataflowBuilder b = Dataflow.builder("rescale-" + s.workload());
-    RescaleWorkload.of(s).build(b).sink(new CountingSink<>(SINK, processed));
+    RescaleWorkload.of(s).build(b, rates).sink(new CountingSink<>(SINK, processed));
     return b.build();
   }
 
@@ -100,12 +102,66 @@ public final class RescaleExperiment {
   }
 
   /**
-   * Runs the experiment; progress goes to {@code progress}, one line per second.
+   * A reconfiguration the experiment requests {@code atSecond} seconds after the job started.
+   *
+   * @param description what it does, for the progress and the summary
+   * @param request sends the request to the job
+   */
+  public record Step(
+      int atSecond,
+      String description,
+      Function<JobHandle, CompletionStage<ReconfigurationReport>> request) {}
+
+  /**
+   * What a run does: the scenario, the input's rate schedule from the job's start, and the
+   * reconfigurations, in the order of their seconds. Recovery is measured from the first step,
+   * which {@link RescaleSettings#rescaleAtSecond()} places under the doubled input's backlog.
+   */
+  public record Plan(RescaleSettings settings, RateSchedule schedule, List<Step> steps) {
+    public Plan {
+      steps = List.copyOf(steps);
+      if (steps.isEmpty()) {
+        throw new IllegalArgumentException("an experiment needs at least one reconfiguration");
+      }
+      for (int i = 1; i < steps.size(); i++) {
+        if (steps.get(i).atSecond() < steps.get(i - 1).atSecond()) {
+          throw new IllegalArgumentException("steps out of order: " + steps);
+        }
+      }
+    }
+
+    /** The plan of {@code experiment rescale}: the target rescaled to {@code to} at the rescale. */
+    public static Plan rescale(RescaleSettings s) {
+      String target = RescaleWorkload.of(s).target();
+      return new Plan(
+          s,
+          s.schedule(),
+          List.of(
+              new Step(
+                  s.rescaleAtSecond(),
+                  "rescale " + target + " " + s.from() + " -> " + s.to(),
+                  job -> job.rescale(target, s.to()))));
+    }
+  }
+
+  /**
+   * Runs {@link Plan#rescale}, reporting to {@code progress} every second.
    *
    * @throws KoalaException when the job fails or does not start
    */
-  public static Outcome run(RescaleSettings s, KoalaConfig base, PrintStream progress)
+  public static Outcome run(RescaleSettings s, KoalaConfig base, ExperimentProgress progress)
       throws InterruptedException {
+    return run(Plan.rescale(s), base, progress);
+  }
+
+  /**
+   * Runs {@code plan}, reporting to {@code progress} every second.
+   *
+   * @throws KoalaException when the job fails or does not start
+   */
+  public static Outcome run(Plan plan, KoalaConfig base, ExperimentProgress progress)
+      throws InterruptedException {
+    RescaleSettings s = plan.settings();
     KoalaConfig config =
         ProtocolChoice.configure(
             base.withWorkers(s.workers()).withSeparateSystems(true), s.protocol());
@@ -135,13 +191,16 @@ public final class RescaleExperiment {
         s.rescaleAtSecond(),
         s.capacityBefore(),
         s.capacityAfter());
-    if (s.doubledRate() <= s.capacityBefore()) {
+    for (Step step : plan.steps()) {
+      progress.printf("at %d s: %s%n", step.atSecond(), step.description());
+    }
+    if (s.from() != s.to() && s.doubledRate() <= s.capacityBefore()) {
       progress.printf(
           "warning: the doubled rate %,.0f/s does not exceed the capacity before (%,.0f/s): no"
               + " backlog will build%n",
           s.doubledRate(), s.capacityBefore());
     }
-    if (s.capacityAfter() <= s.doubledRate()) {
+    if (s.from() != s.to() && s.capacityAfter() <= s.doubledRate()) {
       progress.printf(
           "warning: the capacity after (%,.0f/s) does not exceed the doubled rate %,.0f/s: the"
               + " backlog cannot recover%n",
@@ -149,11 +208,13 @@ public final class RescaleExperiment {
     }
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       LongAdder processed = new LongAdder();
-      JobHandle job = runtime.submit(dataflow(s, processed));
+      JobHandle job = runtime.submit(dataflow(s, plan.schedule(), processed));
       long t0 = awaitRunning(job, config.deployTimeout().toMillis() + 5_000);
-      Outcome outcome = new Driver(s, workload, job, processed, t0, progress).run();
+      Outcome outcome = new Driver(plan, workload, job, processed, t0, progress).run();
       job.close();
       return outcome;
+    } finally {
+      progress.done();
     }
   }
 
@@ -252,11 +313,12 @@ public final class RescaleExperiment {
   /** Samples the job every second, requests the rescale, detects recovery, then summarises. */
   private static final class Driver {
     private final RescaleSettings s;
+    private final List<Step> steps;
     private final RescaleWorkload workload;
     private final JobHandle job;
     private final LongAdder processed;
     private final long t0;
-    private final PrintStream progress;
+    private final ExperimentProgress progress;
     private final RateSchedule schedule;
     private final List<Snapshot> snapshots = new ArrayList<>();
     private final List<RescaleSample> samples = new ArrayList<>();
@@ -267,24 +329,32 @@ public final class RescaleExperiment {
     /** Recovery of the end-to-end backlog. */
     private final Recovery backlog = new Recovery(Snapshot::backlog);
 
+    /** The steps requested so far: their futures, and the snapshots and times of the requests. */
+    private final List<CompletableFuture<ReconfigurationReport>> requested = new ArrayList<>();
+
+    private final List<Snapshot> atRequest = new ArrayList<>();
+    private long lastRequestAtMillis;
+    private int allDoneTick = -1;
+    private final List<Double> releasedMs = new ArrayList<>();
     private Snapshot atRescale;
     private long rescaleAtMillis;
     private CompletableFuture<ReconfigurationReport> reconfiguration;
 
     Driver(
-        RescaleSettings s,
+        Plan plan,
         RescaleWorkload workload,
         JobHandle job,
         LongAdder processed,
         long t0,
-        PrintStream progress) {
-      this.s = s;
+        ExperimentProgress progress) {
+      this.s = plan.settings();
+      this.steps = plan.steps();
       this.workload = workload;
       this.job = job;
       this.processed = processed;
       this.t0 = t0;
       this.progress = progress;
-      this.schedule = s.schedule();
+      this.schedule = plan.schedule();
     }
 
     private Snapshot snapshot(int tick, long notBefore) {
@@ -310,58 +380,82 @@ public final class RescaleExperiment {
         snapshots.add(cur);
         RescaleSample sample = sample(prev, cur, phaseOf(tick));
         samples.add(sample);
-        printProgress(sample);
+        progress.sample(sample);
 
         if (tick == s.doublingAtSecond()) {
           lag.setLevel(snapshots, s);
           backlog.setLevel(snapshots, s);
         }
-        if (tick == s.rescaleAtSecond()) {
-          rescale(cur);
-          prev = cur;
+        while (requested.size() < steps.size() && steps.get(requested.size()).atSecond() <= tick) {
+          if (requested.isEmpty()) {
+            prev = cur; // recovery is measured from the first step's request on
+          }
+          request(cur);
         }
         if (atRescale != null) {
+          int released = cur.metrics().releasedTasks(workload.target()).size();
+          while (releasedMs.size() < released) {
+            releasedMs.add(round(cur.atMillis() - rescaleAtMillis));
+            progress.printf(
+                "%5.1f s: a retired task of %s released (%d so far)%n",
+                cur.atMillis() / 1000.0, workload.target(), releasedMs.size());
+          }
           if (lag.check(prev, cur, rescaleAtMillis)) {
             printRecovery("source lag", lag);
           }
           if (backlog.check(prev, cur, rescaleAtMillis)) {
             printRecovery("end-to-end backlog", backlog);
           }
+          if (allDoneTick < 0
+              && requested.size() == steps.size()
+              && requested.stream().allMatch(CompletableFuture::isDone)) {
+            allDoneTick = tick;
+          }
           if (lag.recovered()
               && backlog.recovered()
               && tick >= Math.max(lag.tick, backlog.tick) + s.tailSeconds()
-              && reconfiguration.isDone()) {
+              && allDoneTick >= 0
+              && tick >= allDoneTick + s.tailSeconds()) {
             break;
           }
-          if (System.currentTimeMillis() - t0 - rescaleAtMillis >= s.timeoutSeconds() * 1000L) {
-            progress.printf("timeout: %d s after the rescale%n", s.timeoutSeconds());
+          if (System.currentTimeMillis() - t0 - lastRequestAtMillis >= s.timeoutSeconds() * 1000L) {
+            progress.printf(
+                "timeout: %d s after the %s%n",
+                s.timeoutSeconds(), steps.size() == 1 ? "rescale" : "last reconfiguration");
             break;
           }
         }
       }
-      return new Outcome(summary(), samples);
+      return new Outcome(s, summary(), samples);
     }
 
-    private void rescale(Snapshot cur) {
-      atRescale = cur;
-      rescaleAtMillis = System.currentTimeMillis() - t0;
+    /** Requests the next step; the first is the one whose recovery the run measures. */
+    private void request(Snapshot cur) {
+      Step step = steps.get(requested.size());
+      lastRequestAtMillis = System.currentTimeMillis() - t0;
       progress.printf(
-          "%5.1f s: rescale %s %d -> %d; source lag %,d records (recovered under %,d),"
-              + " end-to-end backlog %,d records (recovered under %,d)%n",
-          rescaleAtMillis / 1000.0,
-          workload.target(),
-          s.from(),
-          s.to(),
+          "%5.1f s: %s; source lag %,d records (recovered under %,d), end-to-end backlog %,d"
+              + " records (recovered under %,d)%n",
+          lastRequestAtMillis / 1000.0,
+          step.description(),
           cur.lag(),
           lag.threshold,
           cur.backlog(),
           backlog.threshold);
-      reconfiguration = job.rescale(workload.target(), s.to()).toCompletableFuture();
-      reconfiguration.whenComplete(
+      CompletableFuture<ReconfigurationReport> f = step.request().apply(job).toCompletableFuture();
+      if (requested.isEmpty()) {
+        atRescale = cur;
+        rescaleAtMillis = lastRequestAtMillis;
+        reconfiguration = f;
+      }
+      requested.add(f);
+      atRequest.add(cur);
+      f.whenComplete(
           (r, e) ->
               progress.printf(
-                  "%5.1f s: rescale %s%n",
+                  "%5.1f s: %s %s%n",
                   (System.currentTimeMillis() - t0) / 1000.0,
+                  step.description(),
                   e != null
                       ? "failed: " + e
                       : "done: "
@@ -421,26 +515,54 @@ public final class RescaleExperiment {
           .sum();
     }
 
-    private void printProgress(RescaleSample r) {
-      progress.printf(
-          "%5.1f s %-8s input %,9.0f/s  processed %,9.0f/s  lag %,9d  backlog %,9d  batch p50"
-              + " %6.2f ms p99 %7.2f ms  transferred %,d B  forwarded %,d  held %,d  parked %,d%n",
-          r.timeSeconds(),
-          r.phase(),
-          r.inputRate(),
-          r.throughput(),
-          r.lagRecords(),
-          r.backlogRecords(),
-          r.p50BatchLatencyMs(),
-          r.p99BatchLatencyMs(),
-          r.stateBytesTransferred(),
-          r.recordsForwarded(),
-          r.recordsHeld(),
-          r.parkedRecords());
-    }
-
     private Snapshot at(int tick) {
       return snapshots.get(Math.max(0, Math.min(tick, snapshots.size() - 1)));
+    }
+
+    /** The result of step {@code i}: its state is what moved until the next step's request. */
+    private StepResult stepResult(int i, Snapshot end, KeySpace keySpace)
+        throws InterruptedException {
+      Step step = steps.get(i);
+      if (i >= requested.size()) {
+        return new StepResult(
+            step.description(), null, null, null, null, 0, 0, "the run ended before it");
+      }
+      Snapshot from = atRequest.get(i);
+      Snapshot to = i + 1 < atRequest.size() ? atRequest.get(i + 1) : end;
+      long transferred =
+          to.metrics().stateBytesTransferred() - from.metrics().stateBytesTransferred();
+      try {
+        ReconfigurationReport r = requested.get(i).get(1, TimeUnit.SECONDS);
+        return new StepResult(
+            step.description(),
+            round(from.atMillis() / 1000.0),
+            r.movedBuckets().size(),
+            r.handoverMillis(),
+            r.durationMillis(),
+            transferred,
+            keySpace.keysIn(r.movedBuckets()) * keySpace.bytesPerKey(),
+            null);
+      } catch (ExecutionException e) {
+        return new StepResult(
+            step.description(),
+            round(from.atMillis() / 1000.0),
+            null,
+            null,
+            null,
+            transferred,
+            0,
+            "failed: " + e.getCause());
+      } catch (TimeoutException e) {
+        return new StepResult(
+            step.description(),
+            round(from.atMillis() / 1000.0),
+            null,
+            null,
+            null,
+            transferred,
+            0,
+            "had not completed at the end of the run");
+      }
     }
 
     private RescaleResult summary() throws InterruptedException {
@@ -503,6 +625,14 @@ public final class RescaleExperiment {
                   rescale.metrics().recordsIn(workload.target()),
                   end.metrics().recordsIn(workload.source())));
       int perKey = keySpace.bytesPerKey();
+      List<StepResult> stepResults = new ArrayList<>();
+      for (int i = 0; i < steps.size(); i++) {
+        StepResult r = stepResult(i, end, keySpace);
+        stepResults.add(r);
+        if (error == null && i > 0 && r.error() != null) {
+          error = r.description() + ": " + r.error();
+        }
+      }
       double drain = s.capacityAfter() - s.doubledRate();
       return new RescaleResult(
           s.workload(),
@@ -554,6 +684,8 @@ public final class RescaleExperiment {
           end.metrics().tasks().stream()
               .mapToLong(t -> t.reconfiguration().lookupTableBytes())
               .sum(),
+          stepResults,
+          releasedMs,
           recovered && error == null,
           Runtime.getRuntime().availableProcessors(),
           error);
@@ -651,6 +783,16 @@ public final class RescaleExperiment {
         }
       }
       return n;
+    }
+
+    /** Records {@code [fromIndex, toIndex)} per bucket of their key. */
+    long[] bucketLoads(long fromIndex, long toIndex) {
+      short[] bucketOf = buckets();
+      long[] loads = new long[Buckets.DEFAULT_BUCKETS];
+      for (long i = fromIndex; i < toIndex; i++) {
+        loads[bucketOf[(int) workload.keyOf(i, s.seed())]]++;
+      }
+      return loads;
     }
 
     /** Distinct keys in {@code buckets} that the records {@code [fromIndex, toIndex)} touch. */

@@ -70,6 +70,11 @@ import java.util.List;
  *     {@code throughputBeforeReconfig}
  * @param p99BatchLatencyMsDuring the same over the seconds of {@code minThroughputDuringReconfig}
  * @param kltBytes bytes of the key lookup tables' membership filters over all tasks at the end
+ * @param steps every reconfiguration of the run, the first being the rescale the other fields
+ *     describe
+ * @param taskReleasedMs when each task of the target that a reconfiguration retired was released
+ *     (drained, stopped, its store deleted), ms after the first reconfiguration, at the resolution
+ *     of the one-second samples
  * @param recovered whether the lag came back under {@code recoveryLagThreshold} within the timeout
  *     (and the rescale completed)
  * @param cores available processors
@@ -119,12 +124,16 @@ public record RescaleResult(
     double p99BatchLatencyMsBefore,
     Double p99BatchLatencyMsDuring,
     long kltBytes,
+    List<StepResult> steps,
+    List<Double> taskReleasedMs,
     boolean recovered,
     int cores,
     String error) {
 
   public RescaleResult {
     movedBuckets = List.copyOf(movedBuckets);
+    steps = List.copyOf(steps);
+    taskReleasedMs = List.copyOf(taskReleasedMs);
   }
 
   /** This result as one line of JSON. */

@@ -2,7 +2,6 @@ package io.koala.samples.experiment;
 
 import io.koala.core.Buckets;
 import io.koala.dataflow.RateSchedule;
-import io.koala.samples.nexmark.RecentPrices;
 import java.time.Duration;
 
 /**
@@ -17,7 +16,7 @@ import java.time.Duration;
  * @param workload the workload ({@link RescaleWorkload#names})
  * @param protocol the reconfiguration protocol, or the remote backend ({@link ProtocolChoice})
  * @param from parallelism of the target operator before the rescale
- * @param to parallelism after it
+ * @param to parallelism after it (the same for a rebalance or a migration)
  * @param workers workers, each in its own ActorSystem over loopback TCP
  * @param keys keys in total (all written by the warm-up)
  * @param activeKeys keys touched after the warm-up (the hot range)
@@ -76,9 +75,6 @@ public record RescaleSettings(
     }
     checkParallelism("--from", from);
     checkParallelism("--to", to);
-    if (from == to) {
-      throw new IllegalArgumentException("--to must differ from --from (" + from + ")");
-    }
     positive("--workers", workers);
     if (keys < 1 || keys > MAX_KEYS) {
       throw new IllegalArgumentException("--keys must be in [1, " + MAX_KEYS + "], got " + keys);
@@ -87,11 +83,14 @@ public record RescaleSettings(
       throw new IllegalArgumentException(
           "--active-keys must be in [1, --keys = " + keys + "], got " + activeKeys);
     }
-    if (stateBytes < RecentPrices.MIN_BYTES) {
+    int minState = RescaleWorkload.minStateBytes(workload);
+    if (stateBytes < minState) {
       throw new IllegalArgumentException(
           "--state-bytes must be at least "
-              + RecentPrices.MIN_BYTES
-              + " (the last prices and their count), got "
+              + minState
+              + " for workload "
+              + workload
+              + " (the state its target keeps besides padding), got "
               + stateBytes);
     }
     positiveFinite("--task-capacity", taskCapacity);
@@ -105,6 +104,79 @@ public record RescaleSettings(
       throw new IllegalArgumentException("--tail-seconds must not be negative, got " + tailSeconds);
     }
     positive("--timeout-seconds", timeoutSeconds);
+  }
+
+  /**
+   * The default scenario of {@code experiment rescale} and {@code compare}: Q6* over 2,000,000 keys
+   * (200,000 active) of 512 B, 4 -> 8 tasks of 25,000 records/s on 4 workers, 60,000 records/s
+   * doubled after 30 s, rescaled 30 s later.
+   */
+  public static RescaleSettings defaults(String protocol) {
+    return new RescaleSettings(
+        Q6STAR, protocol, 4, 8, 4, 2_000_000, 200_000, 512, 25_000, 60_000, 0, 30, 30, 10, 120, 42);
+  }
+
+  /** These settings with {@code activeKeys} keys touched after the warm-up. */
+  public RescaleSettings withActiveKeys(long activeKeys) {
+    return new RescaleSettings(
+        workload,
+        protocol,
+        from,
+        to,
+        workers,
+        keys,
+        activeKeys,
+        stateBytes,
+        taskCapacity,
+        rate,
+        warmupRate,
+        steadySeconds,
+        doubledSeconds,
+        tailSeconds,
+        timeoutSeconds,
+        seed);
+  }
+
+  /** These settings with {@code keys} keys in total. */
+  public RescaleSettings withKeys(long keys) {
+    return new RescaleSettings(
+        workload,
+        protocol,
+        from,
+        to,
+        workers,
+        keys,
+        activeKeys,
+        stateBytes,
+        taskCapacity,
+        rate,
+        warmupRate,
+        steadySeconds,
+        doubledSeconds,
+        tailSeconds,
+        timeoutSeconds,
+        seed);
+  }
+
+  /** These settings with the input at {@code rate} records/s after the warm-up (doubled later). */
+  public RescaleSettings withRate(double rate) {
+    return new RescaleSettings(
+        workload,
+        protocol,
+        from,
+        to,
+        workers,
+        keys,
+        activeKeys,
+        stateBytes,
+        taskCapacity,
+        rate,
+        warmupRate,
+        steadySeconds,
+        doubledSeconds,
+        tailSeconds,
+        timeoutSeconds,
+        seed);
   }
 
   private static void checkParallelism(String flag, int p) {

@@ -66,7 +66,8 @@ class CompareExperimentIT {
       assertThat(rows.get(0)).startsWith("time,phase,");
       assertThat(rows).hasSizeGreaterThan(10);
     }
-    for (String chart : List.of("throughput.png", "lag.png", "p99-batch-latency.png")) {
+    for (String chart :
+        List.of("throughput.png", "lag.png", "p99-batch-latency.png", "state-transferred.png")) {
       byte[] png = Files.readAllBytes(dir.resolve(chart));
       assertThat(new String(png, 1, 3, StandardCharsets.US_ASCII)).as(chart).isEqualTo("PNG");
     }

@@ -191,6 +191,25 @@ class RescaleSimulationTest {
     assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
   }
 
+  /**
+   * With no keys piggybacked on fetches (fetch on demand only), a migrated task's state moves only
+   * as its keys are touched, the busy new owner drains nothing, and every count stays exact; the
+   * old task outlives the input here, as the input never pauses.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3})
+  void onDemandOnlyMovesTouchedKeysAndKeepsEveryCount(long seed) {
+    Simulation.Result r =
+        Simulation.of(keyedCount(), SETTINGS, seed)
+            .drain(new io.koala.core.reconfig.Draining.Settings(0, 64, 20))
+            .changeAt(300, new Change.Migrate("count", 0, 1))
+            .run(20_000_000);
+    assertRanToTheEnd(r, seed, 1);
+    assertThat(r.total(m -> m.keysFetched())).as("keys fetched").isPositive();
+    assertThat(r.total(m -> m.piggybackedKeys())).as("keys piggybacked").isZero();
+    assertCountsInOrder(r, seed);
+  }
+
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void rebalanceAndMigrateKeepEveryCount(long seed) {

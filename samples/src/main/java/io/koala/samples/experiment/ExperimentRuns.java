@@ -1,0 +1,65 @@
+package io.koala.samples.experiment;
+
+import io.koala.runtime.KoalaConfig;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.io.PrintWriter;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Runs an experiment's runs one after the other in this process: each its own job on a fresh
+ * runtime, with a progress line on {@code progress}, a per-second CSV {@code NAME-LABEL.csv} in the
+ * output directory and, when asked, its JSON result line on stdout.
+ */
+public final class ExperimentRuns {
+  private ExperimentRuns() {}
+
+  /**
+   * One run.
+   *
+   * @param label its name in files, charts and summaries (unique within an experiment)
+   * @param plan what it does
+   * @param config the runtime's configuration (the plan's protocol is applied on top)
+   */
+  public record Run(String label, RescaleExperiment.Plan plan, KoalaConfig config) {}
+
+  /**
+   * Runs {@code runs} in order.
+   *
+   * @param name the experiment's name, the prefix of the CSV files
+   * @param json whether to print each run's result as a JSON line on {@code stdout}
+   * @return each run's outcome by label, in order
+   * @throws IOException when a CSV cannot be written
+   */
+  public static Map<String, RescaleExperiment.Outcome> run(
+      String name, List<Run> runs, Path out, PrintStream progress, PrintWriter stdout, boolean json)
+      throws IOException, InterruptedException {
+    Files.createDirectories(out);
+    Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
+    int i = 0;
+    for (Run run : runs) {
+      if (outcomes.containsKey(run.label())) {
+        throw new IllegalArgumentException("two runs are labelled " + run.label());
+      }
+      progress.printf("=== %s: %s (%d of %d)%n", name, run.label(), ++i, runs.size());
+      RescaleExperiment.Outcome outcome =
+          RescaleExperiment.run(
+              run.plan(),
+              run.config(),
+              ExperimentProgress.forTerminal(progress, run.label(), run.plan().settings()));
+      Path csv = out.resolve(name + "-" + run.label() + ".csv");
+      RescaleSample.writeCsv(outcome.samples(), csv);
+      progress.println("per-second rows written to " + csv);
+      outcomes.put(run.label(), outcome);
+      if (json) {
+        stdout.println(outcome.result().toJson());
+        stdout.flush();
+      }
+    }
+    return outcomes;
+  }
+}
