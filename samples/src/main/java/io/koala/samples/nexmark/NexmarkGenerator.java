@@ -12,8 +12,10 @@ import java.util.SplittableRandom;
  *
  * <ul>
  *   <li>Ids count their kind: the person of event {@code e} has id {@code 1000 + e / 50}, auctions
- *       are numbered {@code 1000, 1001, ...} in event order. A seller or bidder is always a person
- *       already registered, a bid's auction one already opened.
+ *       are numbered {@code 1000, 1001, ...} in event order. A seller is always a person already
+ *       registered, a bid's auction one already opened; a bidder too, except that the hot bidder
+ *       {@code (lastPersonId / 100) * 100 + 1} bids while {@code lastPersonId} ends in 00 (as in
+ *       Nexmark).
  *   <li>An auction's seller is the hot seller {@code (lastPersonId / 100) * 100} with probability
  *       3/4, else uniform over the last {@code activePeople} persons; its category is {@code 10 +
  *       uniform(0..4)}; it expires at {@code dateTime + 1 + uniform(0 .. 2 × horizon)} ms, the
