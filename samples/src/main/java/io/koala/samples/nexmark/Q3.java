@@ -5,7 +5,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyedCoProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.state.KeyedStateContext;
-import io.koala.state.ListState;
+import io.koala.state.MapState;
 import io.koala.state.ValueState;
 import java.util.Set;
 
@@ -16,8 +16,11 @@ import java.util.Set;
  * record stays in the key's state for good, so the state grows with the persons, which makes Q3 a
  * reconfiguration target. An auction that arrives before its seller's person record (the two inputs
  * interleave in no fixed order) waits in the key's state until it comes; the output is the same set
- * of pairs whatever the order. An auction whose seller lives elsewhere waits for good, as the
- * auction side of a regular SQL join is kept for good.
+ * of pairs whatever the order.
+ *
+ * <p>Persons of every state reach the join, which keeps them all and applies the state condition
+ * itself: filtering them before the join (the usual plan) would leave the auctions of sellers from
+ * other states waiting for good, as nothing would tell the join that their seller is known.
  */
 public final class Q3 {
   /** The category whose auctions are joined. */
@@ -37,12 +40,11 @@ public final class Q3 {
   }
 
   /**
-   * Adds the query: operators {@code name + "-persons"}, {@code name + "-auctions"} (selections)
-   * and the join {@code name}, keyed by person id.
+   * Adds the query: operators {@code name + "-persons"}, {@code name + "-auctions"}, {@code name +
+   * "-category"} and the join {@code name}, keyed by person id.
    */
   public static Stage<LocalItem> localItems(Stage<NexmarkEvent> events, String name) {
-    Stage<Person> persons =
-        Nexmark.persons(events, name + "-persons").filter(name + "-state", Q3::selected);
+    Stage<Person> persons = Nexmark.persons(events, name + "-persons");
     Stage<Auction> auctions =
         Nexmark.auctions(events, name + "-auctions")
             .filter(name + "-category", a -> a.category() == CATEGORY);
@@ -57,32 +59,36 @@ public final class Q3 {
     return STATES.contains(p.state());
   }
 
-  /** The join: the person in state, auctions waiting for it until it comes. */
+  /** The join: the person in state, auctions (by id) waiting for it until it comes. */
   static final class Join extends KeyedCoProcessFunction<Long, Person, Auction, LocalItem> {
     private ValueState<Person> person;
-    private ListState<Auction> waiting;
+    private MapState<Long, Auction> waiting;
 
     @Override
     public void open(KeyedStateContext ctx) {
       person = ctx.valueState("person", Person.class);
-      waiting = ctx.listState("waiting-auctions", Auction.class);
+      waiting = ctx.mapState("waiting-auctions", Long.class, Auction.class);
     }
 
     @Override
     public void processElement1(Person p, Context<Long> ctx, Collector<LocalItem> out) {
       person.update(p);
-      for (Auction a : waiting.get()) {
-        out.collect(item(p, a));
+      if (!waiting.isEmpty()) {
+        if (selected(p)) {
+          for (Auction a : waiting.entries().values()) {
+            out.collect(item(p, a));
+          }
+        }
+        waiting.clear();
       }
-      waiting.clear();
     }
 
     @Override
     public void processElement2(Auction a, Context<Long> ctx, Collector<LocalItem> out) {
       Person p = person.value();
       if (p == null) {
-        waiting.add(a);
-      } else {
+        waiting.put(a.id(), a);
+      } else if (selected(p)) {
         out.collect(item(p, a));
       }
     }

@@ -6,7 +6,7 @@ import io.koala.dataflow.KeyedCoProcessFunction;
 import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.state.KeyedStateContext;
-import io.koala.state.ListState;
+import io.koala.state.MapState;
 import io.koala.state.ValueState;
 
 /**
@@ -99,24 +99,31 @@ public final class Q4 {
   static final class CloseAuction extends KeyedCoProcessFunction<Long, Auction, Bid, WinningBid> {
     private ValueState<Auction> auction;
     private ValueState<Bid> best;
-    private ListState<Bid> early;
+    // bids that came before their auction, numbered: a map entry is written alone, where a list
+    // would be rewritten whole for every bid that waits for a lagging auction
+    private MapState<Long, Bid> early;
+    private ValueState<Long> earlyCount;
     private ValueState<Boolean> closed;
 
     @Override
     public void open(KeyedStateContext ctx) {
       auction = ctx.valueState("auction", Auction.class);
       best = ctx.valueState("best-bid", Bid.class);
-      early = ctx.listState("early-bids", Bid.class);
+      early = ctx.mapState("early-bids", Long.class, Bid.class);
+      earlyCount = ctx.valueState("early-bid-count", Long.class);
       closed = ctx.valueState("closed", Boolean.class);
     }
 
     @Override
     public void processElement1(Auction a, Context<Long> ctx, Collector<WinningBid> out) {
       auction.update(a);
-      for (Bid b : early.get()) {
-        offer(a, b);
+      if (earlyCount.value() != null) {
+        for (Bid b : early.entries().values()) {
+          offer(a, b);
+        }
+        early.clear();
+        earlyCount.clear();
       }
-      early.clear();
       ctx.timerService().registerEventTimeTimer(a.expires());
     }
 
@@ -127,7 +134,10 @@ public final class Q4 {
       }
       Auction a = auction.value();
       if (a == null) {
-        early.add(b);
+        Long n = earlyCount.value();
+        long next = n == null ? 0 : n + 1;
+        early.put(next, b);
+        earlyCount.update(next);
       } else {
         offer(a, b);
       }

@@ -6,7 +6,7 @@ import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.samples.nexmark.Q4.WinningBid;
 import io.koala.state.KeyedStateContext;
-import io.koala.state.ListState;
+import io.koala.state.MapState;
 import io.koala.state.ValueState;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -55,7 +55,7 @@ public final class Q6 {
   static final class AveragePrice
       extends KeyedProcessFunction<Long, WinningBid, SellerAveragePrice> {
     private final int stateBytes;
-    private ListState<WinningBid> waiting;
+    private MapState<Long, WinningBid> waiting; // by auction id: one entry written per winner
     private ValueState<RecentPrices> recent;
 
     AveragePrice(int stateBytes) {
@@ -64,13 +64,13 @@ public final class Q6 {
 
     @Override
     public void open(KeyedStateContext ctx) {
-      waiting = ctx.listState("waiting", WinningBid.class);
+      waiting = ctx.mapState("waiting", Long.class, WinningBid.class);
       recent = ctx.valueState("last-prices", RecentPrices.codec(stateBytes));
     }
 
     @Override
     public void process(WinningBid w, Context<Long> ctx, Collector<SellerAveragePrice> out) {
-      waiting.add(w);
+      waiting.put(w.auction(), w);
       ctx.timerService().registerEventTimeTimer(w.dateTime());
     }
 
@@ -78,9 +78,10 @@ public final class Q6 {
     public void onTimer(
         long timestamp, OnTimerContext<Long> ctx, Collector<SellerAveragePrice> out) {
       List<WinningBid> ready = new ArrayList<>();
-      List<WinningBid> later = new ArrayList<>();
-      for (WinningBid w : waiting.get()) {
-        (w.dateTime() <= timestamp ? ready : later).add(w);
+      for (WinningBid w : waiting.entries().values()) {
+        if (w.dateTime() <= timestamp) {
+          ready.add(w);
+        }
       }
       ready.sort(CLOSING_ORDER);
       RecentPrices prices = recent.value();
@@ -90,13 +91,9 @@ public final class Q6 {
       for (WinningBid w : ready) {
         prices = prices.plus(w.price());
         out.collect(new SellerAveragePrice(w.seller(), prices.average()));
+        waiting.remove(w.auction());
       }
       recent.update(prices);
-      if (later.isEmpty()) {
-        waiting.clear();
-      } else {
-        waiting.update(later);
-      }
     }
   }
 }

@@ -31,9 +31,12 @@ final class NexmarkRun {
 
   private NexmarkRun() {}
 
-  /** A seed for a randomized test, printed so that a failure can be replayed. */
+  /**
+   * A seed for a randomized test, printed so that a failure can be replayed: {@code
+   * -Dnexmark.seed=S} gives every test the seed {@code S}.
+   */
   static long seed(String test) {
-    long seed = System.nanoTime();
+    long seed = Long.getLong("nexmark.seed", System.nanoTime());
     System.out.println(test + " seed: " + seed);
     return seed;
   }
@@ -61,6 +64,18 @@ final class NexmarkRun {
     return run(gen, seed, EVENTS, WatermarkStrategy.monotonousTimestamps(), registerTypes, query);
   }
 
+  /** Runs {@code query} over {@code events} in list order, without event time. */
+  static <T> List<T> runInOrder(
+      List<NexmarkEvent> events,
+      Consumer<DataflowBuilder> registerTypes,
+      Function<Stage<NexmarkEvent>, Stage<T>> query) {
+    DataflowBuilder b = Dataflow.builder("nexmark-test").parallelism(2);
+    Nexmark.registerTypes(b);
+    registerTypes.accept(b);
+    query.apply(b.source(SourceSpec.collection("events", events))).sink(SinkSpec.collecting("out"));
+    return runAndCollect(b);
+  }
+
   /** Runs {@code query} over {@code n} events of {@code gen} with {@code watermarks}. */
   static <T> List<T> run(
       NexmarkGenerator gen,
@@ -81,6 +96,10 @@ final class NexmarkRun {
                 .eventTime(NexmarkEvent::dateTime),
             watermarks);
     query.apply(events).sink(SinkSpec.collecting("out"));
+    return runAndCollect(b);
+  }
+
+  private static <T> List<T> runAndCollect(DataflowBuilder b) {
     try (KoalaRuntime runtime = KoalaRuntime.embedded()) {
       JobHandle job = runtime.submit(b.build());
       assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);

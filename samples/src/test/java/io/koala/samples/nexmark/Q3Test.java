@@ -33,5 +33,21 @@ class Q3Test {
     }
     assertThat(expected).hasSizeGreaterThan(20);
     assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+
+    // every auction before every person: each one waits for its seller, the result is the same
+    List<NexmarkEvent> auctionsFirst = new ArrayList<>();
+    List<NexmarkEvent> personsAfter = new ArrayList<>();
+    for (NexmarkEvent e : NexmarkRun.events(gen, NexmarkRun.EVENTS)) {
+      if (e instanceof Auction) {
+        auctionsFirst.add(e);
+      } else if (e instanceof Person) {
+        personsAfter.add(e);
+      }
+    }
+    auctionsFirst.addAll(personsAfter);
+    assertThat(
+            NexmarkRun.<LocalItem>runInOrder(
+                auctionsFirst, Q3::registerTypes, events -> Q3.localItems(events, "q3")))
+        .containsExactlyInAnyOrderElementsOf(expected);
   }
 }
