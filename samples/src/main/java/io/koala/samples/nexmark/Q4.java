@@ -20,7 +20,8 @@ import io.koala.state.ValueState;
  *       event-time timer at {@code expires}, when no bid placed before then can still come; an
  *       auction without such a bid closes without a winner. Bids that arrive before their auction
  *       wait in the key's state; bids for a closed auction are dropped (they are too late to win).
- *       Q6 reads this step too.
+ *       A closed auction leaves only a marker in its key's state (so that such bids are not taken
+ *       for early ones). Q6 reads this step too.
  *   <li>{@link #averagePrices}: the winners keyed by category, a running average per category
  *       emitted after every winner; a category's last (largest-count) record is its average over
  *       all its closed auctions.
