@@ -15,6 +15,7 @@ import picocli.CommandLine.Command;
       SkewCommand.class,
       MigrateCommand.class,
       MultiOperatorCommand.class,
+      MicroCommand.class,
       UniformCommand.class
     })
 final class ExperimentCommand {}

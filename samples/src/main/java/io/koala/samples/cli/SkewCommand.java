@@ -116,8 +116,8 @@ final class SkewCommand implements Callable<Integer> {
             s.doubledRate(),
             100 * s.doubledRate() * maxBefore / s.taskCapacity(),
             100 * s.doubledRate() * maxAfter / s.taskCapacity());
-        summary.put("sharesBefore", before);
-        summary.put("sharesAfter", after);
+        summary.put("sharesBefore", Arrays.stream(before).boxed().toList());
+        summary.put("sharesAfter", Arrays.stream(after).boxed().toList());
         summary.put("doubledRate", s.doubledRate());
         runs.add(new ExperimentRuns.Run(p, Plans.skew(s, balanced), KoalaConfig.load()));
       } catch (IllegalArgumentException e) {

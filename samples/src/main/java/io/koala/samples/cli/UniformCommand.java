@@ -45,15 +45,16 @@ final class UniformCommand implements Callable<Integer> {
       description = "Protocols to run, in this order (default ${DEFAULT-VALUE}).")
   List<String> protocols;
 
-  static RescaleSettings defaults(String protocol) {
+  /** The defaults with {@code keys} keys, every one of them active. */
+  static RescaleSettings defaults(String protocol, long keys) {
     return new RescaleSettings(
         RescaleWorkload.Q6STAR,
         protocol,
         4,
         8,
         4,
-        500_000,
-        500_000,
+        keys,
+        keys,
         512,
         10_000,
         25_000,
@@ -70,10 +71,8 @@ final class UniformCommand implements Callable<Integer> {
     List<ExperimentRuns.Run> runs = new ArrayList<>();
     for (String p : protocols) {
       try {
-        RescaleSettings s = scenario.settings(p, defaults(p));
-        if (scenario.activeKeys == null) {
-          s = s.withActiveKeys(s.keys());
-        }
+        RescaleSettings s =
+            scenario.settings(p, defaults(p, scenario.keys != null ? scenario.keys : 500_000));
         runs.add(new ExperimentRuns.Run(p, RescaleExperiment.Plan.rescale(s), KoalaConfig.load()));
       } catch (IllegalArgumentException e) {
         throw new ParameterException(spec.commandLine(), e.getMessage(), e);

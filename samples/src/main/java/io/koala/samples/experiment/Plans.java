@@ -40,7 +40,7 @@ public final class Plans {
    * the doubled input's backlog, then to each of {@code next} every {@code stepSeconds}, with a
    * day-like rate: {@value #REPEATED_LEAD_SECONDS} s before each later rescale, the input moves to
    * {@value #REPEATED_UTILISATION} of the next parallelism's capacity (a rise before a scale-out, a
-   * fall before a scale-in).
+   * fall before a scale-in). The run waits until the tasks the scale-ins retire are released.
    */
   public static RescaleExperiment.Plan repeated(
       RescaleSettings s, List<Integer> next, int stepSeconds) {
@@ -53,7 +53,9 @@ public final class Plans {
     RateSchedule rates = s.schedule();
     int at = s.rescaleAtSecond();
     int before = s.to();
+    int retired = 0;
     for (int p : next) {
+      retired += Math.max(0, before - p);
       at += stepSeconds;
       double rate = REPEATED_UTILISATION * p * s.taskCapacity();
       rates = rates.then(Duration.ofSeconds(at - REPEATED_LEAD_SECONDS), rate);
@@ -72,7 +74,7 @@ public final class Plans {
               job -> job.rescale(target, parallelism)));
       before = p;
     }
-    return new RescaleExperiment.Plan(s, rates, steps);
+    return new RescaleExperiment.Plan(s, rates, steps, retired);
   }
 
   /**
@@ -147,7 +149,7 @@ public final class Plans {
   /**
    * {@code experiment migrate} (the paper's Fig. 12): at the rescale second, every task of the
    * target moves to the next worker (a full task migration); the old tasks hold their state until
-   * the new ones have drained it.
+   * the new ones have drained it; the run waits until they are released.
    */
   public static RescaleExperiment.Plan migrate(RescaleSettings s, KoalaConfig config) {
     String target = RescaleWorkload.of(s).target();
@@ -167,7 +169,7 @@ public final class Plans {
                 job -> job.migrate(target, task.index(), worker)));
       }
     }
-    return new RescaleExperiment.Plan(s, s.schedule(), steps);
+    return new RescaleExperiment.Plan(s, s.schedule(), steps, steps.size());
   }
 
   /**

@@ -115,9 +115,17 @@ public final class RescaleExperiment {
   /**
    * What a run does: the scenario, the input's rate schedule from the job's start, and the
    * reconfigurations, in the order of their seconds. Recovery is measured from the first step,
-   * which {@link RescaleSettings#rescaleAtSecond()} places under the doubled input's backlog.
+   * which {@link RescaleSettings#rescaleAtSecond()} places under the doubled input's backlog. The
+   * run ends once the input has recovered, every step has completed and {@code releases} retired
+   * tasks of the target have been released, or at the timeout.
    */
-  public record Plan(RescaleSettings settings, RateSchedule schedule, List<Step> steps) {
+  public record Plan(
+      RescaleSettings settings, RateSchedule schedule, List<Step> steps, int releases) {
+    /** A plan that does not wait for retired tasks to be released. */
+    public Plan(RescaleSettings settings, RateSchedule schedule, List<Step> steps) {
+      this(settings, schedule, steps, 0);
+    }
+
     public Plan {
       steps = List.copyOf(steps);
       if (steps.isEmpty()) {
@@ -314,6 +322,7 @@ public final class RescaleExperiment {
   private static final class Driver {
     private final RescaleSettings s;
     private final List<Step> steps;
+    private final int releases;
     private final RescaleWorkload workload;
     private final JobHandle job;
     private final LongAdder processed;
@@ -349,6 +358,7 @@ public final class RescaleExperiment {
         ExperimentProgress progress) {
       this.s = plan.settings();
       this.steps = plan.steps();
+      this.releases = plan.releases();
       this.workload = workload;
       this.job = job;
       this.processed = processed;
@@ -415,7 +425,8 @@ public final class RescaleExperiment {
               && backlog.recovered()
               && tick >= Math.max(lag.tick, backlog.tick) + s.tailSeconds()
               && allDoneTick >= 0
-              && tick >= allDoneTick + s.tailSeconds()) {
+              && tick >= allDoneTick + s.tailSeconds()
+              && releasedMs.size() >= releases) {
             break;
           }
           if (System.currentTimeMillis() - t0 - lastRequestAtMillis >= s.timeoutSeconds() * 1000L) {

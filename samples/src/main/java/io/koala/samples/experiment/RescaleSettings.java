@@ -116,27 +116,6 @@ public record RescaleSettings(
         Q6STAR, protocol, 4, 8, 4, 2_000_000, 200_000, 512, 25_000, 60_000, 0, 30, 30, 10, 120, 42);
   }
 
-  /** These settings with {@code activeKeys} keys touched after the warm-up. */
-  public RescaleSettings withActiveKeys(long activeKeys) {
-    return new RescaleSettings(
-        workload,
-        protocol,
-        from,
-        to,
-        workers,
-        keys,
-        activeKeys,
-        stateBytes,
-        taskCapacity,
-        rate,
-        warmupRate,
-        steadySeconds,
-        doubledSeconds,
-        tailSeconds,
-        timeoutSeconds,
-        seed);
-  }
-
   /** These settings with {@code keys} keys in total. */
   public RescaleSettings withKeys(long keys) {
     return new RescaleSettings(
