@@ -11,6 +11,7 @@ final class PartitionWatermarks {
   private final WatermarkStrategy strategy;
   private long maxTimestamp = Long.MIN_VALUE;
   private long lastRecordAt;
+  private long declared = WatermarkTracker.NONE;
 
   PartitionWatermarks(WatermarkStrategy strategy, long nowMillis) {
     this.strategy = strategy;
@@ -24,14 +25,30 @@ final class PartitionWatermarks {
     lastRecordAt = nowMillis;
   }
 
-  /** The partition's watermark, or {@link WatermarkTracker#NONE} before its first record. */
+  /**
+   * A watermark the partition's log declares ({@link io.koala.dataflow.PartitionReader#watermark});
+   * returns whether it raised the declared one.
+   */
+  boolean declare(long watermark) {
+    if (watermark > declared) {
+      declared = watermark;
+      return true;
+    }
+    return false;
+  }
+
+  /**
+   * The partition's watermark: the larger of the strategy's (the largest timestamp read minus the
+   * bound minus one, if the strategy is enabled) and the declared one, or {@link
+   * WatermarkTracker#NONE} while there is neither.
+   */
   long watermark() {
-    if (maxTimestamp == Long.MIN_VALUE) {
-      return WatermarkTracker.NONE;
+    if (maxTimestamp == Long.MIN_VALUE || !strategy.enabled()) {
+      return declared;
     }
     long w = maxTimestamp - strategy.maxDelayMillis() - 1;
     // near Long.MIN_VALUE the subtraction wraps around: nothing is complete yet
-    return w > maxTimestamp ? WatermarkTracker.NONE : w;
+    return Math.max(declared, w > maxTimestamp ? WatermarkTracker.NONE : w);
   }
 
   boolean idle(long nowMillis) {

@@ -430,6 +430,32 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- inputs
 
+  // ---------------------------------------------------------------- reads from outside
+
+  /** {@link #locateState}: this task does not own the key's bucket, or has no keyed state. */
+  public static final int NOT_OWNER = -2;
+
+  /**
+   * Where the keyed state of {@code key} is, as this task would resolve it for its next record of
+   * the key: {@link #NOT_OWNER}, {@link KeyLocations#DELETED} (the key has no state), or the index
+   * of the task of this operator whose store holds it (this task's own index when it is here, or
+   * when the key is new). Reads only. For test drivers, which call it on the task's thread between
+   * batches.
+   */
+  public int locateState(Object key) {
+    if (locations == null) {
+      return NOT_OWNER;
+    }
+    byte[] keyBytes = keys.encode(key);
+    int bucket = Buckets.bucketOf(keyBytes, owned.length);
+    if (!owned[bucket]) {
+      return NOT_OWNER;
+    }
+    try (ReadTxn txn = store.beginRead()) {
+      return locations.locate(txn, bucket, keyBytes);
+    }
+  }
+
   /** A channel item arrived. */
   public void onDeliver(Deliver d) {
     if (status != Status.RUNNING && status != Status.CREATED) {
@@ -1375,6 +1401,7 @@ public final class TaskEngine {
     boolean more = false;
     long nextAt = Long.MAX_VALUE;
     boolean allDone = true;
+    boolean declared = false;
     for (int pi = 0; pi < partitions.size(); pi++) {
       SourcePartition p = partitions.get(pi);
       if (p.done) {
@@ -1397,6 +1424,7 @@ public final class TaskEngine {
         entry.emit(v, ts);
       }
       read += (int) Math.max(n, 0);
+      declared |= p.watermarks.declare(p.reader.watermark(p.offset));
       if (p.offset >= p.reader.end()) {
         p.done = true;
         sourceTracker.onEnd(pi);
@@ -1429,7 +1457,7 @@ public final class TaskEngine {
       drain();
       return;
     }
-    emitSourceWatermark(now);
+    emitSourceWatermark(now, declared);
     scheduleFlushIfPartial();
     if (blocked()) {
       return; // a credit grant resumes polling
@@ -1446,10 +1474,11 @@ public final class TaskEngine {
   }
 
   /**
-   * Emits the source task's watermark (min over its active partitions) at most once per interval.
+   * Emits the source task's watermark (min over its active partitions) at most once per interval,
+   * or at once when a partition's log declared a higher watermark ({@code declared}).
    */
-  private void emitSourceWatermark(long now) {
-    if (!sourceWatermarks.enabled() || now < nextSourceWatermarkAt) {
+  private void emitSourceWatermark(long now, boolean declared) {
+    if (!declared && (!sourceWatermarks.enabled() || now < nextSourceWatermarkAt)) {
       return;
     }
     nextSourceWatermarkAt = now + setup.settings().watermarkIntervalMillis();

@@ -26,4 +26,16 @@ public interface PartitionReader<T> {
    * Wall-clock millis at which {@code offset} became (or becomes) available; for lag in seconds.
    */
   long availableAt(long offset);
+
+  /**
+   * A watermark the log itself carries: event time up to which the partition is complete once the
+   * offsets below {@code offset} have been read, or {@link Long#MIN_VALUE} (the default) when the
+   * log carries none. Never decreases with {@code offset}. A source emits such a watermark as soon
+   * as it has read up to it, whatever its {@link WatermarkStrategy} (a strategy's watermark is
+   * combined with it: the partition's watermark is the larger of the two). Test inputs declare
+   * watermarks this way.
+   */
+  default long watermark(long offset) {
+    return Long.MIN_VALUE;
+  }
 }

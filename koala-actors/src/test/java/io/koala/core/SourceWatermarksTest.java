@@ -16,6 +16,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A source task's watermarks, driven with a manual clock: per partition the largest timestamp minus
@@ -133,6 +135,88 @@ class SourceWatermarksTest {
           .allSatisfy(d -> assertThat(d.item()).isInstanceOf(RecordBatch.class));
     }
     assertThat(services.records(OUT0).size() + services.records(OUT1).size()).isEqualTo(50);
+  }
+
+  /** A log of 10 records, at timestamps 0..9, that declares watermark {@code declared}. */
+  private static final class DeclaringSource implements SourceSpec<Long> {
+    long available = 5;
+    long declaredAfter = 5; // the records read before the declared watermark holds
+    long declared = Long.MIN_VALUE;
+
+    @Override
+    public String name() {
+      return "declaring";
+    }
+
+    @Override
+    public int partitions() {
+      return 1;
+    }
+
+    @Override
+    public PartitionReader<Long> open(int partition, long startMillis) {
+      return new PartitionReader<>() {
+        @Override
+        public long available(long nowMillis) {
+          return available;
+        }
+
+        @Override
+        public long end() {
+          return 10;
+        }
+
+        @Override
+        public Long read(long offset) {
+          return offset;
+        }
+
+        @Override
+        public long timestamp(long offset, Long value) {
+          return value;
+        }
+
+        @Override
+        public long availableAt(long offset) {
+          return 0;
+        }
+
+        @Override
+        public long watermark(long offset) {
+          return offset >= declaredAfter ? declared : Long.MIN_VALUE;
+        }
+      };
+    }
+  }
+
+  @ParameterizedTest(name = "with a strategy: {0}")
+  @ValueSource(booleans = {false, true})
+  void aWatermarkTheLogDeclaresGoesOutAtOnce(boolean withStrategy) {
+    DeclaringSource log = new DeclaringSource();
+    Task t =
+        source(
+            log,
+            withStrategy
+                ? WatermarkStrategy.boundedOutOfOrderness(Duration.ZERO)
+                : WatermarkStrategy.none());
+    log.declared = 1;
+    pollAt(t, 0);
+    // with the strategy, its watermark is higher: max timestamp 4, bound 0
+    List<Long> expected = new ArrayList<>(List.of(withStrategy ? 4L - 1 : 1L));
+    assertThat(watermarks(OUT0)).isEqualTo(expected);
+    log.declared = 7;
+    log.declaredAfter = 7; // holds only once records 5 and 6 have been read
+    pollAt(t, 1);
+    assertThat(watermarks(OUT0)).isEqualTo(expected);
+    log.available = 7;
+    pollAt(t, 2); // within the interval: a declared watermark does not wait for the next one
+    expected.add(7L);
+    assertThat(watermarks(OUT0)).isEqualTo(expected);
+    assertThat(services.deliveries(OUT0))
+        .last()
+        .extracting(Deliver::item)
+        .isEqualTo(new Watermark(7));
+    assertThat(services.failures).isEmpty();
   }
 
   @Test

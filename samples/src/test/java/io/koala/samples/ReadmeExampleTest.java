@@ -35,9 +35,15 @@ import org.junit.jupiter.api.Test;
 
 /**
  * The README's examples, compiled and run. Every Java block of the README must appear in one of the
- * regions between {@code README-BEGIN} and {@code README-END} below.
+ * regions between {@code README-BEGIN} and {@code README-END} below or in the testkit's {@code
+ * ReadmeExamplesIT} (the examples of "Testing your dataflow").
  */
 class ReadmeExampleTest {
+  /** The test classes holding the README's examples: this one, and the testkit's. */
+  private static final List<String> TESTED =
+      List.of(
+          "src/test/java/io/koala/samples/ReadmeExampleTest.java",
+          "../testkit/src/test/java/io/koala/testkit/ReadmeExamplesIT.java");
 
   @Test
   void wordCountRuns() {
@@ -180,13 +186,14 @@ class ReadmeExampleTest {
 
   @Test
   void readmeShowsOnlyTestedCode() throws IOException {
-    String source =
-        Files.readString(Path.of("src/test/java/io/koala/samples/ReadmeExampleTest.java"));
-    Matcher regions =
-        Pattern.compile("// README-BEGIN\n(.*?)// README-END", Pattern.DOTALL).matcher(source);
     List<String> tested = new ArrayList<>();
-    while (regions.find()) {
-      tested.add(normalize(regions.group(1)));
+    for (String file : TESTED) {
+      Matcher regions =
+          Pattern.compile("// README-BEGIN\n(.*?)// README-END", Pattern.DOTALL)
+              .matcher(Files.readString(Path.of(file)));
+      while (regions.find()) {
+        tested.add(normalize(regions.group(1)));
+      }
     }
     String allTested = String.join("\n", tested);
     String readme = Files.readString(Path.of("../README.md"));

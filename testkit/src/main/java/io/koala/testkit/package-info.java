@@ -1,2 +1,9 @@
-/** What users and Koala's own tests need to test dataflows: simulation, oracles, checkers. */
+/**
+ * Testing dataflows, for users: {@link io.koala.testkit.DataflowTestDriver} runs a dataflow
+ * synchronously with virtual time and live reconfiguration, {@link
+ * io.koala.testkit.KoalaAssertions} checks that reconfiguration does not change its results, and
+ * {@link io.koala.testkit.KoalaNodes} is a JUnit 5 extension running an embedded runtime of N
+ * nodes. Subpackages hold what Koala's own tests use: the deterministic simulation ({@code sim})
+ * the driver is built on, and the verification workloads and oracles ({@code verify}).
+ */
 package io.koala.testkit;

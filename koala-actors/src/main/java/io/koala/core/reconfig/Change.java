@@ -2,6 +2,7 @@ package io.koala.core.reconfig;
 
 import io.koala.core.KoalaMessage;
 import io.koala.core.PartitionPolicy;
+import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import java.util.Arrays;
 
@@ -27,6 +28,39 @@ public sealed interface Change extends KoalaMessage
   /** The worker for new task {@code index}, or -1 to let the coordinator spread them. */
   default int workerOf(int index) {
     return -1;
+  }
+
+  /**
+   * Checks what does not depend on the deployment at the time the epoch starts, and returns the
+   * vertex to reconfigure ({@code operator}, which must head its tasks' chain).
+   *
+   * @param workers how many workers new tasks may be placed on
+   * @throws IllegalArgumentException naming what is wrong
+   */
+  static OperatorId check(Change c, ExecutionPlan plan, LiveDeployment live, int workers) {
+    OperatorId op = new OperatorId(c.operator());
+    ExecutionPlan.Vertex v = plan.vertexOf(op);
+    if (!v.id().equals(op)) {
+      throw new IllegalArgumentException(
+          "operator '"
+              + op
+              + "' runs chained in the tasks of '"
+              + v.id()
+              + "'; reconfigure '"
+              + v.id()
+              + "' instead");
+    }
+    EpochDriver.checkReconfigurable(v);
+    int buckets = live.setup(live.liveTaskIds(v.id()).get(0)).buckets();
+    if (c instanceof Rescale r && (r.parallelism() < 1 || r.parallelism() > buckets)) {
+      throw new IllegalArgumentException(
+          "parallelism " + r.parallelism() + " for '" + op + "' is outside [1, " + buckets + "]");
+    }
+    if (c instanceof Migrate mg && (mg.worker() < 0 || mg.worker() >= workers)) {
+      throw new IllegalArgumentException(
+          "no worker " + mg.worker() + "; this runtime has workers 0.." + (workers - 1));
+    }
+    return v.id();
   }
 
   /** Whether a newer change of the same operator may replace this one while it waits. */

@@ -43,6 +43,9 @@ public final class KeyLocations {
   private static final byte HOLDER = 0;
   private static final byte ABSENT = 1;
 
+  /** {@link #locate}: the key's state was deleted since its bucket moved; it has none. */
+  public static final int DELETED = -1;
+
   private final int self;
   private final Map<Integer, Moved> moved = new HashMap<>();
   private Moved[] movedByBucket = new Moved[128]; // the same, indexed by bucket: the hot path
@@ -127,7 +130,7 @@ public final class KeyLocations {
         m.local.add(key);
         return self;
       }
-      int at = ByteBuffer.wrap(entry, 1, 4).getInt();
+      int at = holderIn(entry);
       if (at == self) {
         m.local.add(key);
       }
@@ -140,6 +143,24 @@ public final class KeyLocations {
       return self;
     }
     return m.drained ? self : m.defaultHolder;
+  }
+
+  /**
+   * Where the state of {@code key} in owned {@code bucket} is, as {@link #resolve} answers, but
+   * without any effect (for reads from outside the task's batches, such as a test driver's): {@link
+   * #self()}, the index of the task holding it, or {@link #DELETED}. A key this task does not have
+   * yet resolves to {@link #self()}.
+   */
+  public int locate(ReadTxn txn, int bucket, byte[] key) {
+    Moved m = movedAt(bucket);
+    if (m == null || m.local.contains(key)) {
+      return self;
+    }
+    byte[] entry = txn.get(Table.LOCATIONS, KeyLayout.keyPrefix(bucket, key));
+    if (entry != null) {
+      return entry[0] == ABSENT ? DELETED : holderIn(entry);
+    }
+    return !m.filter.mightContain(key) || m.drained ? self : m.defaultHolder;
   }
 
   /**
@@ -443,6 +464,10 @@ public final class KeyLocations {
       b += m.local.bytes();
     }
     return b;
+  }
+
+  private static int holderIn(byte[] entry) {
+    return ByteBuffer.wrap(entry, 1, 4).getInt();
   }
 
   private static byte[] holder(int task) {

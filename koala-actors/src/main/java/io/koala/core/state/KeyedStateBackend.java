@@ -11,6 +11,7 @@ import io.koala.state.ListState;
 import io.koala.state.MapState;
 import io.koala.state.ValueState;
 import io.koala.store.KeyLayout;
+import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
@@ -312,7 +313,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   private int declare(String name) {
     Objects.requireNonNull(name, "state name");
-    int id = Murmur3.hash32(name.getBytes(StandardCharsets.UTF_8));
+    int id = stateId(name);
     String previous = stateNames.putIfAbsent(id, name);
     if (previous != null) {
       throw new IllegalArgumentException(
@@ -327,6 +328,20 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
                   + "' hash to the same id; rename one");
     }
     return id;
+  }
+
+  private static int stateId(String name) {
+    return Murmur3.hash32(name.getBytes(StandardCharsets.UTF_8));
+  }
+
+  /**
+   * The stored bytes of the {@link ValueState} named {@code stateName} of a key, read from a store
+   * holding the key's state (see {@link io.koala.core.TaskEngine#locateState}), or {@code null}:
+   * for reads from outside the task's batches, such as a test driver's.
+   */
+  public static byte[] valueBytes(ReadTxn txn, int bucket, byte[] keyBytes, String stateName) {
+    return txn.get(
+        Table.STATE, KeyLayout.stateKey(bucket, keyBytes, stateId(stateName), NO_NAMESPACE));
   }
 
   private WriteTxn txn() {

@@ -26,7 +26,6 @@ import io.koala.core.reconfig.ReconfigurationDriver;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.plan.ExecutionPlan;
-import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobMetrics;
@@ -520,29 +519,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
   private OperatorId check(Change c) {
-    OperatorId op = new OperatorId(c.operator());
-    Vertex v = plan.vertexOf(op);
-    if (!v.id().equals(op)) {
-      throw new IllegalArgumentException(
-          "operator '"
-              + op
-              + "' runs chained in the tasks of '"
-              + v.id()
-              + "'; reconfigure '"
-              + v.id()
-              + "' instead");
-    }
-    EpochDriver.checkReconfigurable(v);
-    int buckets = live.setup(live.liveTaskIds(v.id()).get(0)).buckets();
-    if (c instanceof Change.Rescale r && (r.parallelism() < 1 || r.parallelism() > buckets)) {
-      throw new IllegalArgumentException(
-          "parallelism " + r.parallelism() + " for '" + op + "' is outside [1, " + buckets + "]");
-    }
-    if (c instanceof Change.Migrate mg && (mg.worker() < 0 || mg.worker() >= workers.size())) {
-      throw new IllegalArgumentException(
-          "no worker " + mg.worker() + "; this runtime has workers 0.." + (workers.size() - 1));
-    }
-    return v.id();
+    return Change.check(c, plan, live, workers.size());
   }
 
   private void startNextEpoch() {

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.store.InMemoryStateStore;
 import io.koala.store.KeyLayout;
+import io.koala.store.ReadTxn;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import java.nio.charset.StandardCharsets;
@@ -61,6 +62,16 @@ class KeyLocationsTest {
 
     int resolve(String key) {
       return txn(t -> klt.resolve(t, B, k(key)));
+    }
+
+    int locate(String key) {
+      try (ReadTxn t = store.beginRead()) {
+        return klt.locate(t, B, k(key));
+      }
+    }
+
+    int entries() {
+      return txn(t -> t.scan(Table.LOCATIONS, KeyLayout.bucketPrefix(B), (x, y) -> true));
     }
 
     /** The local copy, whether authoritative or stale. */
@@ -132,6 +143,31 @@ class KeyLocationsTest {
     b.close();
     c.close();
     d.close();
+  }
+
+  @Test
+  void locateAnswersAsResolveWouldWithoutWritingAnything() {
+    a.write("k1", "v1");
+    a.write("k2", "v2");
+    a.write("k3", "v3");
+    assertThat(a.locate("k1")).isEqualTo(0);
+    move(a, b);
+    b.fetch("k1", a);
+    b.write("k1", "v1-b");
+    b.fetch("k3", a);
+    b.delete("k3");
+    move(b, c); // c: k2 at its default holder a, k1 at b, k3 deleted
+    int entries = c.entries();
+    assertThat(c.locate("k1")).isEqualTo(1);
+    assertThat(c.locate("k2")).isEqualTo(0);
+    assertThat(c.locate("k3")).isEqualTo(KeyLocations.DELETED);
+    assertThat(c.locate("fresh")).isEqualTo(2);
+    assertThat(c.entries()).as("locate writes nothing").isEqualTo(entries);
+    assertThat(c.resolve("k1")).isEqualTo(1);
+    assertThat(c.resolve("k2")).isEqualTo(0);
+    assertThat(c.resolve("fresh")).isEqualTo(2);
+    assertThat(c.entries()).as("resolving a new key records it").isGreaterThan(entries);
+    assertThat(c.locate("fresh")).isEqualTo(2);
   }
 
   @Test

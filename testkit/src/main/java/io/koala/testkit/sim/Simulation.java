@@ -1,5 +1,6 @@
 package io.koala.testkit.sim;
 
+import io.koala.core.Buckets;
 import io.koala.core.ChannelSettings;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
@@ -23,6 +24,7 @@ import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.InputEnds;
+import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationDriver;
@@ -30,10 +32,14 @@ import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateServing;
+import io.koala.core.state.KeyedStateBackend;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
+import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
+import io.koala.serialization.Codecs;
+import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.InMemoryStateStore;
@@ -82,6 +88,7 @@ public final class Simulation {
   private int refused;
   private final ExecutionPlan plan;
   private final TypeRegistry registry;
+  private final KryoSerde serde; // for reads from outside; each engine has its own
   private LiveDeployment deployment;
   private ReconfigurationDriver epoch;
   private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
@@ -148,13 +155,14 @@ public final class Simulation {
     }
   }
 
-  private Simulation(Dataflow dataflow, ChannelSettings settings, long seed) {
+  private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
     this.random = new Random(seed);
-    this.plan = ExecutionPlan.of(dataflow.plan());
+    this.plan = ExecutionPlan.of(logical);
     DeploymentPlan initial = DeploymentPlan.of("sim", plan, 1, settings);
     this.deployment = LiveDeployment.of(plan, initial);
     this.registry = TypeRegistry.withDefaults();
-    registry.register(dataflow.plan().types().toArray(new Class<?>[0]));
+    registry.register(logical.types().toArray(new Class<?>[0]));
+    this.serde = new KryoSerde(registry);
     for (TaskSetup setup : initial.setups().values()) {
       addTask(setup);
     }
@@ -277,7 +285,14 @@ public final class Simulation {
 
   /** A simulation of {@code dataflow} with the given channel settings and seed. */
   public static Simulation of(Dataflow dataflow, ChannelSettings settings, long seed) {
-    return new Simulation(dataflow, settings, seed);
+    return new Simulation(dataflow.plan(), settings, seed);
+  }
+
+  /**
+   * A simulation of a logical plan (a dataflow's, with sources replaced by a test driver's inputs).
+   */
+  public static Simulation of(LogicalPlan plan, ChannelSettings settings, long seed) {
+    return new Simulation(plan, settings, seed);
   }
 
   /** What a run produced. */
@@ -306,15 +321,149 @@ public final class Simulation {
    * a task failed, or {@code maxSteps} steps were taken.
    */
   public Result run(long maxSteps) {
+    start();
+    while (steps < maxSteps && failures.isEmpty() && !(allFinished() && busy.isEmpty())) {
+      if (!step(Long.MAX_VALUE)) {
+        break; // nothing more will ever happen
+      }
+    }
+    return finish();
+  }
+
+  // ------------------------------------------------ stepwise use (the test driver's)
+
+  /** Starts every task at virtual time 0; once. */
+  public void start() {
+    if (retirement != null) {
+      return;
+    }
     retirement = new Retirement(drainSettings);
     for (Node n : nodes.values()) {
       n.engine.start(0);
     }
-    while (steps < maxSteps && failures.isEmpty() && !(allFinished() && busy.isEmpty())) {
-      if (!step()) {
-        break; // nothing more will ever happen
+  }
+
+  /**
+   * Runs what is due up to virtual time {@code millis} — messages, engine timers, requested
+   * reconfigurations — moving the clock to each next due time and finally to {@code millis} (if
+   * later than now), until nothing more is due by then, a task failed, or {@code maxSteps} more
+   * steps were taken. With {@code millis} = {@link #now()} the run settles without the clock
+   * moving: afterwards no message is in flight. Returns whether it settled (false: the step budget
+   * ran out, or a task failed).
+   */
+  public boolean runUntil(long millis, long maxSteps) {
+    start();
+    long limit = steps + maxSteps;
+    while (failures.isEmpty()) {
+      if (steps >= limit) {
+        return false;
+      }
+      if (!step(millis)) {
+        now = Math.max(now, millis);
+        return true;
       }
     }
+    return false;
+  }
+
+  /** The virtual clock, in milliseconds since the start. */
+  public long now() {
+    return now;
+  }
+
+  /**
+   * Lets the tasks of source {@code source} poll now, rather than at their next poll timer: their
+   * input has grown (a test driver appended to it).
+   */
+  public void wake(OperatorId source) {
+    for (Node n : nodes.values()) {
+      if (n.id.operator().equals(source) && n.timers.containsKey(TaskEngine.Timer.POLL)) {
+        n.timers.put(TaskEngine.Timer.POLL, now);
+      }
+    }
+  }
+
+  /** Takes the records the collecting sink {@code sink} has received since the last call. */
+  public List<Object> takeCollected(String sink) {
+    List<Object> got = collected.remove(sink);
+    return got == null ? List.of() : got;
+  }
+
+  /** The failures so far (a failed task processes nothing more). */
+  public List<ErrorInfo> failures() {
+    return List.copyOf(failures);
+  }
+
+  /** The reconfiguration epochs completed so far, in order. */
+  public List<EpochDriver.EpochReport> reconfigurations() {
+    return List.copyOf(reports);
+  }
+
+  /** Requests found to change nothing so far. */
+  public int noopRequests() {
+    return noops;
+  }
+
+  /** Requests refused so far because a bounded source had read all its input. */
+  public int refusedRequests() {
+    return refused;
+  }
+
+  /** Whether a reconfiguration runs or waits to start. */
+  public boolean reconfiguring() {
+    return epoch != null || !requests.isEmpty();
+  }
+
+  /** The deployment as it is now (live tasks and routing of every operator). */
+  public LiveDeployment deployment() {
+    return deployment;
+  }
+
+  /** The execution plan the simulation runs. */
+  public ExecutionPlan plan() {
+    return plan;
+  }
+
+  /**
+   * The {@link io.koala.state.ValueState} named {@code stateName} of {@code key} at keyed operator
+   * {@code vertex} (the head of its tasks' chain), read from wherever its owner would find it: its
+   * own store, or the store of the task that still holds the key after a reconfiguration moved its
+   * bucket (state moves lazily). {@code null} if the key has no such state. Call while no batch
+   * runs (between steps).
+   *
+   * @param type the class the operator declared the state with
+   */
+  public <V> V valueState(OperatorId vertex, Object key, String stateName, Class<V> type) {
+    byte[] keyBytes = new KeyEncoder(serde).encode(key);
+    for (Node owner : nodes.values()) {
+      if (!owner.id.operator().equals(vertex)) {
+        continue;
+      }
+      int at = owner.engine.locateState(key);
+      if (at == TaskEngine.NOT_OWNER) {
+        continue;
+      }
+      if (at == KeyLocations.DELETED) {
+        return null;
+      }
+      Node holder = nodes.get(new TaskId(vertex, at));
+      if (holder == null) {
+        throw new IllegalStateException(
+            "the state of key " + key + " is at task " + at + " of " + vertex + ", released");
+      }
+      int bucket = Buckets.bucketOf(keyBytes, plan.logical().buckets());
+      byte[] bytes;
+      try (ReadTxn txn = holder.store.beginRead()) {
+        bytes = KeyedStateBackend.valueBytes(txn, bucket, keyBytes, stateName);
+      }
+      return bytes == null ? null : Codecs.forClass(type, serde).decode(bytes);
+    }
+    throw new IllegalArgumentException(
+        "no live task of '" + vertex + "' owns key " + key + " (is '" + vertex + "' keyed?)");
+  }
+
+  /** What the run produced; closes every task. */
+  public Result finish() {
     Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>(releasedMetrics);
     for (Node n : nodes.values()) {
       metrics.put(n.id, n.engine.metrics());
@@ -366,8 +515,11 @@ public final class Simulation {
     return true;
   }
 
-  /** Takes one step; false when nothing is pending at all. */
-  private boolean step() {
+  /**
+   * Takes one step: runs one due action, or moves the clock to the next due time if that is at most
+   * {@code horizon}; false when nothing is due by then.
+   */
+  private boolean step(long horizon) {
     List<Runnable> due = new ArrayList<>();
     long next = Long.MAX_VALUE;
     for (Pair p : busy) {
@@ -413,7 +565,7 @@ public final class Simulation {
       }
     }
     if (due.isEmpty()) {
-      if (next == Long.MAX_VALUE) {
+      if (next == Long.MAX_VALUE || next > horizon) {
         return false;
       }
       now = next;
