@@ -32,8 +32,9 @@ import picocli.CommandLine.Spec;
           + " process, with the same workload, emulated capacities and input schedule. Writes a"
           + " per-second CSV per protocol and PNG charts of throughput, source lag and p99"
           + " per-batch latency (one line per protocol) into --out.",
-      "Progress goes to stderr; with --json stdout has one JSON line per protocol (the fields of"
-          + " experiment rescale), then a summary line with each protocol's ratios to Koala."
+      "Progress goes to stderr. Stdout has a table of the runs (with --json: one JSON line per"
+          + " protocol, the fields of experiment rescale), then a JSON summary line with each"
+          + " protocol's ratios to Koala."
     })
 final class CompareCommand implements Callable<Integer> {
 
@@ -77,8 +78,8 @@ final class CompareCommand implements Callable<Integer> {
 
   /**
    * Runs {@code runs} (one per protocol, the same scenario), writes their CSVs and charts into
-   * {@code out}, and prints the summary of their ratios to Koala: as a JSON line with {@code json},
-   * else as a table.
+   * {@code out}, and prints a table of their figures (unless {@code json}: each run's JSON line
+   * instead) and, last, the JSON summary of their ratios to Koala.
    *
    * @return the exit code: 1 when a run is invalid
    */
@@ -94,11 +95,10 @@ final class CompareCommand implements Callable<Integer> {
     Map<String, RescaleResult> results = new LinkedHashMap<>();
     outcomes.forEach((p, o) -> results.put(p, o.result()));
     CompareSummary summary = CompareSummary.of(name, results);
-    if (json) {
-      stdout.println(summary.toJson());
-    } else {
+    if (!json) {
       printTable(stdout, results);
     }
+    stdout.println(summary.toJson());
     stdout.flush();
     List<String> invalid = new ArrayList<>(summary.invalid());
     if (!invalid.isEmpty()) {

@@ -35,7 +35,8 @@ import picocli.CommandLine.Spec;
       "Runs Q6* (1,000,000 keys of 512 B, 100,000 active) on 4 tasks of 10,000 records/s at"
           + " 15,000 records/s doubled after 20 s, then migrates every task of the target to the"
           + " next worker; once per --piggyback value (0: fetch on demand only; N: N keys drained"
-          + " with every fetch to an old task, koala.reconfiguration.drain.piggyback-keys).",
+          + " with every fetch to an old task, koala.reconfiguration.drain.piggyback-keys). A run"
+          + " ends once every old task is released, or 60 s after the migrations.",
       "Writes a CSV per run and charts into --out; the last stdout line is the JSON summary,"
           + " with when each old task was released."
     })
@@ -70,7 +71,7 @@ final class MigrateCommand implements Callable<Integer> {
         20,
         20,
         5,
-        120,
+        60,
         42);
   }
 

@@ -135,6 +135,7 @@ final class RepeatedCommand implements Callable<Integer> {
       perStep.putIfAbsent("full migration of the moved buckets", full);
       Map<String, Object> runSummary = new LinkedHashMap<>();
       runSummary.put("backlogRecoveryMs", r.backlogRecoveryMs());
+      runSummary.put("tasksReleased", r.taskReleasedMs().size());
       runSummary.put("steps", steps);
       runSummary.put("error", r.error());
       runsSummary.put(run.getKey(), runSummary);
