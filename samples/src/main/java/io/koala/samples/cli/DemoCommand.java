@@ -3,14 +3,13 @@ package io.koala.samples.cli;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentProgress;
+import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.HtmlReport;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
-import io.koala.samples.experiment.RescaleSample;
 import io.koala.samples.experiment.RescaleSettings;
 import io.koala.samples.experiment.RescaleWorkload;
 import java.io.PrintWriter;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -64,7 +63,7 @@ final class DemoCommand implements Callable<Integer> {
     int stateBytes = 4096;
     double taskCapacity = quick ? 6_000 : 8_000;
     double rate = 2.5 * taskCapacity; // doubled: 5 tasks' worth, more than 4 can do, under 8
-    int steadySeconds = quick ? 4 : 10;
+    int steadySeconds = quick ? 8 : 10;
     int doubledSeconds = quick ? 6 : 15;
     int tailSeconds = quick ? 2 : 5;
     int timeoutSeconds = quick ? 30 : 90;
@@ -94,7 +93,7 @@ final class DemoCommand implements Callable<Integer> {
     stdout.printf(
         Locale.ROOT,
         "Koala demo: %,d Twitch streamers with %d B of state each (%s in LMDB), the viewer-loyalty"
-            + " calculator on 4 of 4 workers; input at %,.0f/s, then doubled to %,.0f/s (over the"
+            + " calculator as 4 tasks on 4 workers; input at %,.0f/s, then doubled to %,.0f/s (over the"
             + " capacity of 4 tasks, %,.0f/s) and rescaled to 8 tasks. Runs: %s.%n%n",
         first.keys(),
         first.stateBytes(),
@@ -104,23 +103,19 @@ final class DemoCommand implements Callable<Integer> {
         first.capacityBefore(),
         String.join(", then ", PROTOCOLS));
     stdout.flush();
-    Files.createDirectories(out);
-    Map<String, RescaleResult> results = new LinkedHashMap<>();
-    Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
+    List<ExperimentRuns.Run> runs = new ArrayList<>();
     for (String protocol : PROTOCOLS) {
-      RescaleSettings s = scenario(quick, protocol);
-      stdout.printf("=== %s%n", protocol);
-      stdout.flush();
-      RescaleExperiment.Outcome outcome =
-          RescaleExperiment.run(
-              s,
-              KoalaConfig.load(),
-              ExperimentProgress.forTerminal(System.out, String.format("%-12s", protocol), s));
-      RescaleSample.writeCsv(outcome.samples(), out.resolve("demo-" + protocol + ".csv"));
-      results.put(protocol, outcome.result());
-      outcomes.put(protocol, outcome);
-      stdout.println();
+      runs.add(
+          new ExperimentRuns.Run(
+              protocol,
+              RescaleExperiment.Plan.rescale(scenario(quick, protocol)),
+              KoalaConfig.load()));
     }
+    Map<String, RescaleExperiment.Outcome> outcomes =
+        ExperimentRuns.run("demo", runs, out, System.out, stdout, false);
+    Map<String, RescaleResult> results = new LinkedHashMap<>();
+    outcomes.forEach((p, o) -> results.put(p, o.result()));
+    stdout.println();
     List<Path> charts = Charts.overTime(outcomes, Charts.subtitle(first), out);
     List<String> header =
         List.of(
@@ -156,8 +151,8 @@ final class DemoCommand implements Callable<Integer> {
                         + " backlog builds; at %d s the operator is rescaled to 8 tasks. Koala"
                         + " hands over ownership of the moved buckets at once and moves a key's"
                         + " state when its new owner first touches it; stop-and-restart pauses"
-                        + " the input and moves every key of the moved buckets first. Machine: %d"
-                        + " cores.",
+                        + " the input and moves every key of the moved buckets first. Both runs"
+                        + " follow a short untimed run that warms the JVM up. Machine: %d cores.",
                     first.stateBytes(),
                     first.keys(),
                     first.activeKeys(),

@@ -62,6 +62,20 @@ public interface ExperimentProgress {
     };
   }
 
+  /** Reports nothing: for a run whose only purpose is to warm the JVM up. */
+  static ExperimentProgress silent() {
+    return new ExperimentProgress() {
+      @Override
+      public void printf(String format, Object... args) {}
+
+      @Override
+      public void sample(RescaleSample row) {}
+
+      @Override
+      public void done() {}
+    };
+  }
+
   /**
    * One line rewritten every second, {@code label} first: the phase, a bar (the time to the rescale
    * before it, the share of the backlog worked off after it), throughput, source lag and state

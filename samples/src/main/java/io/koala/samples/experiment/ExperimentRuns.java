@@ -11,9 +11,10 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * Runs an experiment's runs one after the other in this process: each its own job on a fresh
- * runtime, with a progress line on {@code progress}, a per-second CSV {@code NAME-LABEL.csv} in the
- * output directory and, when asked, its JSON result line on stdout.
+ * Runs an experiment's runs one after the other in this process, after an untimed run that warms
+ * the JVM up: each its own job on a fresh runtime, with a progress line on {@code progress}, a
+ * per-second CSV {@code NAME-LABEL.csv} in the output directory and, when asked, its JSON result
+ * line on stdout.
  */
 public final class ExperimentRuns {
   private ExperimentRuns() {}
@@ -28,7 +29,32 @@ public final class ExperimentRuns {
   public record Run(String label, RescaleExperiment.Plan plan, KoalaConfig config) {}
 
   /**
-   * Runs {@code runs} in order.
+   * A few seconds of {@code s}'s workload and a rescale with Koala, on a tenth of its keys: run
+   * before the measured runs, so that the first of them does not run its first seconds on code not
+   * compiled yet while the later ones do (in a fresh JVM the first run's warm-up fell behind).
+   */
+  static RescaleSettings warmUp(RescaleSettings s) {
+    return new RescaleSettings(
+        s.workload(),
+        RescaleSettings.KOALA,
+        s.from(),
+        s.from() == 1 ? 2 : s.from() - 1,
+        s.workers(),
+        Math.max(1, s.keys() / 10),
+        Math.max(1, s.activeKeys() / 10),
+        s.stateBytes(),
+        s.taskCapacity(),
+        s.rate(),
+        0,
+        2,
+        2,
+        0,
+        5,
+        s.seed() + 1);
+  }
+
+  /**
+   * Runs {@code runs} in order, after {@link #warmUp}.
    *
    * @param name the experiment's name, the prefix of the CSV files
    * @param json whether to print each run's result as a JSON line on {@code stdout}
@@ -39,6 +65,10 @@ public final class ExperimentRuns {
       String name, List<Run> runs, Path out, PrintStream progress, PrintWriter stdout, boolean json)
       throws IOException, InterruptedException {
     Files.createDirectories(out);
+    progress.println(
+        "warming the JVM up with a short untimed run, so that no run pays for compiling the code");
+    RescaleExperiment.run(
+        warmUp(runs.get(0).plan().settings()), runs.get(0).config(), ExperimentProgress.silent());
     Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
     int i = 0;
     for (Run run : runs) {
