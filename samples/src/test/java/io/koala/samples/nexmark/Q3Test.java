@@ -14,25 +14,21 @@ class Q3Test {
 
   @Test
   void joinsSellersOfThreeStatesWithTheirCategory10AuctionsLikeAPlainLoop() {
+    // a few hot sellers make most auctions, so whether many of them live in the three states
+    // depends on the seed: the test takes the first seed from the random one on whose stream the
+    // join has something to check
     long seed = NexmarkRun.seed("Q3Test");
     NexmarkGenerator gen = NexmarkRun.generator(seed);
+    List<LocalItem> expected = expected(gen);
+    for (int tries = 0; expected.size() <= 20 && tries < 1_000; tries++) {
+      gen = NexmarkRun.generator(++seed);
+      expected = expected(gen);
+    }
+    System.out.println("Q3Test runs seed " + seed);
+    assertThat(expected).as("seed %d", seed).hasSizeGreaterThan(20);
     List<LocalItem> actual =
         NexmarkRun.run(gen, seed, Q3::registerTypes, events -> Q3.localItems(events, "q3"));
-
-    Map<Long, Person> persons = new HashMap<>();
-    List<LocalItem> expected = new ArrayList<>();
-    for (NexmarkEvent e : NexmarkRun.events(gen, NexmarkRun.EVENTS)) {
-      if (e instanceof Person p) {
-        persons.put(p.id(), p);
-      } else if (e instanceof Auction a && a.category() == 10) {
-        Person seller = persons.get(a.seller()); // sellers register before they sell
-        if (Set.of("OR", "ID", "CA").contains(seller.state())) {
-          expected.add(new LocalItem(seller.name(), seller.city(), seller.state(), a.id()));
-        }
-      }
-    }
-    assertThat(expected).hasSizeGreaterThan(20);
-    assertThat(actual).containsExactlyInAnyOrderElementsOf(expected);
+    assertThat(actual).as("seed %d", seed).containsExactlyInAnyOrderElementsOf(expected);
 
     // every auction before every person: each one waits for its seller, the result is the same
     List<NexmarkEvent> auctionsFirst = new ArrayList<>();
@@ -49,5 +45,22 @@ class Q3Test {
             NexmarkRun.<LocalItem>runInOrder(
                 auctionsFirst, Q3::registerTypes, events -> Q3.localItems(events, "q3")))
         .containsExactlyInAnyOrderElementsOf(expected);
+  }
+
+  /** The join by a plain loop over the stream of {@code gen}. */
+  private static List<LocalItem> expected(NexmarkGenerator gen) {
+    Map<Long, Person> persons = new HashMap<>();
+    List<LocalItem> expected = new ArrayList<>();
+    for (NexmarkEvent e : NexmarkRun.events(gen, NexmarkRun.EVENTS)) {
+      if (e instanceof Person p) {
+        persons.put(p.id(), p);
+      } else if (e instanceof Auction a && a.category() == 10) {
+        Person seller = persons.get(a.seller()); // sellers register before they sell
+        if (Set.of("OR", "ID", "CA").contains(seller.state())) {
+          expected.add(new LocalItem(seller.name(), seller.city(), seller.state(), a.id()));
+        }
+      }
+    }
+    return expected;
   }
 }
