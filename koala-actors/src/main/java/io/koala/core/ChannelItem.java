@@ -13,4 +13,5 @@ public sealed interface ChannelItem
         Handover,
         StateChunk,
         PeerMarker,
+        CheckpointBarrier,
         EndOfChannel {}

@@ -106,6 +106,12 @@ public final class InputChannel {
     return granted > window;
   }
 
+  /** Restores a channel whose end was consumed before a checkpoint: it delivers nothing more. */
+  public void restoreEnded() {
+    endReceived = true;
+    ended = true;
+  }
+
   /** Whether end-of-channel has been consumed. */
   public boolean ended() {
     return ended;

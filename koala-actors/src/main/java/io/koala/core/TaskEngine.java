@@ -3,6 +3,8 @@ package io.koala.core;
 import io.koala.KoalaException;
 import io.koala.core.TaskSetup.InputSpec;
 import io.koala.core.TaskSetup.OutputSpec;
+import io.koala.core.checkpoint.CheckpointMessage;
+import io.koala.core.checkpoint.TaskCheckpoint;
 import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochMessage;
@@ -43,6 +45,7 @@ import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
+import java.nio.ByteBuffer;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -101,6 +104,28 @@ public final class TaskEngine {
     default int remoteStateServices() {
       return 0;
     }
+
+    /**
+     * Whether the job takes checkpoints. Copies this task installs from holders are then released
+     * only once a checkpoint that a rollback may still restore covers them (DESIGN §6.7); without
+     * checkpoints, release follows installation.
+     */
+    default boolean checkpointing() {
+      return false;
+    }
+
+    /**
+     * Writes this task's snapshot for checkpoint {@code checkpointId}, then reports it to the
+     * coordinator: the store as {@code txn} sees it ({@code null} for a task without keyed state),
+     * opened at the barrier, which the host closes when done (it may copy on another thread while
+     * the task goes on), and {@code metadata} ({@link TaskCheckpoint}).
+     */
+    default void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
+      if (txn != null) {
+        txn.close();
+      }
+      throw new IllegalStateException("this host takes no checkpoints");
+    }
   }
 
   /** Target of the channel carrying results back to the job's client. */
@@ -145,7 +170,7 @@ public final class TaskEngine {
   private final StateStore store;
   private final KeyedStateBackend state;
   private final KeyedTimers timers;
-  private final KeyLocations locations;
+  private KeyLocations locations; // replaced by a restored one before start
   private final Parking parking = new Parking();
   private final Draining draining = new Draining();
   private boolean drainScheduled;
@@ -229,6 +254,15 @@ public final class TaskEngine {
   private long forwardedWatermark = NONE;
   private long nextSourceWatermarkAt;
   private boolean idleSent;
+
+  // checkpoints (DESIGN §8)
+  private static final long NO_CHECKPOINT = -1;
+  private long aligning = NO_CHECKPOINT; // the barrier being aligned
+  private final Set<Integer> barriersIn = new java.util.HashSet<>(); // channels past its barrier
+  private final ArrayDeque<Deliver> alignHeld = new ArrayDeque<>(); // their items since, in order
+  private long lastBarrier; // the checkpoint this task last snapshotted (0: none)
+  private long holderSnapshot = NO_CHECKPOINT; // asked of a retired holder before it finished
+  private TaskCheckpoint restored; // what start() resumes from, or null
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
   private Object recordKey;
@@ -374,6 +408,9 @@ public final class TaskEngine {
                       source.open(p, startMillis),
                       new PartitionWatermarks(sourceWatermarks, now)));
             }
+            if (restored != null) {
+              restoreOffsets();
+            }
             sourceTracker = new WatermarkTracker(partitions.size());
             for (int i = 0; i < partitions.size(); i++) {
               if (partitions.get(i).done) {
@@ -381,14 +418,28 @@ public final class TaskEngine {
               }
             }
           }
+          if (restored != null) {
+            restoreTask();
+          }
           if (timers != null) {
             state.begin();
-            locations.init(state.batchTxn());
+            if (restored == null) {
+              locations.init(state.batchTxn());
+            }
             timers.recoverNext();
             commitState();
             scheduleProcessingTimers();
           }
           status = Status.RUNNING;
+          if (restored != null) {
+            // downstream resumes from where this task's event time was
+            ChannelItem first = firstItemOfNewChannel();
+            for (int i = 0; first != null && i < outputs.size(); i++) {
+              if (i != clientOutput) {
+                outputs.get(i).offer(first, sender);
+              }
+            }
+          }
           metrics.tick(now);
           if (source != null) {
             schedulePoll(0);
@@ -397,6 +448,88 @@ public final class TaskEngine {
           }
           drain();
         });
+  }
+
+  /**
+   * Resumes this task, before {@link #start}, from its snapshot in a checkpoint (DESIGN §8); the
+   * store the engine was built with holds the snapshot's state.
+   */
+  public void restore(TaskCheckpoint checkpoint) {
+    if (status != Status.CREATED) {
+      throw new IllegalStateException("task " + setup.task() + " restored after it started");
+    }
+    restored = checkpoint;
+  }
+
+  /**
+   * Resumes a retired holder from its snapshot: it processes nothing more, serves its state to the
+   * owners that reference it (through its host's state server) and deletes released copies.
+   */
+  public void startAsHolder(TaskCheckpoint checkpoint) {
+    restore(checkpoint);
+    guard(
+        () -> {
+          if (state != null) {
+            restoreTask();
+          }
+          status = Status.FINISHED;
+          lastBarrier = checkpoint.checkpointId();
+        });
+  }
+
+  private void restoreOffsets() {
+    for (long[] o : restored.offsets()) {
+      SourcePartition p =
+          partitions.stream()
+              .filter(sp -> sp.partition == o[0])
+              .findFirst()
+              .orElseThrow(
+                  () ->
+                      new IllegalStateException(
+                          "the checkpoint of "
+                              + setup.task()
+                              + " has partition "
+                              + o[0]
+                              + ", which it does not read"));
+      p.offset = o[1];
+      p.done = p.offset >= p.reader.end();
+    }
+  }
+
+  /** Applies {@link #restored} to the event time, the inputs and the lookup table. */
+  private void restoreTask() {
+    TaskCheckpoint cp = restored;
+    lastBarrier = cp.checkpointId();
+    currentWatermark = cp.watermark();
+    forwardedWatermark = cp.forwardedWatermark();
+    sourceWatermark = cp.forwardedWatermark();
+    idleSent = cp.idle();
+    for (int channel : cp.endedInputs()) {
+      InputChannel ch = inputs.get(channel);
+      if (ch == null) {
+        continue; // a peer channel of an epoch before the checkpoint
+      }
+      ch.restoreEnded();
+      watermarks.onEnd(inputIndex.get(channel));
+      if (--openInputs == 0) {
+        inputsEnded = true;
+      }
+    }
+    if (state == null) {
+      return;
+    }
+    if (cp.locations() == null) {
+      throw new IllegalStateException(
+          "the checkpoint of keyed task " + setup.task() + " has no lookup table");
+    }
+    try (ReadTxn txn = store.beginRead()) {
+      locations = KeyLocations.restore(setup.task().index(), cp.locations(), txn);
+    }
+    for (int b = 0; b < owned.length; b++) {
+      owned[b] = locations.owns(b);
+      moved[b] = owned[b] && !locations.isFullyLocal(b);
+    }
+    timers.buckets(ownedBuckets());
   }
 
   /** Stops processing for good; open writes are discarded. */
@@ -642,6 +775,10 @@ public final class TaskEngine {
       if (d == null) {
         break;
       }
+      if (aligning != NO_CHECKPOINT && barriersIn.contains(d.channel())) {
+        alignHeld.add(pending.poll()); // behind its barrier: waits for the snapshot (§8)
+        continue;
+      }
       if (!parking.isEmpty()
           && (!(d.item() instanceof RecordBatch) || parking.count() >= maxParked())) {
         // a watermark, idleness or end applies only after the records before it (§4.5), and the
@@ -680,6 +817,8 @@ public final class TaskEngine {
       peerMarker(ch, pm);
     } else if (item instanceof Marker) {
       marker(ch);
+    } else if (item instanceof CheckpointBarrier b) {
+      barrier(ch, b.checkpointId());
     } else if (item == EndOfChannel.INSTANCE) {
       advanced = watermarks.onEnd(index);
       if (role != null && role.peerInSender.containsKey(ch.id())) {
@@ -697,12 +836,15 @@ public final class TaskEngine {
     if (grant >= 0) {
       services.send(ch.source(), new Credit(ch.id(), grant));
     }
-    if (advanced != NONE) {
+    if (advanced != NONE && advanced > currentWatermark) {
       pendingWatermark = advanced;
     } else if ((item == Idle.INSTANCE || item == EndOfChannel.INSTANCE) && watermarks.allIdle()) {
       emitIdle();
     }
     checkRole();
+    if (aligning != NO_CHECKPOINT) {
+      checkAligned();
+    }
   }
 
   private void process(InputChannel ch, RecordBatch batch) {
@@ -1065,7 +1207,15 @@ public final class TaskEngine {
       metrics.stateBytesFetched += ks.bytes();
       locations.installed(txn, ref.bucket(), ref.key(), from);
       moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
-      releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+      if (services.checkpointing()) {
+        // released once a checkpoint a rollback may restore has it here (§6.7, C4)
+        txn.put(
+            Table.METADATA,
+            releaseKey(lastBarrier, from, ref),
+            ByteBuffer.allocate(8).putLong(ks.generation()).array());
+      } else {
+        releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+      }
     }
     for (Parking.Parked p : parking.arrived(ref)) {
       runParked(ref, p);
@@ -1755,6 +1905,211 @@ public final class TaskEngine {
     if (!blocked()) {
       status = Status.FINISHED;
       services.finished();
+      if (holderSnapshot != NO_CHECKPOINT) {
+        takeSnapshot(holderSnapshot);
+        holderSnapshot = NO_CHECKPOINT;
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- checkpoints
+
+  /**
+   * Carries out a checkpoint command (DESIGN §8): a source snapshots its offsets and emits the
+   * barrier, a retired holder snapshots its store once it has finished, and a committed checkpoint
+   * releases the copies installed before the barrier of the oldest checkpoint still restorable.
+   * Repeats are ignored.
+   */
+  public void onCheckpoint(CheckpointMessage.Command c) {
+    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.CREATED) {
+      return;
+    }
+    guard(
+        () -> {
+          if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
+            if (source == null) {
+              throw new ProtocolViolationException(
+                  "checkpoint "
+                      + t.checkpointId()
+                      + " triggered at "
+                      + setup.task()
+                      + ", no source");
+            }
+            if (t.checkpointId() > lastBarrier) {
+              takeSnapshot(t.checkpointId());
+              forwardBarrier(t.checkpointId());
+            }
+          } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
+            if (h.checkpointId() <= lastBarrier) {
+              return;
+            }
+            if (status == Status.FINISHED) {
+              takeSnapshot(h.checkpointId());
+            } else {
+              holderSnapshot = h.checkpointId(); // once its outputs have delivered their ends
+            }
+          } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
+            releaseBefore(cc.oldestRestorable());
+          }
+        });
+  }
+
+  /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */
+  public String alignment() {
+    if (aligning == NO_CHECKPOINT) {
+      return "not aligning (last barrier " + lastBarrier + ", status " + status + ")";
+    }
+    List<String> waiting = new ArrayList<>();
+    for (InputChannel c : inputs.values()) {
+      if (!c.ended() && !barriersIn.contains(c.id())) {
+        waiting.add(c.id() + " from " + c.source());
+      }
+    }
+    return "aligning "
+        + aligning
+        + ", waiting for "
+        + waiting
+        + ", "
+        + pending.size()
+        + " pending, parked "
+        + parking.count();
+  }
+
+  /** A barrier arrived on {@code ch}: the channel waits until every open input has delivered it. */
+  private void barrier(InputChannel ch, long checkpointId) {
+    if (role != null) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + ": barrier " + checkpointId + " during an epoch (C1)");
+    }
+    if (checkpointId <= lastBarrier
+        || (aligning != NO_CHECKPOINT && checkpointId != aligning)
+        || !barriersIn.add(ch.id())) {
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + ": barrier "
+              + checkpointId
+              + " on channel "
+              + ch.id()
+              + " while aligning "
+              + aligning
+              + " after "
+              + lastBarrier);
+    }
+    aligning = checkpointId;
+  }
+
+  /**
+   * Once every open input has delivered the barrier being aligned (an input that ended counts):
+   * snapshots, emits the barrier, and lets the held items run, in their order.
+   */
+  private void checkAligned() {
+    for (InputChannel c : inputs.values()) {
+      if (!c.ended() && !barriersIn.contains(c.id())) {
+        return;
+      }
+    }
+    long id = aligning;
+    aligning = NO_CHECKPOINT;
+    barriersIn.clear();
+    takeSnapshot(id);
+    forwardBarrier(id);
+    while (!alignHeld.isEmpty()) {
+      pending.addFirst(alignHeld.pollLast());
+    }
+  }
+
+  /**
+   * Hands the host this task's snapshot: a read transaction of its store opened now, between
+   * batches (so it sees exactly what the records before the barrier did, C2), and the rest of its
+   * state ({@link TaskCheckpoint}).
+   */
+  private void takeSnapshot(long checkpointId) {
+    List<Integer> ended = new ArrayList<>();
+    for (InputChannel c : inputs.values()) {
+      if (c.ended()) {
+        ended.add(c.id());
+      }
+    }
+    List<long[]> offsets = new ArrayList<>();
+    for (SourcePartition p : partitions) {
+      offsets.add(new long[] {p.partition, p.offset});
+    }
+    byte[] metadata =
+        new TaskCheckpoint(
+                checkpointId,
+                currentWatermark,
+                forwardedWatermark,
+                idleSent,
+                ended,
+                offsets,
+                locations == null ? null : locations.snapshot())
+            .encode();
+    lastBarrier = checkpointId;
+    services.snapshot(checkpointId, state == null ? null : store.beginRead(), metadata);
+  }
+
+  /** Sends the barrier on every open output, the client's included, after what came before it. */
+  private void forwardBarrier(long checkpointId) {
+    CheckpointBarrier barrier = new CheckpointBarrier(checkpointId);
+    for (int i = 0; i < outputs.size(); i++) {
+      if (!outputs.get(i).closed()) {
+        flush(i);
+        outputs.get(i).offer(barrier, sender);
+      }
+    }
+  }
+
+  /**
+   * The key under which an owner keeps a copy to release: the last checkpoint before its install,
+   * the holder, and the key, so that a checkpoint's commit releases a prefix of them.
+   */
+  private static byte[] releaseKey(long checkpoint, int holder, KeyRef ref) {
+    return ByteBuffer.allocate(RELEASE_PREFIX.length + 14 + ref.key().length)
+        .put(RELEASE_PREFIX)
+        .putLong(checkpoint)
+        .putInt(holder)
+        .putShort((short) ref.bucket())
+        .put(ref.key())
+        .array();
+  }
+
+  private static final byte[] RELEASE_PREFIX = {'r', 'l'};
+
+  /** Releases the copies installed before the barrier of checkpoint {@code oldestRestorable}. */
+  private void releaseBefore(long oldestRestorable) {
+    if (state == null) {
+      return;
+    }
+    List<byte[]> done = new ArrayList<>();
+    List<long[]> generations = new ArrayList<>();
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    txn.scan(
+        Table.METADATA,
+        RELEASE_PREFIX,
+        (k, v) -> {
+          if (ByteBuffer.wrap(k, RELEASE_PREFIX.length, 8).getLong() >= oldestRestorable) {
+            return false;
+          }
+          done.add(k);
+          generations.add(new long[] {ByteBuffer.wrap(v).getLong()});
+          return true;
+        });
+    for (byte[] k : done) {
+      txn.delete(Table.METADATA, k);
+    }
+    commitState();
+    for (int i = 0; i < done.size(); i++) {
+      ByteBuffer b = ByteBuffer.wrap(done.get(i));
+      b.position(RELEASE_PREFIX.length + 8);
+      int holder = b.getInt();
+      int bucket = b.getShort() & 0xFFFF;
+      byte[] key = new byte[b.remaining()];
+      b.get(key);
+      services.send(
+          new TaskId(setup.task().operator(), holder),
+          new StateMessage.Release(setup.task(), new KeyRef(bucket, key), generations.get(i)[0]));
     }
   }
 

@@ -414,6 +414,91 @@ public final class KeyLocations {
     converge(txn, bucket, m);
   }
 
+  /**
+   * What a checkpoint keeps of the table besides the store (DESIGN §8): per owned bucket, the
+   * filter of its local keys and, for a moved bucket, its default holder, that holder's filter, the
+   * drain cursor and whether the drain is complete. Entries and generations are in the store
+   * already.
+   */
+  public record Snapshot(List<OwnedBucket> buckets) {
+    public Snapshot {
+      buckets = List.copyOf(buckets);
+    }
+  }
+
+  /** One owned bucket in a {@link Snapshot}; {@code defaultFilter} is null for a local bucket. */
+  public record OwnedBucket(
+      int bucket,
+      byte[] localFilter,
+      int defaultHolder,
+      byte[] defaultFilter,
+      byte[] drainCursor,
+      boolean drained) {}
+
+  /** The table's in-memory part, to be restored with the store of the same instant. */
+  public Snapshot snapshot() {
+    List<OwnedBucket> out = new ArrayList<>();
+    for (int bucket : new TreeSet<>(localKeys.keySet())) {
+      Moved m = movedAt(bucket);
+      byte[] local = localKeys.get(bucket).toBytes();
+      out.add(
+          m == null
+              ? new OwnedBucket(bucket, local, self, null, null, false)
+              : new OwnedBucket(
+                  bucket, local, m.defaultHolder, m.filter.toBytes(), m.drainCursor, m.drained));
+    }
+    return new Snapshot(out);
+  }
+
+  /**
+   * The table of task {@code self} as {@link #snapshot} saw it, with {@code txn} reading the store
+   * restored from the same checkpoint: the keys known local and the counts of entries naming other
+   * tasks come from its entries, the generations from its metadata.
+   */
+  public static KeyLocations restore(int self, Snapshot snapshot, ReadTxn txn) {
+    KeyLocations k = new KeyLocations(self, new int[0]);
+    for (OwnedBucket b : snapshot.buckets()) {
+      MembershipFilter local = MembershipFilter.fromBytes(b.localFilter());
+      k.localKeys.put(b.bucket(), local);
+      if (local.isFull()) {
+        k.full.add(b.bucket());
+      }
+      if (b.defaultFilter() == null) {
+        continue;
+      }
+      Moved m = new Moved();
+      m.defaultHolder = b.defaultHolder();
+      m.filter = MembershipFilter.fromBytes(b.defaultFilter());
+      m.drainCursor = b.drainCursor();
+      m.drained = b.drained();
+      txn.scan(
+          Table.LOCATIONS,
+          KeyLayout.bucketPrefix(b.bucket()),
+          (key, v) -> {
+            if (v[0] == HOLDER && holderIn(v) == self) {
+              m.local.add(KeyLayout.userKeyOf(key));
+            } else if (v[0] == HOLDER) {
+              m.addRemote(holderIn(v), 1);
+            }
+            return true;
+          });
+      k.moved.put(b.bucket(), m);
+      if (b.bucket() >= k.movedByBucket.length) {
+        k.movedByBucket =
+            Arrays.copyOf(k.movedByBucket, Math.max(b.bucket() + 1, 2 * k.movedByBucket.length));
+      }
+      k.movedByBucket[b.bucket()] = m;
+    }
+    txn.scan(
+        Table.METADATA,
+        StateServing.GENERATION_PREFIX,
+        (key, v) -> {
+          k.generations.put(ByteBuffer.wrap(key, 2, 4).getInt(), ByteBuffer.wrap(v).getLong());
+          return true;
+        });
+    return k;
+  }
+
   /** Drops a moved bucket's metadata once everything of it is local (K3). */
   private void converge(WriteTxn txn, int bucket, Moved m) {
     boolean defaultDone = m.drained || m.defaultHolder == self;

@@ -45,6 +45,21 @@ public final class LiveDeployment {
     this.nextChannel = maxChannel + 1;
   }
 
+  private LiveDeployment(LiveDeployment other) {
+    this.plan = other.plan;
+    this.setups = new LinkedHashMap<>(other.setups);
+    this.placement = new LinkedHashMap<>(other.placement);
+    other.live.forEach((op, tasks) -> live.put(op, new TreeSet<>(tasks)));
+    this.highest.putAll(other.highest);
+    this.retired.addAll(other.retired);
+    this.nextChannel = other.nextChannel;
+  }
+
+  /** An independent copy: what a checkpoint keeps, and a rollback goes on from. */
+  public LiveDeployment copy() {
+    return new LiveDeployment(this);
+  }
+
   /** The deployment a job starts with. */
   public static LiveDeployment of(ExecutionPlan plan, DeploymentPlan initial) {
     return new LiveDeployment(plan, initial);

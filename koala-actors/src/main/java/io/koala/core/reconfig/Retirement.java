@@ -46,6 +46,51 @@ public final class Retirement {
     this.settings = settings;
   }
 
+  /**
+   * An independent copy, as a checkpoint keeps it: the retiring holders of each operator and those
+   * already terminated. Reports and the epochs running are not kept: after a rollback no epoch
+   * runs, and {@link #republish} asks every owner again.
+   */
+  public Retirement copy() {
+    Retirement r = new Retirement(settings);
+    operators.forEach(
+        (id, o) -> {
+          Operator c = new Operator();
+          c.publication = o.publication;
+          c.retiring.addAll(o.retiring);
+          c.terminated.addAll(o.terminated);
+          r.operators.put(id, c);
+        });
+    r.finished.addAll(finished);
+    r.unreferencedUnfinished.addAll(unreferencedUnfinished);
+    return r;
+  }
+
+  /**
+   * After a rollback, publishes each operator's retiring holders again, stamped {@code epoch} (the
+   * newest epoch number used), to its {@code live} tasks, so that their owners drain and report
+   * anew.
+   */
+  public List<Publish> republish(
+      long epoch, java.util.function.Function<OperatorId, List<TaskId>> live) {
+    List<Publish> out = new ArrayList<>();
+    operators.forEach(
+        (id, o) -> {
+          o.reports.clear();
+          o.reconfiguring = false;
+          if (o.retiring.isEmpty()) {
+            return;
+          }
+          o.publication = epoch;
+          EpochMessage.Retiring command =
+              new EpochMessage.Retiring(epoch, new ArrayList<>(o.retiring), settings);
+          for (TaskId t : live.apply(id)) {
+            out.add(new Publish(t, command));
+          }
+        });
+    return out;
+  }
+
   /** An epoch of {@code operator} starts: no holder of it is terminated until it ends. */
   public void epochStarted(OperatorId operator) {
     Operator o = operators.computeIfAbsent(operator, k -> new Operator());

@@ -30,8 +30,11 @@ public final class StateServing {
 
   /** The store key under which a task keeps its generation of {@code bucket}. */
   public static byte[] generationKey(int bucket) {
-    return ByteBuffer.allocate(6).put((byte) 'g').put((byte) 'b').putInt(bucket).array();
+    return ByteBuffer.allocate(6).put(GENERATION_PREFIX).putInt(bucket).array();
   }
+
+  /** The prefix of every {@link #generationKey}. */
+  static final byte[] GENERATION_PREFIX = {'g', 'b'};
 
   /**
    * Answers {@code fetch} as {@code self}: the requested keys in order until their state reaches

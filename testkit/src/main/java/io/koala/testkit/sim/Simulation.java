@@ -2,6 +2,7 @@ package io.koala.testkit.sim;
 
 import io.koala.core.Buckets;
 import io.koala.core.ChannelSettings;
+import io.koala.core.CheckpointBarrier;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.DeploymentPlan;
@@ -18,6 +19,10 @@ import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.checkpoint.CheckpointMessage;
+import io.koala.core.checkpoint.Checkpoints;
+import io.koala.core.checkpoint.OutputCommit;
+import io.koala.core.checkpoint.TaskCheckpoint;
 import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.Draining;
@@ -45,6 +50,8 @@ import io.koala.serialization.TypeRegistry;
 import io.koala.store.InMemoryStateStore;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
+import io.koala.store.Table;
+import io.koala.store.WriteTxn;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.EnumMap;
@@ -96,11 +103,77 @@ public final class Simulation {
   private int bucketsPerStep = 16;
   private Retirement retirement;
   private final List<TaskId> released = new ArrayList<>();
-  private final InputEnds inputEnds = new InputEnds();
+  private InputEnds inputEnds = new InputEnds();
   private final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
   private long nextEpoch = 1;
   private long now;
   private long steps;
+
+  // checkpoints and crashes (DESIGN §8); null: the job takes no checkpoints
+  private Checkpoints<TaskImage, CoordinatorState> checkpoints;
+  private final OutputCommit<Object> output = new OutputCommit<>();
+  private LiveDeployment initialDeployment;
+  private final List<Request> taken = new ArrayList<>(); // requests started, in order
+  private final List<Crash> crashPlan = new ArrayList<>();
+  private final List<String> crashes = new ArrayList<>();
+  private int recoveries;
+  private long committedCheckpoints;
+
+  /**
+   * What the coordinator keeps of itself with a checkpoint: the deployment, the retiring holders,
+   * and how many requests had been taken (and with what outcome) — those taken since are run again
+   * after a rollback to it, so that no reconfiguration a user asked for is silently undone.
+   */
+  private record CoordinatorState(
+      LiveDeployment deployment,
+      Retirement retirement,
+      int taken,
+      int reports,
+      int noops,
+      int refused) {}
+
+  /** A task's snapshot: every entry of its store at the barrier, and its other state. */
+  private record TaskImage(Map<Table, List<byte[][]>> entries, byte[] metadata) {
+    static TaskImage of(ReadTxn txn, byte[] metadata) {
+      Map<Table, List<byte[][]>> entries = new EnumMap<>(Table.class);
+      if (txn != null) {
+        for (Table t : Table.values()) {
+          List<byte[][]> list = new ArrayList<>();
+          txn.scan(t, new byte[0], (k, v) -> list.add(new byte[][] {k, v}));
+          entries.put(t, list);
+        }
+      }
+      return new TaskImage(entries, metadata);
+    }
+
+    StateStore restore() {
+      StateStore store = new InMemoryStateStore();
+      WriteTxn txn = store.beginWrite();
+      entries.forEach((t, list) -> list.forEach(e -> txn.put(t, e[0].clone(), e[1].clone())));
+      txn.commit();
+      return store;
+    }
+  }
+
+  /** A host's report that a task wrote its snapshot (it travels with the task's results). */
+  private record Snapshotted(
+      TaskId task, long checkpointId, ReadTxn txn, byte[] metadata, StateStore store)
+      implements KoalaMessage {}
+
+  /**
+   * When a planned crash happens: at a virtual time, when an epoch of a reconfiguration reaches a
+   * phase, or while a checkpoint is in progress.
+   */
+  public sealed interface Crash {
+    /** At virtual time {@code millis}. */
+    record At(long millis) implements Crash {}
+
+    /** When the next epoch reaches {@code phase}. */
+    record InPhase(EpochDriver.Phase phase) implements Crash {}
+
+    /** While the next checkpoint is in progress, once {@code snapshots} snapshots arrived. */
+    record InCheckpoint(int snapshots) implements Crash {}
+  }
 
   /** A reconfiguration asked for at virtual time {@code at}. */
   private record Request(long at, Change change) {}
@@ -136,7 +209,10 @@ public final class Simulation {
     @Override
     public void finished() {
       finished = true;
-      retirement.taskFinished(id).forEach(Simulation.this::release);
+      retirement.taskFinished(id).forEach(Simulation.this::holderUnreferenced);
+      if (checkpoints != null) {
+        carryOutCheckpoints(checkpoints.taskFinished(id));
+      }
     }
 
     @Override
@@ -153,6 +229,23 @@ public final class Simulation {
     public long nanoTime() {
       return now * 1_000_000 + (++nanos);
     }
+
+    @Override
+    public boolean checkpointing() {
+      return checkpoints != null;
+    }
+
+    @Override
+    public void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
+      ReadTxn view = txn;
+      if (txn != null && planted.contains(Fault.SNAPSHOT_AFTER_BARRIER)) {
+        txn.close(); // the bug: the copy reads the store when it runs, not at the barrier
+        view = null;
+        faultsApplied++;
+      }
+      // the host writes the snapshot later (asynchronously), then reports with the results
+      enqueue(id, CLIENT, new Snapshotted(id, checkpointId, view, metadata, store));
+    }
   }
 
   private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
@@ -160,6 +253,7 @@ public final class Simulation {
     this.plan = ExecutionPlan.of(logical);
     DeploymentPlan initial = DeploymentPlan.of("sim", plan, 1, settings);
     this.deployment = LiveDeployment.of(plan, initial);
+    this.initialDeployment = deployment.copy();
     this.registry = TypeRegistry.withDefaults();
     registry.register(logical.types().toArray(new Class<?>[0]));
     this.serde = new KryoSerde(registry);
@@ -169,9 +263,28 @@ public final class Simulation {
   }
 
   private Node addTask(TaskSetup setup) {
+    return addTask(setup, null, false);
+  }
+
+  /**
+   * Adds a task, restored from {@code image} if not null: as a finished task or retired holder if
+   * {@code finished}, else to be started.
+   */
+  private Node addTask(TaskSetup setup, TaskImage image, boolean finished) {
     ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
-    Node node = new Node(setup.task(), vertex.isKeyed() ? new InMemoryStateStore() : null);
+    StateStore store =
+        !vertex.isKeyed() ? null : image == null ? new InMemoryStateStore() : image.restore();
+    Node node = new Node(setup.task(), store);
     node.engine = new TaskEngine(setup, vertex, node.store, new KryoSerde(registry), node);
+    if (image != null) {
+      TaskCheckpoint cp = TaskCheckpoint.decode(image.metadata());
+      if (finished) {
+        node.engine.startAsHolder(cp);
+        node.finished = true;
+      } else {
+        node.engine.restore(cp);
+      }
+    }
     nodes.put(setup.task(), node);
     clientChannels.put(
         setup.clientChannel(),
@@ -211,7 +324,13 @@ public final class Simulation {
      * A sender sends its peer markers before the forwarded batch queued just before them (sequence
      * numbers stay in order): held records are released ahead of older forwarded ones.
      */
-    PEER_MARKER_BEFORE_FORWARDED
+    PEER_MARKER_BEFORE_FORWARDED,
+    /**
+     * A task's snapshot copies its store when the host gets round to it, not as the store was at
+     * the barrier (hazard C2): effects of records after the barrier are in the checkpoint, and a
+     * rollback applies them twice.
+     */
+    SNAPSHOT_AFTER_BARRIER
   }
 
   /**
@@ -245,6 +364,28 @@ public final class Simulation {
    */
   public Simulation bucketsPerStep(int buckets) {
     this.bucketsPerStep = buckets;
+    return this;
+  }
+
+  /**
+   * Takes a checkpoint every {@code intervalMillis} of virtual time, keeping {@code retained}: the
+   * results of collecting sinks are then published only when a checkpoint covers them (or the job
+   * ends), and a crash rolls the job back to the newest checkpoint.
+   */
+  public Simulation checkpoints(long intervalMillis, int retained) {
+    this.checkpoints = new Checkpoints<>(new Checkpoints.Settings(intervalMillis, retained), 0);
+    return this;
+  }
+
+  /**
+   * Plans a crash of one task, chosen by the seeded random among those alive when it happens: the
+   * job rolls back to its newest checkpoint (or its start) and goes on. Needs {@link #checkpoints}.
+   */
+  public Simulation crash(Crash when) {
+    if (checkpoints == null) {
+      throw new IllegalStateException("a crash needs checkpoints: call checkpoints(...) first");
+    }
+    crashPlan.add(when);
     return this;
   }
 
@@ -308,7 +449,10 @@ public final class Simulation {
       int faultsApplied,
       int noopRequests,
       int refusedRequests,
-      List<TaskId> releasedHolders) {
+      List<TaskId> releasedHolders,
+      List<String> crashes,
+      int recoveries,
+      long checkpoints) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -464,6 +608,13 @@ public final class Simulation {
 
   /** What the run produced; closes every task. */
   public Result finish() {
+    if (checkpoints != null && allFinished() && busy.isEmpty()) {
+      output
+          .ended()
+          .forEach(
+              (sink, values) ->
+                  collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
+    }
     Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>(releasedMetrics);
     for (Node n : nodes.values()) {
       metrics.put(n.id, n.engine.metrics());
@@ -486,9 +637,16 @@ public final class Simulation {
     if (!requests.isEmpty()) {
       unfinished.append(requests.size()).append(" requests not started; ");
     }
+    if (checkpoints != null && checkpoints.inProgress()) {
+      unfinished.append(checkpoints.waitingFor()).append("; ");
+    }
     for (Node n : nodes.values()) {
       if (!n.finished) {
-        unfinished.append(n.id).append(' ').append(metrics.get(n.id).status()).append("; ");
+        unfinished.append(n.id).append(' ').append(metrics.get(n.id).status());
+        if (checkpoints != null && checkpoints.inProgress()) {
+          unfinished.append(" ").append(n.engine.alignment());
+        }
+        unfinished.append("; ");
       }
     }
     return new Result(
@@ -503,7 +661,10 @@ public final class Simulation {
         faultsApplied,
         noops,
         refused,
-        List.copyOf(released));
+        List.copyOf(released),
+        List.copyOf(crashes),
+        recoveries,
+        committedCheckpoints);
   }
 
   private boolean allFinished() {
@@ -556,8 +717,24 @@ public final class Simulation {
         next = Math.min(next, n.nextTick);
       }
     }
+    Crash crash = crashDue();
+    if (crash != null) {
+      steps++;
+      crashNow(crash);
+      return true;
+    }
+    boolean checkpointDue = false;
+    if (checkpoints != null && epoch == null && !inputEnds.finishing() && !allFinished()) {
+      if (checkpoints.due(now)) {
+        checkpointDue = true; // takes priority over the next reconfiguration (§8)
+        due.add(this::triggerCheckpoint);
+      } else if (!checkpoints.inProgress()) {
+        next = Math.min(next, checkpoints.nextDueMillis());
+      }
+    }
+    boolean checkpointing = checkpoints != null && checkpoints.inProgress();
     Request request = requests.peek();
-    if (request != null && epoch == null) {
+    if (request != null && epoch == null && !checkpointDue && !checkpointing) {
       if (request.at() <= now) {
         due.add(this::startEpoch);
       } else {
@@ -620,6 +797,8 @@ public final class Simulation {
         engine.onRelease(r);
       } else if (m instanceof EpochMessage.Command c) {
         engine.onCommand(c);
+      } else if (m instanceof CheckpointMessage.Command c) {
+        engine.onCheckpoint(c);
       } else {
         throw new IllegalStateException("unhandled " + m);
       }
@@ -628,7 +807,9 @@ public final class Simulation {
         inputEnds.ended(e.task());
         releaseInputs();
       } else if (m instanceof EpochMessage.References r) {
-        retirement.on(r, deployment.liveTaskIds(r.task().operator())).forEach(this::release);
+        retirement
+            .on(r, deployment.liveTaskIds(r.task().operator()))
+            .forEach(this::holderUnreferenced);
       } else {
         carryOut(epoch.on((EpochMessage.Report) m));
       }
@@ -645,6 +826,8 @@ public final class Simulation {
       try (ReadTxn txn = nodes.get(server.task()).store.beginRead()) {
         enqueue(server, fetch.owner(), StateServing.serve(txn, fetch, server.task()));
       }
+    } else if (CLIENT.equals(p.to()) && m instanceof Snapshotted snap) {
+      snapshotted(snap);
     } else if (CLIENT.equals(p.to())) {
       toClient((TaskId) p.from(), (Deliver) m);
     } else {
@@ -654,6 +837,7 @@ public final class Simulation {
 
   private void startEpoch() {
     Request r = requests.poll();
+    taken.add(r);
     OperatorId vertex = new OperatorId(r.change().operator());
     ReconfigurationPlan plan = r.change().plan(deployment, vertex);
     if (inputEnds.finishing()) {
@@ -700,12 +884,193 @@ public final class Simulation {
 
   /** Lets the sources that read all their input end, unless an epoch runs (as the coordinator). */
   private void releaseInputs() {
-    if (epoch != null) {
+    if (epoch != null || (checkpoints != null && checkpoints.inProgress())) {
       return;
     }
     for (TaskId t : inputEnds.release()) {
       enqueue(TaskEngine.COORDINATOR, t, new EpochMessage.EndInput(nextEpoch - 1));
     }
+  }
+
+  // ------------------------------------------------ checkpoints, crashes and rollback
+
+  private void triggerCheckpoint() {
+    List<TaskId> sources = new ArrayList<>();
+    List<TaskId> live = new ArrayList<>();
+    List<TaskId> holders = new ArrayList<>();
+    for (Node n : nodes.values()) {
+      TaskId t = n.id;
+      boolean retired = deployment.retired().contains(t);
+      if (retired && !retirement.retiring(t.operator()).contains(t.index())) {
+        continue; // no owner references it: it stops once no checkpoint needs it
+      }
+      if (retired || n.finished) {
+        holders.add(t); // no barrier reaches it: it is asked directly
+      } else {
+        live.add(t);
+        if (plan.vertex(t.operator()).head().kind() == io.koala.plan.OperatorNode.Kind.SOURCE) {
+          sources.add(t);
+        }
+      }
+    }
+    CoordinatorState state =
+        new CoordinatorState(
+            deployment.copy(), retirement.copy(), taken.size(), reports.size(), noops, refused);
+    carryOutCheckpoints(checkpoints.trigger(now, state, sources, live, holders));
+  }
+
+  private void snapshotted(Snapshotted s) {
+    ReadTxn txn = s.txn() != null ? s.txn() : s.store() != null ? s.store().beginRead() : null;
+    TaskImage image;
+    try {
+      image = TaskImage.of(txn, s.metadata());
+    } finally {
+      if (txn != null) {
+        txn.close();
+      }
+    }
+    if (checkpoints.cutsAtSnapshot(s.task(), s.checkpointId())) {
+      output.cut(s.task(), s.checkpointId()); // a finished task reports once its results are in
+    }
+    carryOutCheckpoints(checkpoints.snapshotTaken(s.task(), s.checkpointId(), image));
+  }
+
+  private void carryOutCheckpoints(List<Checkpoints.Effect> effects) {
+    for (Checkpoints.Effect e : effects) {
+      if (e instanceof Checkpoints.Send send) {
+        enqueue(TaskEngine.COORDINATOR, send.task(), send.command());
+      } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
+        long id = persist.checkpoint().id(); // the journal is this simulation's memory
+        committedCheckpoints++;
+        output
+            .committed(id)
+            .forEach(
+                (sink, values) ->
+                    collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
+        carryOutCheckpoints(checkpoints.persisted(id));
+        releaseInputs();
+      } else if (e instanceof Checkpoints.StopHolder stop) {
+        release(stop.task());
+      } // Discard: the images are garbage-collected
+    }
+  }
+
+  /** Retirement found a holder no owner references: it stops once no checkpoint needs it. */
+  private void holderUnreferenced(TaskId task) {
+    if (checkpoints == null) {
+      release(task);
+    } else {
+      carryOutCheckpoints(checkpoints.holderUnreferenced(task));
+    }
+  }
+
+  /** The first planned crash due now, or null. */
+  private Crash crashDue() {
+    if (crashPlan.isEmpty() || allFinished()) {
+      return null;
+    }
+    for (Crash c : crashPlan) {
+      boolean due;
+      if (c instanceof Crash.At at) {
+        due = now >= at.millis();
+      } else if (c instanceof Crash.InPhase in) {
+        due = epoch != null && epoch.phase() == in.phase();
+      } else {
+        Crash.InCheckpoint in = (Crash.InCheckpoint) c;
+        due = checkpoints.inProgress() && checkpoints.snapshotsTaken() >= in.snapshots();
+      }
+      if (due) {
+        return c;
+      }
+    }
+    return null;
+  }
+
+  /** A planned crash: a task alive now dies with its store, and the job rolls back. */
+  private void crashNow(Crash cause) {
+    crashPlan.remove(cause);
+    List<TaskId> alive = new ArrayList<>();
+    for (Node n : nodes.values()) {
+      if (!n.finished || deployment.retired().contains(n.id)) {
+        alive.add(n.id);
+      }
+    }
+    TaskId victim = alive.get(random.nextInt(alive.size()));
+    String where =
+        epoch != null
+            ? "epoch " + epoch.epoch() + " " + epoch.phase()
+            : checkpoints.inProgress() ? "checkpoint " + checkpoints.pendingId() : "processing";
+    crashes.add(victim + " at " + now + " ms during " + where + " (" + cause + ")");
+    rollback();
+  }
+
+  /**
+   * Rolls the job back to its newest checkpoint (or its start): every message in flight is lost,
+   * every task — holders included — is re-created from its snapshot, the reconfiguration that was
+   * running is asked for again, and the results not yet published will be produced again.
+   */
+  private void rollback() {
+    for (ArrayDeque<KoalaMessage> q : queues.values()) {
+      for (KoalaMessage m : q) {
+        if (m instanceof Snapshotted snap && snap.txn() != null) {
+          snap.txn().close();
+        }
+      }
+    }
+    for (Node n : nodes.values()) {
+      n.engine.cancel();
+      n.engine.close();
+      if (n.store != null) {
+        n.store.close();
+      }
+    }
+    nodes.clear();
+    queues.clear();
+    arrivals.clear();
+    busy.clear();
+    clientChannels.clear();
+    releasedMetrics.clear();
+    output.rolledBack();
+    checkpoints.rolledBack(now);
+    epoch = null;
+    inputEnds = new InputEnds();
+    var latest = checkpoints.latest();
+    int keep = latest.map(c -> c.state().taken()).orElse(0);
+    List<Request> redo = new ArrayList<>(taken.subList(keep, taken.size()));
+    taken.subList(keep, taken.size()).clear();
+    for (int i = redo.size() - 1; i >= 0; i--) {
+      requests.addFirst(redo.get(i)); // run again, in order, before those still queued
+    }
+    reports.subList(latest.map(c -> c.state().reports()).orElse(0), reports.size()).clear();
+    noops = latest.map(c -> c.state().noops()).orElse(0);
+    refused = latest.map(c -> c.state().refused()).orElse(0);
+    if (latest.isEmpty()) {
+      deployment = initialDeployment.copy();
+      retirement = new Retirement(drainSettings);
+      for (TaskSetup setup : deployment.setups().values()) {
+        addTask(setup);
+      }
+    } else {
+      Checkpoints.Completed<TaskImage, CoordinatorState> c = latest.get();
+      deployment = c.state().deployment().copy();
+      retirement = c.state().retirement().copy();
+      for (Map.Entry<TaskId, TaskImage> e : c.snapshots().entrySet()) {
+        addTask(deployment.setup(e.getKey()), e.getValue(), c.holders().contains(e.getKey()));
+      }
+      for (TaskId h : c.holders()) {
+        retirement.taskFinished(h).forEach(this::holderUnreferenced);
+      }
+    }
+    for (Node n : nodes.values()) {
+      if (n.engine.status() == TaskEngine.Status.CREATED) {
+        n.engine.start(0);
+      }
+    }
+    for (Retirement.Publish p :
+        retirement.republish(nextEpoch - 1, op -> deployment.liveTaskIds(op))) {
+      enqueue(TaskEngine.COORDINATOR, p.task(), p.command());
+    }
+    recoveries++;
   }
 
   /** No owner references holder {@code task} any more and it has finished: its state is gone. */
@@ -723,10 +1088,18 @@ public final class Simulation {
     InputChannel ch = clientChannels.get(d.channel());
     ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
     if (d.item() instanceof RecordBatch b) {
-      List<Object> out = collected.computeIfAbsent(sinkOf.get(from), k -> new ArrayList<>());
+      List<Object> values = new ArrayList<>(b.size());
       for (int i = 0; i < b.size(); i++) {
-        out.add(b.value(i));
+        values.add(b.value(i));
       }
+      if (checkpoints == null) {
+        collected.computeIfAbsent(sinkOf.get(from), k -> new ArrayList<>()).addAll(values);
+      } else {
+        output.received(from, sinkOf.get(from), values);
+      }
+    } else if (d.item() instanceof CheckpointBarrier cb) {
+      output.cut(from, cb.checkpointId());
+      carryOutCheckpoints(checkpoints.clientBarrier(from, cb.checkpointId()));
     }
     long grant = ch.consumed(d.item() == EndOfChannel.INSTANCE);
     if (grant >= 0) {

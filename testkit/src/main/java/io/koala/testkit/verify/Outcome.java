@@ -9,7 +9,8 @@ import java.util.Map;
  * How one verification run went: the outputs that differ from the reference run, and the invariants
  * that did not hold. {@code lateRequests} counts requests the runtime refused because the job's
  * bounded input had been read by then (the run was too short for its schedule on this machine): not
- * a failure, but coverage lost.
+ * a failure, but coverage lost. {@code crashes} describes each crash injected (which task, when,
+ * during what), each followed by a rollback counted in {@code recoveries}.
  */
 public record Outcome(
     String workload,
@@ -19,11 +20,14 @@ public record Outcome(
     List<String> violations,
     int reconfigurations,
     int faultsApplied,
-    int lateRequests) {
+    int lateRequests,
+    List<String> crashes,
+    int recoveries) {
 
   public Outcome {
     mismatches = List.copyOf(mismatches);
     violations = List.copyOf(violations);
+    crashes = List.copyOf(crashes);
   }
 
   public boolean ok() {
@@ -37,6 +41,7 @@ public record Outcome(
         + seed
         + " "
         + schedule
+        + (crashes.isEmpty() ? "" : " crashes " + crashes)
         + (ok() ? ": ok" : ": mismatches " + mismatches + ", violations " + violations);
   }
 

@@ -162,7 +162,16 @@ public final class RuntimeVerifier {
       }
     }
     return new Outcome(
-        r.workload.name(), r.seed, r.schedule, mismatches, violations, completed, 0, late);
+        r.workload.name(),
+        r.seed,
+        r.schedule,
+        mismatches,
+        violations,
+        completed,
+        0,
+        late,
+        List.of(),
+        0);
   }
 
   private JobStatus awaitEnd(JobHandle job, List<String> violations, String what) {

@@ -1,6 +1,7 @@
 package io.koala.testkit.verify;
 
 import io.koala.core.ChannelSettings;
+import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.Dataflow;
 import io.koala.testkit.sim.Simulation;
@@ -35,6 +36,19 @@ public final class SimVerifier {
   /** Runs {@code w} under the schedule of {@code seed} with {@code protocol}. */
   public static Outcome verify(
       Workload w, long seed, Protocol protocol, Simulation.Fault... faults) {
+    return verify(w, seed, protocol, false, faults);
+  }
+
+  /** Checkpoints every {@value} ms of virtual time: several per reconfiguration's run. */
+  public static final long CHECKPOINT_MILLIS = 40;
+
+  /**
+   * Runs {@code w} under the schedule of {@code seed} with {@code protocol}, with checkpoints and,
+   * when {@code crashes}, one to three crashes at seeded random points — a time, a phase of the
+   * next epoch, or a checkpoint in progress — each rolling the job back to its newest checkpoint.
+   */
+  public static Outcome verify(
+      Workload w, long seed, Protocol protocol, boolean crashes, Simulation.Fault... faults) {
     Dataflow initial = w.dataflow(Map.of(), RECORDS, RATE);
     Schedule schedule = Schedule.random(w, seed, 1, initial.plan().buckets());
     Simulation sim =
@@ -45,6 +59,12 @@ public final class SimVerifier {
     double runMillis = RECORDS / RATE * 1000;
     for (Schedule.Step s : schedule.steps()) {
       sim.changeAt((long) (s.at() * runMillis), s.change());
+    }
+    if (crashes) {
+      sim.checkpoints(CHECKPOINT_MILLIS, 2);
+      for (Simulation.Crash c : crashPlan(seed, runMillis, protocol)) {
+        sim.crash(c);
+      }
     }
     Simulation.Result run = sim.run(MAX_STEPS);
     Simulation.Result reference =
@@ -88,6 +108,32 @@ public final class SimVerifier {
         violations,
         run.reconfigurations().size(),
         run.faultsApplied(),
-        run.refusedRequests());
+        run.refusedRequests(),
+        run.crashes(),
+        run.recoveries());
+  }
+
+  /**
+   * One to three crashes for {@code seed}: at a time within the run, in a phase of the next epoch
+   * that reaches it, or during a checkpoint after a number of its snapshots.
+   */
+  static List<Simulation.Crash> crashPlan(long seed, double runMillis, Protocol protocol) {
+    java.util.Random rnd = new java.util.Random(seed * 0x9E3779B97F4A7C15L + 17);
+    List<EpochDriver.Phase> phases = new ArrayList<>(List.of(EpochDriver.Phase.values()));
+    phases.remove(EpochDriver.Phase.DONE);
+    phases.remove(EpochDriver.Phase.DEPLOYING); // the simulator deploys new tasks at once
+    if (protocol != Protocol.STOP_RESTART) {
+      phases.remove(EpochDriver.Phase.PAUSING);
+    }
+    List<Simulation.Crash> out = new ArrayList<>();
+    int n = 1 + rnd.nextInt(3);
+    for (int i = 0; i < n; i++) {
+      switch (rnd.nextInt(3)) {
+        case 0 -> out.add(new Simulation.Crash.At((long) (rnd.nextDouble() * runMillis)));
+        case 1 -> out.add(new Simulation.Crash.InPhase(phases.get(rnd.nextInt(phases.size()))));
+        default -> out.add(new Simulation.Crash.InCheckpoint(rnd.nextInt(8)));
+      }
+    }
+    return out;
   }
 }

@@ -60,6 +60,49 @@ class SimVerifierTest {
         .isPositive();
   }
 
+  /**
+   * Issue 7: crashes at random points — a time, each phase of an epoch, a checkpoint in progress —
+   * roll the job back to its newest checkpoint, and the published output is still exactly the
+   * reference run's.
+   */
+  @ParameterizedTest(name = "{0} seed {1}")
+  @MethodSource("runs")
+  void crashesRollBackToExactlyOnceOutput(String workload, long seed) {
+    Outcome o = SimVerifier.verify(Workloads.named(workload), seed, Protocol.KOALA, true);
+    assertThat(o.violations()).as("%s", o).isEmpty();
+    assertThat(o.mismatches()).as("%s", o).isEmpty();
+  }
+
+  /** Across the seeds, crashes hit every phase of an epoch and checkpoints in progress. */
+  @org.junit.jupiter.api.Test
+  void crashesCoverEveryPhase() {
+    java.util.Set<String> hit = new java.util.TreeSet<>();
+    int recoveries = 0;
+    for (long seed = 1; seed <= SEEDS; seed++) {
+      for (Workload w : Workloads.all()) {
+        Outcome o = SimVerifier.verify(w, seed, Protocol.KOALA, true);
+        recoveries += o.recoveries();
+        for (String c : o.crashes()) {
+          hit.add(
+              c.substring(c.indexOf(" during ") + 8)
+                  .replaceAll("epoch \\d+ ", "")
+                  .replaceAll("checkpoint \\d+.*", "checkpoint")
+                  .replaceAll(" \\(.*", ""));
+        }
+      }
+    }
+    System.out.println("crashes hit: " + hit + "; recoveries " + recoveries);
+    assertThat(hit)
+        .contains(
+            "processing",
+            "checkpoint",
+            "PREPARING",
+            "CATCHING_UP",
+            "HANDING_OVER",
+            "SWITCHING",
+            "DRAINING");
+  }
+
   @ParameterizedTest(name = "{0}")
   @MethodSource("plantedBugs")
   void plantedBugsAreCaught(Simulation.Fault fault, String workload) {
@@ -67,7 +110,13 @@ class SimVerifierTest {
     int caught = 0;
     List<String> examples = new ArrayList<>();
     for (long seed = 1; seed <= 30; seed++) {
-      Outcome o = SimVerifier.verify(Workloads.named(workload), seed, fault);
+      Outcome o =
+          SimVerifier.verify(
+              Workloads.named(workload),
+              seed,
+              Protocol.KOALA,
+              fault == Simulation.Fault.SNAPSHOT_AFTER_BARRIER,
+              fault);
       if (o.faultsApplied() > 0) {
         applied++;
         if (!o.ok()) {
@@ -85,6 +134,7 @@ class SimVerifierTest {
   static Stream<Arguments> plantedBugs() {
     return Stream.of(
         Arguments.of(Simulation.Fault.LOSE_STATE_LOCATION, "keyed-count"),
-        Arguments.of(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED, "last10-avg"));
+        Arguments.of(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED, "last10-avg"),
+        Arguments.of(Simulation.Fault.SNAPSHOT_AFTER_BARRIER, "keyed-count"));
   }
 }
