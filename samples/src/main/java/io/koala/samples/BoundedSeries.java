@@ -153,18 +153,8 @@ public final class BoundedSeries {
   }
 
   private static int paddingOf(int capacity, int stateBytes) {
-    int min = minBytes(capacity);
-    if (stateBytes < min) {
-      throw new IllegalArgumentException(
-          "state of "
-              + stateBytes
-              + " bytes is too small: at least "
-              + min
-              + " (the count and "
-              + capacity
-              + " values)");
-    }
-    return stateBytes - min;
+    return PaddedState.paddingBytes(
+        stateBytes, minBytes(capacity), "the count and " + capacity + " values");
   }
 
   @Override

@@ -1,12 +1,9 @@
 package io.koala.samples.azure;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.samples.BoundedSeries;
-import io.koala.state.KeyedStateContext;
-import io.koala.state.ValueState;
+import io.koala.samples.SeriesStats;
 
 /**
  * The Azure VM CPU query (WORKLOADS.md): readings keyed by VM id ({@code long}), keeping each VM's
@@ -32,6 +29,16 @@ public final class AzureCpu {
   /** The name the experiments give the keyed operator. */
   public static final String OPERATOR = "azure-vm-cpu-stats";
 
+  /** Appends the average CPU to the VM's series and emits its statistics. */
+  private static final SeriesStats<VmReading, VmCpuStats> CPU_STATS =
+      new SeriesStats<>(
+          "last-avg-cpu",
+          LAST_READINGS,
+          VmReading::vmId,
+          VmReading::avgCpu,
+          (reading, key, s) ->
+              new VmCpuStats(reading.vmId(), s.size(), s.median(), s.mean(), s.max()));
+
   private AzureCpu() {}
 
   /** Registers the records that travel between the tasks of the query. */
@@ -46,33 +53,6 @@ public final class AzureCpu {
    * @throws IllegalArgumentException if {@code stateBytes} is too small
    */
   public static Stage<VmCpuStats> cpuStats(Stage<VmReading> readings, String name, int stateBytes) {
-    BoundedSeries.codec(LAST_READINGS, stateBytes); // fails here, at definition, when too small
-    return readings.keyBy(VmReading::vmId).process(name, () -> new CpuStats(stateBytes));
-  }
-
-  /** The keyed function: appends the average CPU to the VM's series and emits its statistics. */
-  static final class CpuStats extends KeyedProcessFunction<Long, VmReading, VmCpuStats> {
-    private final int stateBytes;
-    private ValueState<BoundedSeries> last;
-
-    CpuStats(int stateBytes) {
-      this.stateBytes = stateBytes;
-    }
-
-    @Override
-    public void open(KeyedStateContext ctx) {
-      last = ctx.valueState("last-avg-cpu", BoundedSeries.codec(LAST_READINGS, stateBytes));
-    }
-
-    @Override
-    public void process(VmReading reading, Context<Long> ctx, Collector<VmCpuStats> out) {
-      BoundedSeries before = last.value();
-      BoundedSeries after =
-          (before == null ? BoundedSeries.empty(LAST_READINGS, stateBytes) : before)
-              .plus(reading.avgCpu());
-      last.update(after);
-      out.collect(
-          new VmCpuStats(reading.vmId(), after.size(), after.median(), after.mean(), after.max()));
-    }
+    return CPU_STATS.add(readings, name, stateBytes);
   }
 }

@@ -1,6 +1,7 @@
 package io.koala.samples.azure;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
@@ -61,17 +62,7 @@ public final class AzureGenerator implements GeneratorFunction<VmReading> {
       long baseTimeMillis,
       double eventsPerSecond,
       double aliveFraction) {
-    if (keys < 1) {
-      throw new IllegalArgumentException("keys must be at least 1, got " + keys);
-    }
-    if (activeKeys < 1 || activeKeys > keys) {
-      throw new IllegalArgumentException(
-          "active keys must be in [1, keys = " + keys + "], got " + activeKeys);
-    }
-    if (!(eventsPerSecond > 0) || Double.isInfinite(eventsPerSecond)) {
-      throw new IllegalArgumentException(
-          "event rate must be positive and finite, got " + eventsPerSecond);
-    }
+    GeneratorArgs.check(keys, activeKeys, Long.MAX_VALUE, eventsPerSecond);
     if (!(aliveFraction > 0 && aliveFraction <= 1)) {
       throw new IllegalArgumentException("alive fraction must be in (0, 1], got " + aliveFraction);
     }

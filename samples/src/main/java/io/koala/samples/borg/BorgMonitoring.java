@@ -1,12 +1,9 @@
 package io.koala.samples.borg;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.samples.BoundedSeries;
-import io.koala.state.KeyedStateContext;
-import io.koala.state.ValueState;
+import io.koala.samples.SeriesStats;
 
 /**
  * The Borg resource-monitoring query (WORKLOADS.md): task events keyed by (job, event type) ({@link
@@ -33,6 +30,16 @@ public final class BorgMonitoring {
   /** The name the experiments give the keyed operator. */
   public static final String OPERATOR = "borg-request-stats";
 
+  /** Appends the CPU request to the key's series and emits its statistics. */
+  private static final SeriesStats<TaskEvent, JobRequestStats> REQUEST_STATS =
+      new SeriesStats<>(
+          "last-cpu-requests",
+          LAST_REQUESTS,
+          TaskEvent::key,
+          TaskEvent::cpuRequest,
+          (e, key, s) ->
+              new JobRequestStats(e.jobId(), e.type(), s.size(), s.median(), s.mean(), s.max()));
+
   private BorgMonitoring() {}
 
   /** Registers the records that travel between the tasks of the query. */
@@ -48,34 +55,6 @@ public final class BorgMonitoring {
    */
   public static Stage<JobRequestStats> requestStats(
       Stage<TaskEvent> events, String name, int stateBytes) {
-    BoundedSeries.codec(LAST_REQUESTS, stateBytes); // fails here, at definition, when too small
-    return events.keyBy(TaskEvent::key).process(name, () -> new RequestStats(stateBytes));
-  }
-
-  /** The keyed function: appends the CPU request to the key's series and emits its statistics. */
-  static final class RequestStats extends KeyedProcessFunction<Long, TaskEvent, JobRequestStats> {
-    private final int stateBytes;
-    private ValueState<BoundedSeries> last;
-
-    RequestStats(int stateBytes) {
-      this.stateBytes = stateBytes;
-    }
-
-    @Override
-    public void open(KeyedStateContext ctx) {
-      last = ctx.valueState("last-cpu-requests", BoundedSeries.codec(LAST_REQUESTS, stateBytes));
-    }
-
-    @Override
-    public void process(TaskEvent e, Context<Long> ctx, Collector<JobRequestStats> out) {
-      BoundedSeries before = last.value();
-      BoundedSeries after =
-          (before == null ? BoundedSeries.empty(LAST_REQUESTS, stateBytes) : before)
-              .plus(e.cpuRequest());
-      last.update(after);
-      out.collect(
-          new JobRequestStats(
-              e.jobId(), e.type(), after.size(), after.median(), after.mean(), after.max()));
-    }
+    return REQUEST_STATS.add(events, name, stateBytes);
   }
 }

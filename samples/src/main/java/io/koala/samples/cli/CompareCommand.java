@@ -1,6 +1,5 @@
 package io.koala.samples.cli;
 
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.CompareSummary;
 import io.koala.samples.experiment.ExperimentRuns;
@@ -9,15 +8,16 @@ import io.koala.samples.experiment.RescaleResult;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -60,19 +60,17 @@ final class CompareCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String p : protocols) {
-      try {
-        if (runs.stream().anyMatch(r -> r.label().equals(p))) {
-          throw new IllegalArgumentException("--protocols lists \"" + p + "\" twice");
-        }
-        runs.add(
-            new ExperimentRuns.Run(
-                p, RescaleExperiment.Plan.rescale(scenario.rescale(p)), KoalaConfig.load()));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    Set<String> listed = new HashSet<>();
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec,
+            protocols,
+            p -> {
+              if (!listed.add(p)) {
+                throw new IllegalArgumentException("--protocols lists \"" + p + "\" twice");
+              }
+              return RescaleExperiment.Plan.rescale(scenario.rescale(p));
+            });
     return report(spec, "compare", runs, out, json);
   }
 
@@ -87,8 +85,7 @@ final class CompareCommand implements Callable<Integer> {
       CommandSpec spec, String name, List<ExperimentRuns.Run> runs, Path out, boolean json)
       throws Exception {
     PrintWriter stdout = spec.commandLine().getOut();
-    Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run(name, runs, out, System.err, stdout, json);
+    Map<String, RescaleExperiment.Outcome> outcomes = Experiments.run(spec, name, runs, out, json);
     List<Path> charts =
         Charts.overTime(outcomes, Charts.subtitle(runs.get(0).plan().settings()), out);
     System.err.println("charts written: " + charts);

@@ -1,6 +1,5 @@
 package io.koala.samples.cli;
 
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentProgress;
 import io.koala.samples.experiment.ExperimentRuns;
@@ -60,33 +59,23 @@ final class DemoCommand implements Callable<Integer> {
    */
   static RescaleSettings scenario(boolean quick, String protocol) {
     long keys = quick ? 100_000 : 400_000;
-    int stateBytes = 4096;
     double taskCapacity = quick ? 6_000 : 8_000;
     double rate = 2.5 * taskCapacity; // doubled: 5 tasks' worth, more than 4 can do, under 8
-    // the warm-up writes every key's state once; the long run's 1.6 GB at 95% of the capacity (the
-    // default, 0) fell behind on a 2-core machine, so it writes at the steady rate
-    double warmupRate = quick ? 0 : rate;
-    int steadySeconds = quick ? 8 : 20;
-    int doubledSeconds = quick ? 6 : 15;
-    int tailSeconds = quick ? 2 : 5;
-    int timeoutSeconds = quick ? 30 : 90;
-    return new RescaleSettings(
-        RescaleWorkload.TWITCH,
-        protocol,
-        4,
-        8,
-        4,
-        keys,
-        keys / 10,
-        stateBytes,
-        taskCapacity,
-        rate,
-        warmupRate,
-        steadySeconds,
-        doubledSeconds,
-        tailSeconds,
-        timeoutSeconds,
-        42);
+    return RescaleSettings.defaults(protocol).toBuilder()
+        .workload(RescaleWorkload.TWITCH)
+        .keys(keys)
+        .activeKeys(keys / 10)
+        .stateBytes(4096)
+        .taskCapacity(taskCapacity)
+        .rate(rate)
+        // the warm-up writes every key's state once; the long run's 1.6 GB at 95% of the capacity
+        // (the default, 0) fell behind on a 2-core machine, so it writes at the steady rate
+        .warmupRate(quick ? 0 : rate)
+        .steadySeconds(quick ? 8 : 20)
+        .doubledSeconds(quick ? 6 : 15)
+        .tailSeconds(quick ? 2 : 5)
+        .timeoutSeconds(quick ? 30 : 90)
+        .build();
   }
 
   @Override
@@ -106,14 +95,9 @@ final class DemoCommand implements Callable<Integer> {
         first.capacityBefore(),
         String.join(", then ", PROTOCOLS));
     stdout.flush();
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String protocol : PROTOCOLS) {
-      runs.add(
-          new ExperimentRuns.Run(
-              protocol,
-              RescaleExperiment.Plan.rescale(scenario(quick, protocol)),
-              KoalaConfig.load()));
-    }
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec, PROTOCOLS, p -> RescaleExperiment.Plan.rescale(scenario(quick, p)));
     Map<String, RescaleExperiment.Outcome> outcomes =
         ExperimentRuns.run("demo", runs, out, System.out, stdout, false);
     Map<String, RescaleResult> results = new LinkedHashMap<>();

@@ -1,6 +1,5 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Json;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentRuns;
@@ -8,10 +7,7 @@ import io.koala.samples.experiment.Plans;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
 import io.koala.samples.experiment.RescaleSettings;
-import io.koala.samples.experiment.RescaleWorkload;
-import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -20,7 +16,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -56,54 +51,43 @@ final class MigrateCommand implements Callable<Integer> {
   List<Integer> piggyback;
 
   static RescaleSettings defaults() {
-    return new RescaleSettings(
-        RescaleWorkload.Q6STAR,
-        RescaleSettings.KOALA,
-        4,
-        4,
-        4,
-        1_000_000,
-        100_000,
-        512,
-        10_000,
-        15_000,
-        0,
-        20,
-        20,
-        5,
-        60,
-        42);
+    return Experiments.figure(RescaleSettings.KOALA)
+        .to(4)
+        .keys(1_000_000)
+        .activeKeys(100_000)
+        .taskCapacity(10_000)
+        .rate(15_000)
+        .timeoutSeconds(60)
+        .build();
   }
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (int n : piggyback) {
-      try {
-        RescaleSettings s = scenario.settings(RescaleSettings.KOALA, defaults());
-        if (s.from() != s.to()) {
-          throw new IllegalArgumentException(
-              "migrate keeps the parallelism: --to must equal --from (" + s.from() + ")");
-        }
-        KoalaConfig config =
-            KoalaConfig.load().with("koala.reconfiguration.drain.piggyback-keys", n);
-        runs.add(
-            new ExperimentRuns.Run(
-                n == 0 ? "on-demand" : "N=" + n, Plans.migrate(s, config), config));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    List<ExperimentRuns.Run> runs =
+        Experiments.runs(
+            spec,
+            piggyback,
+            n -> {
+              RescaleSettings s = scenario.settings(RescaleSettings.KOALA, defaults());
+              if (s.from() != s.to()) {
+                throw new IllegalArgumentException(
+                    "migrate keeps the parallelism: --to must equal --from (" + s.from() + ")");
+              }
+              KoalaConfig config =
+                  KoalaConfig.load().with("koala.reconfiguration.drain.piggyback-keys", n);
+              return new ExperimentRuns.Run(
+                  n == 0 ? "on-demand" : "N=" + n, Plans.migrate(s, config), config);
+            });
     Path dir = output.dir("migrate");
-    PrintWriter stdout = spec.commandLine().getOut();
     Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run("migrate", runs, dir, System.err, stdout, output.json);
+        Experiments.run(spec, "migrate", runs, dir, output.json);
     RescaleSettings first = runs.get(0).plan().settings();
     List<Path> charts =
         Charts.overTime(
             outcomes, first.workload() + ", every task of " + first.from() + " migrated", dir);
     System.err.println("charts written: " + charts);
-    boolean valid = true;
+    Map<String, Object> summary = Experiments.summary("migrate");
+    summary.put("tasks", first.from());
     Map<String, Object> results = new LinkedHashMap<>();
     for (var o : outcomes.entrySet()) {
       RescaleResult r = o.getValue().result();
@@ -121,14 +105,8 @@ final class MigrateCommand implements Callable<Integer> {
       row.put("p99BatchLatencyMsDuring", r.p99BatchLatencyMsDuring());
       row.put("error", r.error());
       results.put(o.getKey(), row);
-      valid &= r.error() == null;
     }
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("summary", "migrate");
-    summary.put("tasks", first.from());
     summary.put("runs", results);
-    stdout.println(Json.encode(summary));
-    stdout.flush();
-    return valid ? 0 : 1;
+    return Experiments.printSummary(spec, summary, outcomes);
   }
 }

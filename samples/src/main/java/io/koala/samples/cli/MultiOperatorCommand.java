@@ -1,18 +1,15 @@
 package io.koala.samples.cli;
 
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.Plans;
 import io.koala.samples.experiment.RescaleSettings;
 import io.koala.samples.experiment.RescaleWorkload;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -45,40 +42,29 @@ final class MultiOperatorCommand implements Callable<Integer> {
   List<String> protocols;
 
   static RescaleSettings defaults(String protocol) {
-    return new RescaleSettings(
-        RescaleWorkload.TWITCH_PIPELINE,
-        protocol,
-        4,
-        8,
-        4,
-        200_000,
-        20_000,
-        512,
-        6_000,
-        15_000,
-        0,
-        20,
-        20,
-        5,
-        120,
-        42);
+    return Experiments.figure(protocol)
+        .workload(RescaleWorkload.TWITCH_PIPELINE)
+        .keys(200_000)
+        .activeKeys(20_000)
+        .taskCapacity(6_000)
+        .rate(15_000)
+        .build();
   }
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String p : protocols) {
-      try {
-        RescaleSettings s = scenario.settings(p, defaults(p));
-        if (RescaleWorkload.of(s).targets().size() < 2) {
-          throw new IllegalArgumentException(
-              "--workload " + s.workload() + " has one keyed target; use twitch-pipeline");
-        }
-        runs.add(new ExperimentRuns.Run(p, Plans.allTargets(s), KoalaConfig.load()));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec,
+            protocols,
+            p -> {
+              RescaleSettings s = scenario.settings(p, defaults(p));
+              if (RescaleWorkload.of(s).targets().size() < 2) {
+                throw new IllegalArgumentException(
+                    "--workload " + s.workload() + " has one keyed target; use twitch-pipeline");
+              }
+              return Plans.allTargets(s);
+            });
     return CompareCommand.report(
         spec, "multi-operator", runs, output.dir("multi-operator"), output.json);
   }

@@ -1,16 +1,12 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Json;
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.Plans;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
 import io.koala.samples.experiment.RescaleSettings;
-import io.koala.samples.experiment.RescaleWorkload;
 import io.koala.samples.experiment.StepResult;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +17,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -69,50 +64,30 @@ final class RepeatedCommand implements Callable<Integer> {
   List<String> protocols;
 
   static RescaleSettings defaults(String protocol) {
-    return new RescaleSettings(
-        RescaleWorkload.Q6STAR,
-        protocol,
-        4,
-        8,
-        4,
-        500_000,
-        100_000,
-        512,
-        4_000,
-        10_000,
-        0,
-        20,
-        20,
-        5,
-        120,
-        42);
+    return Experiments.figure(protocol)
+        .keys(500_000)
+        .activeKeys(100_000)
+        .taskCapacity(4_000)
+        .rate(10_000)
+        .build();
   }
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String p : protocols) {
-      try {
-        runs.add(
-            new ExperimentRuns.Run(
-                p,
-                Plans.repeated(scenario.settings(p, defaults(p)), next, stepSeconds),
-                KoalaConfig.load()));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec,
+            protocols,
+            p -> Plans.repeated(scenario.settings(p, defaults(p)), next, stepSeconds));
     Path dir = output.dir("repeated");
-    PrintWriter stdout = spec.commandLine().getOut();
     Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run("repeated", runs, dir, System.err, stdout, output.json);
+        Experiments.run(spec, "repeated", runs, dir, output.json);
     List<Path> charts =
         new ArrayList<>(
             Charts.overTime(
                 outcomes, Charts.subtitle(runs.get(0).plan().settings()) + ", then " + next, dir));
     Map<String, List<double[]>> perStep = new LinkedHashMap<>();
     Map<String, Object> runsSummary = new LinkedHashMap<>();
-    boolean valid = true;
     for (var run : outcomes.entrySet()) {
       RescaleResult r = run.getValue().result();
       List<Map<String, Object>> steps = new ArrayList<>();
@@ -139,7 +114,6 @@ final class RepeatedCommand implements Callable<Integer> {
       runSummary.put("steps", steps);
       runSummary.put("error", r.error());
       runsSummary.put(run.getKey(), runSummary);
-      valid &= r.error() == null;
     }
     charts.add(
         Charts.xy(
@@ -149,11 +123,8 @@ final class RepeatedCommand implements Callable<Integer> {
             "MB",
             perStep));
     System.err.println("charts written: " + charts);
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("summary", "repeated");
+    Map<String, Object> summary = Experiments.summary("repeated");
     summary.put("runs", runsSummary);
-    stdout.println(Json.encode(summary));
-    stdout.flush();
-    return valid ? 0 : 1;
+    return Experiments.printSummary(spec, summary, outcomes);
   }
 }

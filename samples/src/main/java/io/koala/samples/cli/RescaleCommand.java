@@ -52,12 +52,7 @@ final class RescaleCommand implements Callable<Integer> {
 
   @Override
   public Integer call() throws Exception {
-    RescaleSettings settings;
-    try {
-      settings = scenario.rescale(protocol);
-    } catch (IllegalArgumentException e) {
-      throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-    }
+    RescaleSettings settings = Experiments.checked(spec, () -> scenario.rescale(protocol));
     if (csv != null && csv.getParent() != null && !Files.isDirectory(csv.getParent())) {
       throw new ParameterException(
           spec.commandLine(), "--csv " + csv + ": no such directory " + csv.getParent());

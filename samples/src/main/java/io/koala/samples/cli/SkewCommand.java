@@ -1,7 +1,5 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Json;
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.Plans;
@@ -9,9 +7,7 @@ import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
 import io.koala.samples.experiment.RescaleSettings;
 import io.koala.samples.experiment.RescaleWorkload;
-import java.io.PrintWriter;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -22,7 +18,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -62,78 +57,31 @@ final class SkewCommand implements Callable<Integer> {
   List<String> protocols;
 
   static RescaleSettings defaults(String protocol) {
-    return new RescaleSettings(
-        RescaleWorkload.TAXI,
-        protocol,
-        4,
-        4,
-        4,
-        200_000,
-        20_000,
-        2048,
-        6_000,
-        6_000,
-        0,
-        20,
-        20,
-        5,
-        120,
-        42);
+    return Experiments.figure(protocol)
+        .workload(RescaleWorkload.TAXI)
+        .to(4)
+        .keys(200_000)
+        .activeKeys(20_000)
+        .stateBytes(2048)
+        .taskCapacity(6_000)
+        .rate(6_000)
+        .build();
   }
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("summary", "skew");
-    for (String p : protocols) {
-      try {
-        RescaleSettings s = scenario.settings(p, defaults(p));
-        if (s.from() != s.to()) {
-          throw new IllegalArgumentException(
-              "skew rebalances over the same tasks: --to must equal --from (" + s.from() + ")");
-        }
-        long[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + LOAD_SAMPLE);
-        int[] even = Plans.evenOwners(s.from());
-        int[] balanced = Plans.balance(loads, s.from());
-        double[] before = Plans.shares(loads, even, s.from());
-        double[] after = Plans.shares(loads, balanced, s.from());
-        double maxBefore = Arrays.stream(before).max().orElseThrow();
-        double maxAfter = Arrays.stream(after).max().orElseThrow();
-        if (scenario.rate == null) {
-          // doubled: midway between overloading the busiest task before and serving all after
-          double doubled = s.taskCapacity() * (1 / maxBefore + 1 / maxAfter) / 2;
-          s = s.withRate(doubled / 2);
-        }
-        System.err.printf(
-            Locale.ROOT,
-            "%s: task shares of the load under the even map %s, under the load-aware map %s;"
-                + " doubled input %,.0f/s: busiest task at %.0f%% of its capacity before, %.0f%%"
-                + " after%n",
-            p,
-            percents(before),
-            percents(after),
-            s.doubledRate(),
-            100 * s.doubledRate() * maxBefore / s.taskCapacity(),
-            100 * s.doubledRate() * maxAfter / s.taskCapacity());
-        summary.put("sharesBefore", Arrays.stream(before).boxed().toList());
-        summary.put("sharesAfter", Arrays.stream(after).boxed().toList());
-        summary.put("doubledRate", s.doubledRate());
-        runs.add(new ExperimentRuns.Run(p, Plans.skew(s, balanced), KoalaConfig.load()));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    Map<String, Object> summary = Experiments.summary("skew");
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec, protocols, p -> plan(p, scenario.settings(p, defaults(p)), summary));
     Path dir = output.dir("skew");
-    PrintWriter stdout = spec.commandLine().getOut();
     Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run("skew", runs, dir, System.err, stdout, output.json);
+        Experiments.run(spec, "skew", runs, dir, output.json);
     RescaleSettings first = runs.get(0).plan().settings();
     List<Path> charts =
         Charts.overTime(
             outcomes, first.workload() + ", rebalanced over " + first.from() + " tasks", dir);
     System.err.println("charts written: " + charts);
-    boolean valid = true;
     Map<String, Object> results = new LinkedHashMap<>();
     for (var o : outcomes.entrySet()) {
       RescaleResult r = o.getValue().result();
@@ -146,12 +94,49 @@ final class SkewCommand implements Callable<Integer> {
       row.put("p99BatchLatencyMsDuring", r.p99BatchLatencyMsDuring());
       row.put("error", r.error());
       results.put(o.getKey(), row);
-      valid &= r.error() == null;
     }
     summary.put("runs", results);
-    stdout.println(Json.encode(summary));
-    stdout.flush();
-    return valid ? 0 : 1;
+    return Experiments.printSummary(spec, summary, outcomes);
+  }
+
+  /**
+   * The plan of protocol {@code p} on {@code s}: the load-aware map, and the rate unless given;
+   * puts the task shares and the doubled rate into {@code summary}.
+   *
+   * @throws IllegalArgumentException naming an invalid option
+   */
+  private RescaleExperiment.Plan plan(String p, RescaleSettings s, Map<String, Object> summary) {
+    if (s.from() != s.to()) {
+      throw new IllegalArgumentException(
+          "skew rebalances over the same tasks: --to must equal --from (" + s.from() + ")");
+    }
+    long[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + LOAD_SAMPLE);
+    int[] even = Plans.evenOwners(s.from());
+    int[] balanced = Plans.balance(loads, s.from());
+    double[] before = Plans.shares(loads, even, s.from());
+    double[] after = Plans.shares(loads, balanced, s.from());
+    double maxBefore = Arrays.stream(before).max().orElseThrow();
+    double maxAfter = Arrays.stream(after).max().orElseThrow();
+    if (scenario.rate == null) {
+      // doubled: midway between overloading the busiest task before and serving all after
+      double doubled = s.taskCapacity() * (1 / maxBefore + 1 / maxAfter) / 2;
+      s = s.withRate(doubled / 2);
+    }
+    System.err.printf(
+        Locale.ROOT,
+        "%s: task shares of the load under the even map %s, under the load-aware map %s;"
+            + " doubled input %,.0f/s: busiest task at %.0f%% of its capacity before, %.0f%%"
+            + " after%n",
+        p,
+        percents(before),
+        percents(after),
+        s.doubledRate(),
+        100 * s.doubledRate() * maxBefore / s.taskCapacity(),
+        100 * s.doubledRate() * maxAfter / s.taskCapacity());
+    summary.put("sharesBefore", Arrays.stream(before).boxed().toList());
+    summary.put("sharesAfter", Arrays.stream(after).boxed().toList());
+    summary.put("doubledRate", s.doubledRate());
+    return Plans.skew(s, balanced);
   }
 
   private static String percents(double[] shares) {

@@ -1,14 +1,11 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Json;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
 import io.koala.samples.experiment.RescaleSettings;
-import io.koala.samples.experiment.RescaleWorkload;
-import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -61,23 +58,13 @@ final class SweepCommand implements Callable<Integer> {
   List<String> protocols;
 
   static RescaleSettings defaults(String protocol) {
-    return new RescaleSettings(
-        RescaleWorkload.Q6STAR,
-        protocol,
-        4,
-        8,
-        4,
-        250_000,
-        50_000,
-        512,
-        10_000,
-        25_000,
-        40_000,
-        20,
-        20,
-        5,
-        120,
-        42);
+    return Experiments.figure(protocol)
+        .keys(250_000)
+        .activeKeys(50_000)
+        .taskCapacity(10_000)
+        .rate(25_000)
+        .warmupRate(40_000)
+        .build();
   }
 
   @Override
@@ -85,29 +72,26 @@ final class SweepCommand implements Callable<Integer> {
     if (scenario.keys != null) {
       throw new ParameterException(spec.commandLine(), "sweep takes --keys-list, not --keys");
     }
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String p : protocols) {
-      for (long keys : keysList) {
-        try {
-          RescaleSettings s = scenario.settings(p, defaults(p)).withKeys(keys);
-          runs.add(
-              new ExperimentRuns.Run(
-                  p + "-" + keys, RescaleExperiment.Plan.rescale(s), KoalaConfig.load()));
-        } catch (IllegalArgumentException e) {
-          throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-        }
-      }
-    }
+    List<Map.Entry<String, Long>> sizes =
+        protocols.stream().flatMap(p -> keysList.stream().map(k -> Map.entry(p, k))).toList();
+    List<ExperimentRuns.Run> runs =
+        Experiments.runs(
+            spec,
+            sizes,
+            size -> {
+              String p = size.getKey();
+              RescaleSettings s = scenario.settings(p, defaults(p)).withKeys(size.getValue());
+              return new ExperimentRuns.Run(
+                  p + "-" + size.getValue(), RescaleExperiment.Plan.rescale(s), KoalaConfig.load());
+            });
     Path dir = output.dir("sweep");
-    PrintWriter stdout = spec.commandLine().getOut();
     Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run("sweep", runs, dir, System.err, stdout, output.json);
+        Experiments.run(spec, "sweep", runs, dir, output.json);
     RescaleSettings first = runs.get(0).plan().settings();
     List<Path> charts = new ArrayList<>(Charts.overTime(outcomes, Charts.subtitle(first), dir));
     Map<String, List<double[]>> recovery = new LinkedHashMap<>();
     Map<String, List<double[]>> moved = new LinkedHashMap<>();
     List<Map<String, Object>> points = new ArrayList<>();
-    boolean valid = true;
     for (var o : outcomes.values()) {
       RescaleResult r = o.result();
       double gb = r.stateBytesTotal() / 1e9;
@@ -134,7 +118,6 @@ final class SweepCommand implements Callable<Integer> {
       point.put("kltBytes", r.kltBytes());
       point.put("error", r.error());
       points.add(point);
-      valid &= r.error() == null;
     }
     charts.add(
         Charts.xy(
@@ -151,12 +134,9 @@ final class SweepCommand implements Callable<Integer> {
             "state transferred (MB)",
             moved));
     System.err.println("charts written: " + charts);
-    Map<String, Object> summary = new LinkedHashMap<>();
-    summary.put("summary", "sweep");
+    Map<String, Object> summary = Experiments.summary("sweep");
     summary.put("activeKeys", first.activeKeys());
     summary.put("points", points);
-    stdout.println(Json.encode(summary));
-    stdout.flush();
-    return valid ? 0 : 1;
+    return Experiments.printSummary(spec, summary, outcomes);
   }
 }

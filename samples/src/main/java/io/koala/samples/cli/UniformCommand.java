@@ -1,18 +1,14 @@
 package io.koala.samples.cli;
 
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleSettings;
-import io.koala.samples.experiment.RescaleWorkload;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
-import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
@@ -47,37 +43,23 @@ final class UniformCommand implements Callable<Integer> {
 
   /** The defaults with {@code keys} keys, every one of them active. */
   static RescaleSettings defaults(String protocol, long keys) {
-    return new RescaleSettings(
-        RescaleWorkload.Q6STAR,
-        protocol,
-        4,
-        8,
-        4,
-        keys,
-        keys,
-        512,
-        10_000,
-        25_000,
-        0,
-        20,
-        20,
-        10,
-        120,
-        42);
+    return Experiments.figure(protocol)
+        .keys(keys)
+        .activeKeys(keys)
+        .taskCapacity(10_000)
+        .rate(25_000)
+        .tailSeconds(10)
+        .build();
   }
 
   @Override
   public Integer call() throws Exception {
-    List<ExperimentRuns.Run> runs = new ArrayList<>();
-    for (String p : protocols) {
-      try {
-        RescaleSettings s =
-            scenario.settings(p, defaults(p, scenario.keys != null ? scenario.keys : 500_000));
-        runs.add(new ExperimentRuns.Run(p, RescaleExperiment.Plan.rescale(s), KoalaConfig.load()));
-      } catch (IllegalArgumentException e) {
-        throw new ParameterException(spec.commandLine(), e.getMessage(), e);
-      }
-    }
+    long keys = scenario.keys != null ? scenario.keys : 500_000;
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec,
+            protocols,
+            p -> RescaleExperiment.Plan.rescale(scenario.settings(p, defaults(p, keys))));
     return CompareCommand.report(spec, "uniform", runs, output.dir("uniform"), output.json);
   }
 }

@@ -34,23 +34,18 @@ public final class ExperimentRuns {
    * compiled yet while the later ones do (in a fresh JVM the first run's warm-up fell behind).
    */
   static RescaleSettings warmUp(RescaleSettings s) {
-    return new RescaleSettings(
-        s.workload(),
-        RescaleSettings.KOALA,
-        s.from(),
-        s.from() == 1 ? 2 : s.from() - 1,
-        s.workers(),
-        Math.max(1, s.keys() / 10),
-        Math.max(1, s.activeKeys() / 10),
-        s.stateBytes(),
-        s.taskCapacity(),
-        s.rate(),
-        0,
-        2,
-        2,
-        0,
-        5,
-        s.seed() + 1);
+    return s.toBuilder()
+        .protocol(RescaleSettings.KOALA)
+        .to(s.from() == 1 ? 2 : s.from() - 1)
+        .keys(Math.max(1, s.keys() / 10))
+        .activeKeys(Math.max(1, s.activeKeys() / 10))
+        .warmupRate(0)
+        .steadySeconds(2)
+        .doubledSeconds(2)
+        .tailSeconds(0)
+        .timeoutSeconds(5)
+        .seed(s.seed() + 1)
+        .build();
   }
 
   /**

@@ -116,46 +116,171 @@ public record RescaleSettings(
         Q6STAR, protocol, 4, 8, 4, 2_000_000, 200_000, 512, 25_000, 60_000, 0, 30, 30, 10, 120, 42);
   }
 
+  /** A builder starting from these settings. */
+  public Builder toBuilder() {
+    return new Builder(this);
+  }
+
   /** These settings with {@code keys} keys in total. */
   public RescaleSettings withKeys(long keys) {
-    return new RescaleSettings(
-        workload,
-        protocol,
-        from,
-        to,
-        workers,
-        keys,
-        activeKeys,
-        stateBytes,
-        taskCapacity,
-        rate,
-        warmupRate,
-        steadySeconds,
-        doubledSeconds,
-        tailSeconds,
-        timeoutSeconds,
-        seed);
+    return toBuilder().keys(keys).build();
   }
 
   /** These settings with the input at {@code rate} records/s after the warm-up (doubled later). */
   public RescaleSettings withRate(double rate) {
-    return new RescaleSettings(
-        workload,
-        protocol,
-        from,
-        to,
-        workers,
-        keys,
-        activeKeys,
-        stateBytes,
-        taskCapacity,
-        rate,
-        warmupRate,
-        steadySeconds,
-        doubledSeconds,
-        tailSeconds,
-        timeoutSeconds,
-        seed);
+    return toBuilder().rate(rate).build();
+  }
+
+  /**
+   * Settings that differ from others in a few values ({@link RescaleSettings#toBuilder()}): each
+   * setter sets the component of its name, and {@link #build()} validates them all at once, so the
+   * values may be set in any order.
+   *
+   * <pre>{@code
+   * RescaleSettings s = RescaleSettings.defaults("koala").toBuilder().keys(500_000).build();
+   * }</pre>
+   */
+  public static final class Builder {
+    private String workload;
+    private String protocol;
+    private int from;
+    private int to;
+    private int workers;
+    private long keys;
+    private long activeKeys;
+    private int stateBytes;
+    private double taskCapacity;
+    private double rate;
+    private double warmupRate;
+    private int steadySeconds;
+    private int doubledSeconds;
+    private int tailSeconds;
+    private int timeoutSeconds;
+    private long seed;
+
+    private Builder(RescaleSettings s) {
+      workload = s.workload;
+      protocol = s.protocol;
+      from = s.from;
+      to = s.to;
+      workers = s.workers;
+      keys = s.keys;
+      activeKeys = s.activeKeys;
+      stateBytes = s.stateBytes;
+      taskCapacity = s.taskCapacity;
+      rate = s.rate;
+      warmupRate = s.warmupRate;
+      steadySeconds = s.steadySeconds;
+      doubledSeconds = s.doubledSeconds;
+      tailSeconds = s.tailSeconds;
+      timeoutSeconds = s.timeoutSeconds;
+      seed = s.seed;
+    }
+
+    public Builder workload(String workload) {
+      this.workload = workload;
+      return this;
+    }
+
+    public Builder protocol(String protocol) {
+      this.protocol = protocol;
+      return this;
+    }
+
+    public Builder from(int from) {
+      this.from = from;
+      return this;
+    }
+
+    public Builder to(int to) {
+      this.to = to;
+      return this;
+    }
+
+    public Builder workers(int workers) {
+      this.workers = workers;
+      return this;
+    }
+
+    public Builder keys(long keys) {
+      this.keys = keys;
+      return this;
+    }
+
+    public Builder activeKeys(long activeKeys) {
+      this.activeKeys = activeKeys;
+      return this;
+    }
+
+    public Builder stateBytes(int stateBytes) {
+      this.stateBytes = stateBytes;
+      return this;
+    }
+
+    public Builder taskCapacity(double taskCapacity) {
+      this.taskCapacity = taskCapacity;
+      return this;
+    }
+
+    public Builder rate(double rate) {
+      this.rate = rate;
+      return this;
+    }
+
+    public Builder warmupRate(double warmupRate) {
+      this.warmupRate = warmupRate;
+      return this;
+    }
+
+    public Builder steadySeconds(int steadySeconds) {
+      this.steadySeconds = steadySeconds;
+      return this;
+    }
+
+    public Builder doubledSeconds(int doubledSeconds) {
+      this.doubledSeconds = doubledSeconds;
+      return this;
+    }
+
+    public Builder tailSeconds(int tailSeconds) {
+      this.tailSeconds = tailSeconds;
+      return this;
+    }
+
+    public Builder timeoutSeconds(int timeoutSeconds) {
+      this.timeoutSeconds = timeoutSeconds;
+      return this;
+    }
+
+    public Builder seed(long seed) {
+      this.seed = seed;
+      return this;
+    }
+
+    /**
+     * The settings.
+     *
+     * @throws IllegalArgumentException naming the flag of an invalid value
+     */
+    public RescaleSettings build() {
+      return new RescaleSettings(
+          workload,
+          protocol,
+          from,
+          to,
+          workers,
+          keys,
+          activeKeys,
+          stateBytes,
+          taskCapacity,
+          rate,
+          warmupRate,
+          steadySeconds,
+          doubledSeconds,
+          tailSeconds,
+          timeoutSeconds,
+          seed);
+    }
   }
 
   private static void checkParallelism(String flag, int p) {

@@ -1,6 +1,7 @@
 package io.koala.samples.nexmark;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
@@ -34,17 +35,7 @@ public final class ClosedAuctionGenerator implements GeneratorFunction<ClosedAuc
    */
   public ClosedAuctionGenerator(
       long keys, long activeKeys, long baseTimeMillis, double eventsPerSecond) {
-    if (keys < 1) {
-      throw new IllegalArgumentException("keys must be at least 1, got " + keys);
-    }
-    if (activeKeys < 1 || activeKeys > keys) {
-      throw new IllegalArgumentException(
-          "active keys must be in [1, keys = " + keys + "], got " + activeKeys);
-    }
-    if (!(eventsPerSecond > 0) || Double.isInfinite(eventsPerSecond)) {
-      throw new IllegalArgumentException(
-          "event rate must be positive and finite, got " + eventsPerSecond);
-    }
+    GeneratorArgs.check(keys, activeKeys, Long.MAX_VALUE, eventsPerSecond);
     this.keys = keys;
     this.activeKeys = activeKeys;
     this.baseTimeMillis = baseTimeMillis;

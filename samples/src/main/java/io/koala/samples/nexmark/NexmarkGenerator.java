@@ -1,6 +1,7 @@
 package io.koala.samples.nexmark;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
@@ -93,10 +94,7 @@ public final class NexmarkGenerator implements GeneratorFunction<NexmarkEvent> {
       int activePeople,
       int inFlightAuctions,
       long maxDelayMillis) {
-    if (!(eventsPerSecond > 0) || Double.isInfinite(eventsPerSecond)) {
-      throw new IllegalArgumentException(
-          "event rate must be positive and finite: " + eventsPerSecond);
-    }
+    GeneratorArgs.checkEventRate(eventsPerSecond);
     if (activePeople < 1 || inFlightAuctions < 1) {
       throw new IllegalArgumentException(
           "active people and in-flight auctions must be at least 1, got "

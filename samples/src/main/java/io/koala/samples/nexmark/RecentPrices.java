@@ -1,5 +1,6 @@
 package io.koala.samples.nexmark;
 
+import io.koala.samples.PaddedState;
 import io.koala.state.Codec;
 import java.nio.ByteBuffer;
 import java.util.Arrays;
@@ -18,6 +19,8 @@ public final class RecentPrices {
   /** The smallest encoded size: the count and the price slots, no padding. */
   public static final int MIN_BYTES = 4 + 8 * Q6Star.LAST_AUCTIONS;
 
+  private static final String FIELDS = "the count and " + Q6Star.LAST_AUCTIONS + " prices";
+
   private final long[] prices;
   private final byte[] padding;
 
@@ -28,7 +31,8 @@ public final class RecentPrices {
 
   /** No prices yet, padded so that the encoded state has {@code stateBytes} bytes. */
   public static RecentPrices empty(int stateBytes) {
-    return new RecentPrices(new long[0], new byte[paddingOf(stateBytes)]);
+    return new RecentPrices(
+        new long[0], new byte[PaddedState.paddingBytes(stateBytes, MIN_BYTES, FIELDS)]);
   }
 
   /** These prices and {@code price}, keeping only the last {@value Q6Star#LAST_AUCTIONS}. */
@@ -59,59 +63,26 @@ public final class RecentPrices {
    * @throws IllegalArgumentException if {@code stateBytes} is below {@link #MIN_BYTES}
    */
   public static Codec<RecentPrices> codec(int stateBytes) {
-    int paddingBytes = paddingOf(stateBytes);
-    return new Codec<>() {
-      @Override
-      public byte[] encode(RecentPrices value) {
-        if (value.padding.length != paddingBytes) {
-          throw new IllegalArgumentException(
-              "state padded for "
-                  + (MIN_BYTES + value.padding.length)
-                  + " bytes, codec for "
-                  + stateBytes);
-        }
-        ByteBuffer buf = ByteBuffer.allocate(stateBytes);
-        buf.putInt(value.prices.length);
-        for (int i = 0; i < Q6Star.LAST_AUCTIONS; i++) {
-          buf.putLong(i < value.prices.length ? value.prices[i] : 0);
-        }
-        buf.put(value.padding);
-        return buf.array();
-      }
-
-      @Override
-      public RecentPrices decode(byte[] bytes) {
-        if (bytes.length != stateBytes) {
-          throw new IllegalArgumentException(
-              "expected " + stateBytes + " bytes of state, got " + bytes.length);
-        }
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        long[] prices = new long[buf.getInt()];
-        for (int i = 0; i < Q6Star.LAST_AUCTIONS; i++) {
-          long p = buf.getLong();
-          if (i < prices.length) {
-            prices[i] = p;
-          }
-        }
-        byte[] padding = new byte[paddingBytes];
-        buf.get(padding);
-        return new RecentPrices(prices, padding);
-      }
-    };
+    return PaddedState.codec(
+        stateBytes, MIN_BYTES, FIELDS, r -> r.padding, RecentPrices::write, RecentPrices::read);
   }
 
-  private static int paddingOf(int stateBytes) {
-    if (stateBytes < MIN_BYTES) {
-      throw new IllegalArgumentException(
-          "state of "
-              + stateBytes
-              + " bytes is too small: at least "
-              + MIN_BYTES
-              + " (the count and "
-              + Q6Star.LAST_AUCTIONS
-              + " prices)");
+  private void write(ByteBuffer buf) {
+    buf.putInt(prices.length);
+    for (int i = 0; i < Q6Star.LAST_AUCTIONS; i++) {
+      buf.putLong(i < prices.length ? prices[i] : 0);
     }
-    return stateBytes - MIN_BYTES;
+  }
+
+  private static RecentPrices read(ByteBuffer buf, byte[] padding) {
+    long[] prices = new long[buf.getInt()];
+    for (int i = 0; i < Q6Star.LAST_AUCTIONS; i++) {
+      long p = buf.getLong();
+      if (i < prices.length) {
+        prices[i] = p;
+      }
+    }
+    return new RecentPrices(prices, padding);
   }
 
   @Override

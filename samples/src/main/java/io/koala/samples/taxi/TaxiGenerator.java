@@ -1,6 +1,7 @@
 package io.koala.samples.taxi;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import io.koala.samples.WeightedKeys;
 import java.util.SplittableRandom;
@@ -75,14 +76,7 @@ public final class TaxiGenerator implements GeneratorFunction<TaxiTrip> {
       throw new IllegalArgumentException(
           "keys must be in [1, " + TaxiGrid.MAX_KEYS + "], got " + keys);
     }
-    if (activeKeys < 1 || activeKeys > keys || activeKeys > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          "active keys must be in [1, keys = " + keys + "], got " + activeKeys);
-    }
-    if (!(eventsPerSecond > 0) || Double.isInfinite(eventsPerSecond)) {
-      throw new IllegalArgumentException(
-          "event rate must be positive and finite, got " + eventsPerSecond);
-    }
+    GeneratorArgs.check(keys, activeKeys, GeneratorArgs.MAX_TABLED_KEYS, eventsPerSecond);
     this.keys = keys;
     this.baseTimeMillis = baseTimeMillis;
     this.eventsPerMilli = eventsPerSecond / 1000.0;

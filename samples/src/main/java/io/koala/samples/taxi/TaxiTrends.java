@@ -1,12 +1,9 @@
 package io.koala.samples.taxi;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
 import io.koala.samples.BoundedSeries;
-import io.koala.state.KeyedStateContext;
-import io.koala.state.ValueState;
+import io.koala.samples.SeriesStats;
 
 /**
  * The Taxi-trends query (WORKLOADS.md): trips keyed by (route, vendor) ({@link
@@ -33,6 +30,15 @@ public final class TaxiTrends {
   /** The name the experiments give the keyed operator. */
   public static final String OPERATOR = "taxi-route-median";
 
+  /** Appends the trip time to the key's series and emits its median. */
+  private static final SeriesStats<TaxiTrip, RouteTripTime> MEDIAN_TRIP_TIME =
+      new SeriesStats<>(
+          "last-trip-times",
+          LAST_TRIPS,
+          TaxiGrid::keyOf,
+          TaxiTrip::tripSeconds,
+          (trip, key, series) -> new RouteTripTime(key, series.size(), series.median()));
+
   private TaxiTrends() {}
 
   /** Registers the records that travel between the tasks of the query. */
@@ -48,32 +54,6 @@ public final class TaxiTrends {
    */
   public static Stage<RouteTripTime> medianTripTime(
       Stage<TaxiTrip> trips, String name, int stateBytes) {
-    BoundedSeries.codec(LAST_TRIPS, stateBytes); // fails here, at definition, when too small
-    return trips.keyBy(TaxiGrid::keyOf).process(name, () -> new MedianTripTime(stateBytes));
-  }
-
-  /** The keyed function: appends the trip time to the key's series and emits its median. */
-  static final class MedianTripTime extends KeyedProcessFunction<Long, TaxiTrip, RouteTripTime> {
-    private final int stateBytes;
-    private ValueState<BoundedSeries> last;
-
-    MedianTripTime(int stateBytes) {
-      this.stateBytes = stateBytes;
-    }
-
-    @Override
-    public void open(KeyedStateContext ctx) {
-      last = ctx.valueState("last-trip-times", BoundedSeries.codec(LAST_TRIPS, stateBytes));
-    }
-
-    @Override
-    public void process(TaxiTrip trip, Context<Long> ctx, Collector<RouteTripTime> out) {
-      BoundedSeries before = last.value();
-      BoundedSeries after =
-          (before == null ? BoundedSeries.empty(LAST_TRIPS, stateBytes) : before)
-              .plus(trip.tripSeconds());
-      last.update(after);
-      out.collect(new RouteTripTime(ctx.currentKey(), after.size(), after.median()));
-    }
+    return MEDIAN_TRIP_TIME.add(trips, name, stateBytes);
   }
 }

@@ -1,5 +1,6 @@
 package io.koala.samples.twitch;
 
+import io.koala.samples.PaddedState;
 import io.koala.state.Codec;
 import java.nio.ByteBuffer;
 
@@ -15,6 +16,8 @@ public final class Loyalty {
   /** The smallest encoded size: the counters, no padding. */
   public static final int MIN_BYTES = 3 * 8;
 
+  private static final String FIELDS = "3 counters";
+
   private final long engagement;
   private final long watchedMinutes;
   private final long events;
@@ -27,9 +30,13 @@ public final class Loyalty {
     this.padding = padding;
   }
 
+  private static Loyalty read(ByteBuffer buf, byte[] padding) {
+    return new Loyalty(buf.getLong(), buf.getLong(), buf.getLong(), padding);
+  }
+
   /** Nothing seen yet, padded so that the encoded state has {@code stateBytes} bytes. */
   public static Loyalty empty(int stateBytes) {
-    return new Loyalty(0, 0, 0, new byte[paddingOf(stateBytes)]);
+    return new Loyalty(0, 0, 0, new byte[PaddedState.paddingBytes(stateBytes, MIN_BYTES, FIELDS)]);
   }
 
   /** This state after {@code e}. */
@@ -53,51 +60,11 @@ public final class Loyalty {
    * @throws IllegalArgumentException if {@code stateBytes} is below {@link #MIN_BYTES}
    */
   public static Codec<Loyalty> codec(int stateBytes) {
-    int paddingBytes = paddingOf(stateBytes);
-    return new Codec<>() {
-      @Override
-      public byte[] encode(Loyalty value) {
-        if (value.padding.length != paddingBytes) {
-          throw new IllegalArgumentException(
-              "state padded for "
-                  + (MIN_BYTES + value.padding.length)
-                  + " bytes, codec for "
-                  + stateBytes);
-        }
-        return ByteBuffer.allocate(stateBytes)
-            .putLong(value.engagement)
-            .putLong(value.watchedMinutes)
-            .putLong(value.events)
-            .put(value.padding)
-            .array();
-      }
-
-      @Override
-      public Loyalty decode(byte[] bytes) {
-        if (bytes.length != stateBytes) {
-          throw new IllegalArgumentException(
-              "expected " + stateBytes + " bytes of state, got " + bytes.length);
-        }
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        long engagement = buf.getLong();
-        long watched = buf.getLong();
-        long events = buf.getLong();
-        byte[] padding = new byte[paddingBytes];
-        buf.get(padding);
-        return new Loyalty(engagement, watched, events, padding);
-      }
-    };
+    return PaddedState.codec(
+        stateBytes, MIN_BYTES, FIELDS, l -> l.padding, Loyalty::write, Loyalty::read);
   }
 
-  private static int paddingOf(int stateBytes) {
-    if (stateBytes < MIN_BYTES) {
-      throw new IllegalArgumentException(
-          "state of "
-              + stateBytes
-              + " bytes is too small: at least "
-              + MIN_BYTES
-              + " (3 counters)");
-    }
-    return stateBytes - MIN_BYTES;
+  private void write(ByteBuffer buf) {
+    buf.putLong(engagement).putLong(watchedMinutes).putLong(events);
   }
 }

@@ -1,5 +1,6 @@
 package io.koala.samples.twitch;
 
+import io.koala.samples.PaddedState;
 import io.koala.state.Codec;
 import java.nio.ByteBuffer;
 
@@ -17,6 +18,8 @@ public final class Retention {
   /** The longest session the generator produces, minutes: a leaver's ratio is watched / this. */
   public static final int LONGEST_SESSION_MINUTES = 240;
 
+  private static final String FIELDS = "3 counters";
+
   private final long enters;
   private final long leaves;
   private final long watchedMinutes;
@@ -29,9 +32,14 @@ public final class Retention {
     this.padding = padding;
   }
 
+  private static Retention read(ByteBuffer buf, byte[] padding) {
+    return new Retention(buf.getLong(), buf.getLong(), buf.getLong(), padding);
+  }
+
   /** Nothing seen yet, padded so that the encoded state has {@code stateBytes} bytes. */
   public static Retention empty(int stateBytes) {
-    return new Retention(0, 0, 0, new byte[paddingOf(stateBytes)]);
+    return new Retention(
+        0, 0, 0, new byte[PaddedState.paddingBytes(stateBytes, MIN_BYTES, FIELDS)]);
   }
 
   /** This state after {@code e}. */
@@ -74,51 +82,11 @@ public final class Retention {
    * @throws IllegalArgumentException if {@code stateBytes} is below {@link #MIN_BYTES}
    */
   public static Codec<Retention> codec(int stateBytes) {
-    int paddingBytes = paddingOf(stateBytes);
-    return new Codec<>() {
-      @Override
-      public byte[] encode(Retention value) {
-        if (value.padding.length != paddingBytes) {
-          throw new IllegalArgumentException(
-              "state padded for "
-                  + (MIN_BYTES + value.padding.length)
-                  + " bytes, codec for "
-                  + stateBytes);
-        }
-        return ByteBuffer.allocate(stateBytes)
-            .putLong(value.enters)
-            .putLong(value.leaves)
-            .putLong(value.watchedMinutes)
-            .put(value.padding)
-            .array();
-      }
-
-      @Override
-      public Retention decode(byte[] bytes) {
-        if (bytes.length != stateBytes) {
-          throw new IllegalArgumentException(
-              "expected " + stateBytes + " bytes of state, got " + bytes.length);
-        }
-        ByteBuffer buf = ByteBuffer.wrap(bytes);
-        long enters = buf.getLong();
-        long leaves = buf.getLong();
-        long watched = buf.getLong();
-        byte[] padding = new byte[paddingBytes];
-        buf.get(padding);
-        return new Retention(enters, leaves, watched, padding);
-      }
-    };
+    return PaddedState.codec(
+        stateBytes, MIN_BYTES, FIELDS, r -> r.padding, Retention::write, Retention::read);
   }
 
-  private static int paddingOf(int stateBytes) {
-    if (stateBytes < MIN_BYTES) {
-      throw new IllegalArgumentException(
-          "state of "
-              + stateBytes
-              + " bytes is too small: at least "
-              + MIN_BYTES
-              + " (3 counters)");
-    }
-    return stateBytes - MIN_BYTES;
+  private void write(ByteBuffer buf) {
+    buf.putLong(enters).putLong(leaves).putLong(watchedMinutes);
   }
 }

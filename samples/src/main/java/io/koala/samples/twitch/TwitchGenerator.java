@@ -1,6 +1,7 @@
 package io.koala.samples.twitch;
 
 import io.koala.dataflow.GeneratorFunction;
+import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;
 
@@ -40,17 +41,7 @@ public final class TwitchGenerator implements GeneratorFunction<ViewerEvent> {
    * @param eventsPerSecond event-time rate of the records, positive
    */
   public TwitchGenerator(long keys, long activeKeys, long baseTimeMillis, double eventsPerSecond) {
-    if (keys < 1) {
-      throw new IllegalArgumentException("keys must be at least 1, got " + keys);
-    }
-    if (activeKeys < 1 || activeKeys > keys || activeKeys > Integer.MAX_VALUE - 8) {
-      throw new IllegalArgumentException(
-          "active keys must be in [1, keys = " + keys + "], got " + activeKeys);
-    }
-    if (!(eventsPerSecond > 0) || Double.isInfinite(eventsPerSecond)) {
-      throw new IllegalArgumentException(
-          "event rate must be positive and finite, got " + eventsPerSecond);
-    }
+    GeneratorArgs.check(keys, activeKeys, GeneratorArgs.MAX_TABLED_KEYS, eventsPerSecond);
     this.keys = keys;
     this.activeKeys = activeKeys;
     this.baseTimeMillis = baseTimeMillis;

@@ -6,14 +6,9 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.KoalaRuntime;
-import java.time.Duration;
-import java.util.ArrayDeque;
+import io.koala.samples.SeriesStatsCheck;
+import io.koala.samples.SeriesStatsCheck.LastValues;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -36,33 +31,24 @@ class AzureCpuTest {
         .sink(SinkSpec.collecting("stats"));
 
     Map<Long, List<VmCpuStats>> actual = new TreeMap<>();
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
-      JobHandle job = runtime.submit(b.build());
-      assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
-      for (VmCpuStats s : job.<VmCpuStats>collected("stats")) {
-        actual.computeIfAbsent(s.vmId(), k -> new ArrayList<>()).add(s);
-      }
+    for (VmCpuStats s : SeriesStatsCheck.<VmCpuStats>collected(b, "stats")) {
+      actual.computeIfAbsent(s.vmId(), k -> new ArrayList<>()).add(s);
     }
 
-    Map<Long, Deque<Double>> last = new TreeMap<>();
+    LastValues last = new LastValues(48);
     Map<Long, List<VmCpuStats>> expected = new TreeMap<>();
     for (long i = 0; i < records; i++) {
       VmReading r = gen.generate(i, seed);
-      Deque<Double> cpu = last.computeIfAbsent(r.vmId(), k -> new ArrayDeque<>());
-      cpu.addLast(r.avgCpu());
-      if (cpu.size() > 48) {
-        cpu.removeFirst();
-      }
-      double[] sorted = cpu.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-      int n = sorted.length;
-      double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-      double sum = 0;
-      for (double c : cpu) {
-        sum += c;
-      }
+      double[] cpu = last.add(r.vmId(), r.avgCpu());
       expected
           .computeIfAbsent(r.vmId(), k -> new ArrayList<>())
-          .add(new VmCpuStats(r.vmId(), n, median, sum / n, sorted[n - 1]));
+          .add(
+              new VmCpuStats(
+                  r.vmId(),
+                  cpu.length,
+                  SeriesStatsCheck.median(cpu),
+                  SeriesStatsCheck.mean(cpu),
+                  SeriesStatsCheck.max(cpu)));
     }
     assertThat(expected).hasSize(300);
     assertThat(expected.values().stream().mapToInt(List::size).max().orElseThrow())

@@ -6,14 +6,9 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.KoalaRuntime;
-import java.time.Duration;
-import java.util.ArrayDeque;
+import io.koala.samples.SeriesStatsCheck;
+import io.koala.samples.SeriesStatsCheck.LastValues;
 import java.util.ArrayList;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -37,34 +32,26 @@ class BorgMonitoringTest {
         .sink(SinkSpec.collecting("stats"));
 
     Map<Long, List<JobRequestStats>> actual = new TreeMap<>();
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
-      JobHandle job = runtime.submit(b.build());
-      assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
-      for (JobRequestStats s : job.<JobRequestStats>collected("stats")) {
-        actual.computeIfAbsent(s.jobId() * 9 + s.type().ordinal(), k -> new ArrayList<>()).add(s);
-      }
+    for (JobRequestStats s : SeriesStatsCheck.<JobRequestStats>collected(b, "stats")) {
+      actual.computeIfAbsent(s.jobId() * 9 + s.type().ordinal(), k -> new ArrayList<>()).add(s);
     }
 
-    Map<Long, Deque<Double>> last = new TreeMap<>();
+    LastValues last = new LastValues(32);
     Map<Long, List<JobRequestStats>> expected = new TreeMap<>();
     for (long i = 0; i < records; i++) {
       TaskEvent e = gen.generate(i, seed);
       long key = e.jobId() * 9 + e.type().ordinal();
-      Deque<Double> requests = last.computeIfAbsent(key, k -> new ArrayDeque<>());
-      requests.addLast(e.cpuRequest());
-      if (requests.size() > 32) {
-        requests.removeFirst();
-      }
-      double[] sorted = requests.stream().mapToDouble(Double::doubleValue).sorted().toArray();
-      int n = sorted.length;
-      double median = n % 2 == 1 ? sorted[n / 2] : (sorted[n / 2 - 1] + sorted[n / 2]) / 2;
-      double sum = 0;
-      for (double r : requests) {
-        sum += r;
-      }
+      double[] requests = last.add(key, e.cpuRequest());
       expected
           .computeIfAbsent(key, k -> new ArrayList<>())
-          .add(new JobRequestStats(e.jobId(), e.type(), n, median, sum / n, sorted[n - 1]));
+          .add(
+              new JobRequestStats(
+                  e.jobId(),
+                  e.type(),
+                  requests.length,
+                  SeriesStatsCheck.median(requests),
+                  SeriesStatsCheck.mean(requests),
+                  SeriesStatsCheck.max(requests)));
     }
     assertThat(expected).hasSize(9 * 40);
     assertThat(expected.values().stream().mapToInt(List::size).max().orElseThrow())

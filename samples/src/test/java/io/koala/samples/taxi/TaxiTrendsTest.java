@@ -7,15 +7,9 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.KoalaRuntime;
-import java.time.Duration;
-import java.util.ArrayDeque;
+import io.koala.samples.SeriesStatsCheck;
+import io.koala.samples.SeriesStatsCheck.LastValues;
 import java.util.ArrayList;
-import java.util.Collections;
-import java.util.Deque;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -38,34 +32,22 @@ class TaxiTrendsTest {
         .sink(SinkSpec.collecting("medians"));
 
     Map<Long, List<String>> actual = new TreeMap<>();
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
-      JobHandle job = runtime.submit(b.build());
-      assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
-      for (RouteTripTime m : job.<RouteTripTime>collected("medians")) {
-        actual
-            .computeIfAbsent(m.key(), k -> new ArrayList<>())
-            .add(m.trips() + ":" + m.medianSeconds());
-      }
+    for (RouteTripTime m : SeriesStatsCheck.<RouteTripTime>collected(b, "medians")) {
+      actual
+          .computeIfAbsent(m.key(), k -> new ArrayList<>())
+          .add(m.trips() + ":" + m.medianSeconds());
     }
 
-    Map<Long, Deque<Double>> last = new TreeMap<>();
+    LastValues last = new LastValues(150);
     Map<Long, List<String>> expected = new TreeMap<>();
     for (long i = 0; i < records; i++) {
       TaxiTrip t = gen.generate(i, seed);
       int start = TaxiGrid.cellOf(t.pickupLon(), t.pickupLat());
       int end = TaxiGrid.cellOf(t.dropoffLon(), t.dropoffLat());
       long key = TaxiGrid.keyOf(start, end, t.vendorId());
-      Deque<Double> times = last.computeIfAbsent(key, k -> new ArrayDeque<>());
-      times.addLast((t.dropoffTime() - t.pickupTime()) / 1000.0);
-      if (times.size() > 150) {
-        times.removeFirst();
-      }
-      List<Double> sorted = new ArrayList<>(times);
-      Collections.sort(sorted);
-      int n = sorted.size();
-      double median =
-          n % 2 == 1 ? sorted.get(n / 2) : (sorted.get(n / 2 - 1) + sorted.get(n / 2)) / 2;
-      expected.computeIfAbsent(key, k -> new ArrayList<>()).add(n + ":" + median);
+      double[] times = last.add(key, (t.dropoffTime() - t.pickupTime()) / 1000.0);
+      String median = times.length + ":" + SeriesStatsCheck.median(times);
+      expected.computeIfAbsent(key, k -> new ArrayList<>()).add(median);
     }
     assertThat(expected).hasSize(200);
     assertThat(expected.get(0L)).hasSizeGreaterThan(300); // the hot route goes past 150 trips

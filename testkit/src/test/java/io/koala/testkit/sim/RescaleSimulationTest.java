@@ -26,6 +26,7 @@ class RescaleSimulationTest {
   static final ChannelSettings SETTINGS = new ChannelSettings(32, 1 << 20, 3, 4, 50);
   static final int RECORDS = 2_000;
   static final int KEYS = 41;
+  static final long MAX_STEPS = 20_000_000;
 
   static Dataflow keyedCount() {
     return keyedCount(i -> i % KEYS);
@@ -52,14 +53,35 @@ class RescaleSimulationTest {
     return b.build();
   }
 
+  /** A simulation of {@link #keyedCount()} under {@code seed}. */
+  static Simulation simulation(long seed) {
+    return Simulation.of(keyedCount(), SETTINGS, seed);
+  }
+
+  /** A simulation of the keyed count with a cold phase ({@link #coldPhaseKey}). */
+  static Simulation coldPhaseSimulation(long seed) {
+    return Simulation.of(keyedCount(RescaleSimulationTest::coldPhaseKey), SETTINGS, seed);
+  }
+
+  /**
+   * Runs {@code s} through a scale-out to 3 tasks, a migration of task 0, and a scale-in to 1 task;
+   * checks it ran to the end.
+   */
+  static Simulation.Result scaleOutMigrateScaleIn(Simulation s, long seed) {
+    Simulation.Result r =
+        s.rescaleAt(500, "count", 3)
+            .changeAt(800, new Change.Migrate("count", 0, 0))
+            .rescaleAt(1_200, "count", 1)
+            .run(MAX_STEPS);
+    assertRanToTheEnd(r, seed, 3);
+    return r;
+  }
+
   @ParameterizedTest(name = "seed {0}")
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void scaleOutThenInKeepsEveryCount(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(), SETTINGS, seed)
-            .rescaleAt(500, "count", 3)
-            .rescaleAt(1_200, "count", 1)
-            .run(20_000_000);
+        simulation(seed).rescaleAt(500, "count", 3).rescaleAt(1_200, "count", 1).run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1, 2);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0);
@@ -84,17 +106,13 @@ class RescaleSimulationTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void scaleInDrainsColdKeysAndStopsRetiredHolders(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(RescaleSimulationTest::coldPhaseKey), SETTINGS, seed)
+        coldPhaseSimulation(seed)
             .latency(2)
             .rescaleAt(300, "count", 4)
             .rescaleAt(1_050, "count", 1)
-            .run(20_000_000);
+            .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 2);
-    assertThat(r.releasedHolders())
-        .as("seed %d", seed)
-        .containsExactlyInAnyOrder(task(1), task(2), task(3));
-    assertThat(r.total(m -> m.keysDrained())).as("keys drained").isPositive();
-    assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
+    assertColdKeysDrained(r, seed);
   }
 
   /**
@@ -105,14 +123,9 @@ class RescaleSimulationTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void stopAndRestartMovesAllStateOfTheMovedBucketsUpFront(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(), SETTINGS, seed)
-            .latency(2)
-            .protocol(io.koala.core.reconfig.Protocol.STOP_RESTART)
-            .rescaleAt(500, "count", 3)
-            .changeAt(800, new Change.Migrate("count", 0, 0))
-            .rescaleAt(1_200, "count", 1)
-            .run(20_000_000);
-    assertRanToTheEnd(r, seed, 3);
+        scaleOutMigrateScaleIn(
+            simulation(seed).latency(2).protocol(io.koala.core.reconfig.Protocol.STOP_RESTART),
+            seed);
     assertThat(r.total(m -> m.fetchRequests())).as("no lazy fetch").isZero();
     assertThat(r.total(m -> m.keysDrained())).as("nothing left behind to drain").isZero();
     // every key lived in a moved bucket at some point; each move pushed it
@@ -140,15 +153,8 @@ class RescaleSimulationTest {
   void stagedProtocolsMoveAllStateAFewBucketsPerEpoch(
       io.koala.core.reconfig.Protocol protocol, long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(), SETTINGS, seed)
-            .latency(2)
-            .protocol(protocol)
-            .bucketsPerStep(8)
-            .rescaleAt(500, "count", 3)
-            .changeAt(800, new Change.Migrate("count", 0, 0))
-            .rescaleAt(1_200, "count", 1)
-            .run(20_000_000);
-    assertRanToTheEnd(r, seed, 3);
+        scaleOutMigrateScaleIn(
+            simulation(seed).latency(2).protocol(protocol).bucketsPerStep(8), seed);
     long epochs = r.reconfigurations().get(2).epoch();
     assertThat(epochs).as("epochs of 3 requests moving 8 buckets per epoch").isGreaterThan(6);
     assertThat(r.reconfigurations().get(0).movedBuckets().length)
@@ -175,20 +181,16 @@ class RescaleSimulationTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void drainsSurviveFurtherReconfigurationsOfTheBucketsTheyDrain(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(RescaleSimulationTest::coldPhaseKey), SETTINGS, seed)
+        coldPhaseSimulation(seed)
             .latency(3)
             .drain(new io.koala.core.reconfig.Draining.Settings(2, 3, 20))
             .rescaleAt(300, "count", 4)
             .rescaleAt(1_020, "count", 3)
             .changeAt(1_040, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
             .rescaleAt(1_060, "count", 1)
-            .run(20_000_000);
+            .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 4);
-    assertThat(r.releasedHolders())
-        .as("seed %d", seed)
-        .containsExactlyInAnyOrder(task(1), task(2), task(3));
-    assertThat(r.total(m -> m.keysDrained())).as("keys drained").isPositive();
-    assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
+    assertColdKeysDrained(r, seed);
   }
 
   /**
@@ -200,10 +202,10 @@ class RescaleSimulationTest {
   @ValueSource(longs = {1, 2, 3})
   void onDemandOnlyMovesTouchedKeysAndKeepsEveryCount(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(), SETTINGS, seed)
+        simulation(seed)
             .drain(new io.koala.core.reconfig.Draining.Settings(0, 64, 20))
             .changeAt(300, new Change.Migrate("count", 0, 1))
-            .run(20_000_000);
+            .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 1);
     assertThat(r.total(m -> m.keysFetched())).as("keys fetched").isPositive();
     assertThat(r.total(m -> m.piggybackedKeys())).as("keys piggybacked").isZero();
@@ -214,10 +216,10 @@ class RescaleSimulationTest {
   @ValueSource(longs = {1, 2, 3, 4, 5, 6})
   void rebalanceAndMigrateKeepEveryCount(long seed) {
     Simulation.Result r =
-        Simulation.of(keyedCount(), SETTINGS, seed)
+        simulation(seed)
             .changeAt(400, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
             .changeAt(900, new Change.Migrate("count", 1, 0))
-            .run(20_000_000);
+            .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 2);
     assertThat(r.reconfigurations().get(0).tasksAfter()).containsExactly(0, 1);
     assertThat(r.reconfigurations().get(1).tasksAfter()).containsExactly(0, 2);
@@ -234,6 +236,18 @@ class RescaleSimulationTest {
     assertThat(r.failures()).as("seed %d", seed).isEmpty();
     assertThat(r.finished()).as("seed %d finished; unfinished: %s", seed, r.unfinished()).isTrue();
     assertThat(r.reconfigurations()).hasSize(reconfigurations);
+  }
+
+  /**
+   * The retired tasks 1 to 3 were released once the drain moved the cold keys' state, and the
+   * counts of the cold-phase keys went on in order.
+   */
+  static void assertColdKeysDrained(Simulation.Result r, long seed) {
+    assertThat(r.releasedHolders())
+        .as("seed %d", seed)
+        .containsExactlyInAnyOrder(task(1), task(2), task(3));
+    assertThat(r.total(m -> m.keysDrained())).as("keys drained").isPositive();
+    assertCountsInOrder(r, seed, RescaleSimulationTest::coldPhaseKey);
   }
 
   /** Every key's running count goes 1, 2, 3, ... and ends at the key's number of records. */
