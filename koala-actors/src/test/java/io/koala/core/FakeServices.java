@@ -27,6 +27,23 @@ final class FakeServices implements TaskEngine.Services {
   final List<Sent> sent = new ArrayList<>();
   final List<Scheduled> timers = new ArrayList<>();
   final List<ErrorInfo> failures = new ArrayList<>();
+
+  /** A snapshot the engine handed over: the read transaction stays open until a test closes it. */
+  record Snapshot(long checkpointId, io.koala.store.ReadTxn txn, byte[] metadata) {}
+
+  final List<Snapshot> snapshots = new ArrayList<>();
+  boolean checkpointing;
+
+  @Override
+  public boolean checkpointing() {
+    return checkpointing;
+  }
+
+  @Override
+  public void snapshot(long checkpointId, io.koala.store.ReadTxn txn, byte[] metadata) {
+    snapshots.add(new Snapshot(checkpointId, txn, metadata));
+  }
+
   int finished;
   long nowMillis;
   private long nanos;

@@ -170,6 +170,57 @@ class KeyLocationsTest {
     assertThat(c.locate("fresh")).isEqualTo(2);
   }
 
+  /** DESIGN §8: a table restored from its snapshot and the store of the same instant. */
+  @Test
+  void aRestoredTableResolvesEveryKeyAsTheOriginalDid() {
+    a.write("k1", "v1");
+    a.write("k2", "v2");
+    a.write("k3", "v3");
+    move(a, b);
+    b.fetch("k1", a);
+    b.write("k1", "v1-b");
+    b.write("fresh", "f");
+    b.fetch("k3", a);
+    b.delete("k3");
+    move(b, c); // c: k2 at a (default), k1 and fresh at b, k3 deleted
+    c.fetch("k1", b);
+    KeyLocations.Snapshot snap = c.klt.snapshot();
+    try (Task restored = new Task(2)) {
+      restored.txn(
+          t -> {
+            c.txn(
+                from -> {
+                  for (Table table : Table.values()) {
+                    from.scan(
+                        table,
+                        new byte[0],
+                        (key, value) -> {
+                          t.put(table, key, value);
+                          return true;
+                        });
+                  }
+                  return null;
+                });
+            return null;
+          });
+      KeyLocations back;
+      try (ReadTxn t = restored.store.beginRead()) {
+        back = KeyLocations.restore(2, snap, t);
+      }
+      for (String key : new String[] {"k1", "k2", "k3", "fresh", "never"}) {
+        try (ReadTxn t1 = c.store.beginRead();
+            ReadTxn t2 = restored.store.beginRead()) {
+          assertThat(back.locate(t2, B, k(key))).as(key).isEqualTo(c.klt.locate(t1, B, k(key)));
+        }
+      }
+      assertThat(back.owns(B)).isTrue();
+      assertThat(back.isFullyLocal(B)).isFalse();
+      assertThat(back.holdersOf(B)).isEqualTo(c.klt.holdersOf(B));
+      assertThat(back.generation(B)).isEqualTo(c.klt.generation(B));
+      assertThat(back.drainCursor(B)).isEqualTo(c.klt.drainCursor(B));
+    }
+  }
+
   @Test
   void aBucketThatNeverMovedIsLocalWithoutEntries() {
     a.write("k1", "v1");

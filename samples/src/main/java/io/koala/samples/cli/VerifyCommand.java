@@ -1,11 +1,13 @@
 package io.koala.samples.cli;
 
+import io.koala.core.reconfig.Protocol;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import io.koala.samples.experiment.ProtocolChoice;
 import io.koala.testkit.verify.Outcome;
 import io.koala.testkit.verify.RuntimeVerifier;
+import io.koala.testkit.verify.SimVerifier;
 import io.koala.testkit.verify.Workload;
 import io.koala.testkit.verify.Workloads;
 import java.time.Duration;
@@ -14,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.TreeSet;
 import java.util.concurrent.Callable;
+import java.util.function.LongFunction;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -89,6 +92,18 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print a JSON summary as the last stdout line.")
   boolean json;
 
+  @Option(
+      names = "--faults",
+      description =
+          "Inject crashes. Runs in the deterministic simulator (the real task engines and protocol"
+              + " cores in one thread, virtual time, in-memory stores): each run takes a"
+              + " checkpoint every 40 ms of virtual time and crashes a random task 1 to 3 times,"
+              + " at a seeded time, in a phase of an epoch, or while a checkpoint is in progress;"
+              + " each crash rolls the job back to its newest checkpoint and re-runs the"
+              + " reconfigurations since. The published output must still equal the reference"
+              + " run's. --records, --rate, --workers and --separate-systems do not apply.")
+  boolean faults;
+
   /** The workload names, for the help text. */
   static final class WorkloadNames extends ArrayList<String> {
     private static final long serialVersionUID = 1L;
@@ -134,6 +149,25 @@ final class VerifyCommand implements Callable<Integer> {
     if (chosen.isEmpty()) {
       chosen = Workloads.all();
     }
+    if (faults) {
+      if (separate || protocol.equals(ProtocolChoice.REMOTE)) {
+        throw new ParameterException(
+            spec.commandLine(),
+            "--faults runs in the simulator with local state: not with --separate-systems or"
+                + " --protocol remote");
+      }
+      Protocol p;
+      try {
+        p = Protocol.named(protocol);
+      } catch (IllegalArgumentException e) {
+        throw new ParameterException(spec.commandLine(), "--protocol: " + e.getMessage());
+      }
+      List<Workload> all = chosen;
+      records = SimVerifier.RECORDS;
+      rate = SimVerifier.RATE;
+      workers = 1;
+      return judge(seed -> all.stream().map(w -> SimVerifier.verify(w, seed, p, true)).toList());
+    }
     KoalaConfig config;
     try {
       config =
@@ -156,6 +190,13 @@ final class VerifyCommand implements Callable<Integer> {
     // their sources that whole inputs are read before the schedule's requests; warm up first
     System.err.println("warm-up: one unjudged seed");
     runSeed(config, chosen, firstSeed);
+    KoalaConfig runtime = config;
+    List<Workload> all = chosen;
+    return judge(seed -> runSeed(runtime, all, seed));
+  }
+
+  /** Runs every seed with {@code runSeed}, reports each, and prints the summary. */
+  private int judge(LongFunction<List<Outcome>> runSeed) {
     long t0 = System.nanoTime();
     int runs = 0;
     int mismatched = 0;
@@ -163,9 +204,11 @@ final class VerifyCommand implements Callable<Integer> {
     long reconfigurations = 0;
     long requests = 0;
     long late = 0;
+    long crashes = 0;
+    long recoveries = 0;
     TreeSet<Long> failing = new TreeSet<>();
     for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
-      List<Outcome> outcomes = runSeed(config, chosen, seed);
+      List<Outcome> outcomes = runSeed.apply(seed);
       int steps = 0;
       for (Outcome o : outcomes) {
         runs++;
@@ -173,6 +216,8 @@ final class VerifyCommand implements Callable<Integer> {
         reconfigurations += o.reconfigurations();
         requests += o.schedule().steps().size();
         late += o.lateRequests();
+        crashes += o.crashes().size();
+        recoveries += o.recoveries();
         if (!o.mismatches().isEmpty()) {
           mismatched++;
         }
@@ -199,7 +244,8 @@ final class VerifyCommand implements Callable<Integer> {
             "{\"protocol\":\"%s\",\"seeds\":%d,\"firstSeed\":%d,\"runs\":%d,\"requests\":%d,"
                 + "\"reconfigurations\":%d,\"lateRequests\":%d,\"mismatches\":%d,"
                 + "\"invariantViolations\":%d,\"failingSeeds\":%s,\"workers\":%d,"
-                + "\"separateSystems\":%b,\"records\":%d,\"rate\":%.0f,\"seconds\":%.1f}",
+                + "\"separateSystems\":%b,\"records\":%d,\"rate\":%.0f,\"seconds\":%.1f,"
+                + "\"faults\":%b,\"engine\":\"%s\",\"crashes\":%d,\"recoveries\":%d}",
             protocol,
             seeds,
             firstSeed,
@@ -214,7 +260,11 @@ final class VerifyCommand implements Callable<Integer> {
             separate,
             records,
             rate,
-            seconds);
+            seconds,
+            faults,
+            faults ? "simulator" : "runtime",
+            crashes,
+            recoveries);
     if (!failing.isEmpty()) {
       System.err.println("failing seeds: " + failing);
     }

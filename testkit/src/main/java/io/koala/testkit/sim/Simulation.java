@@ -839,11 +839,11 @@ public final class Simulation {
     Request r = requests.poll();
     taken.add(r);
     OperatorId vertex = new OperatorId(r.change().operator());
-    ReconfigurationPlan plan = r.change().plan(deployment, vertex);
     if (inputEnds.finishing()) {
       refused++; // the coordinator refuses to reconfigure a bounded job whose sources ended
       return;
     }
+    ReconfigurationPlan plan = r.change().plan(deployment, vertex);
     if (plan.isNoop()) {
       noops++; // nothing to do, as the coordinator does
       return;

@@ -18,8 +18,11 @@ public final class SimVerifier {
   /** Small batches and few credits, so that channels fill and interleavings vary. */
   public static final ChannelSettings SETTINGS = new ChannelSettings(16, 1 << 20, 2, 3, 20);
 
-  private static final long RECORDS = 2_400;
-  private static final double RATE = 4_000;
+  /** Records per source of each run. */
+  public static final long RECORDS = 2_400;
+
+  /** Records per second per source, in virtual time. */
+  public static final double RATE = 4_000;
 
   /** Up to 2 ms per message: a reconfiguration spans many records, which get forwarded, held. */
   private static final int LATENCY_MILLIS = 2;

@@ -1,0 +1,141 @@
+package io.koala.core.checkpoint;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** The coordinator's checkpoint core: triggering, completion, retention, holders, rollback. */
+class CheckpointsTest {
+  private static final TaskId SRC = new TaskId(new OperatorId("src"), 0);
+  private static final TaskId OP = new TaskId(new OperatorId("op"), 0);
+  private static final TaskId HOLDER = new TaskId(new OperatorId("op"), 1);
+
+  private final Checkpoints<String, String> c =
+      new Checkpoints<>(new Checkpoints.Settings(100, 2), 0);
+
+  private static List<Checkpoints.Send> sends(List<Checkpoints.Effect> effects) {
+    List<Checkpoints.Send> out = new ArrayList<>();
+    effects.forEach(
+        e -> {
+          if (e instanceof Checkpoints.Send s) {
+            out.add(s);
+          }
+        });
+    return out;
+  }
+
+  /** Triggers, reports every snapshot and cut, and persists; returns the effects of persisting. */
+  private List<Checkpoints.Effect> complete(long now, List<TaskId> holders) {
+    c.trigger(now, "state@" + now, List.of(SRC), List.of(SRC, OP), holders);
+    long id = c.pendingId();
+    c.snapshotTaken(SRC, id, "src-" + id);
+    c.clientBarrier(SRC, id);
+    c.clientBarrier(OP, id);
+    List<Checkpoints.Effect> done = new ArrayList<>(c.snapshotTaken(OP, id, "op-" + id));
+    for (TaskId h : holders) {
+      done.addAll(c.snapshotTaken(h, id, "holder-" + id));
+    }
+    assertThat(done).anyMatch(e -> e instanceof Checkpoints.Persist<?, ?>);
+    return c.persisted(id);
+  }
+
+  @Test
+  void dueAfterTheIntervalAndNeverWhileOneIsInProgress() {
+    assertThat(c.due(99)).isFalse();
+    assertThat(c.due(100)).isTrue();
+    List<Checkpoints.Effect> effects =
+        c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    assertThat(sends(effects))
+        .containsExactly(new Checkpoints.Send(SRC, new CheckpointMessage.TriggerCheckpoint(1)));
+    assertThat(c.inProgress()).isTrue();
+    assertThat(c.due(1_000)).isFalse();
+    assertThatThrownBy(() -> c.trigger(1_000, "s", List.of(), List.of(), List.of()))
+        .hasMessageContaining("still in progress");
+  }
+
+  @Test
+  void completeOnlyWithEverySnapshotAndEveryClientBarrierThenCommittedToAll() {
+    c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    assertThat(c.snapshotTaken(SRC, 1, "a")).isEmpty();
+    assertThat(c.snapshotTaken(OP, 1, "b")).as("client barriers missing").isEmpty();
+    assertThat(c.clientBarrier(SRC, 1)).isEmpty();
+    List<Checkpoints.Effect> persist = c.clientBarrier(OP, 1);
+    assertThat(persist).hasSize(1).first().isInstanceOf(Checkpoints.Persist.class);
+    assertThat(c.latest()).as("not before it is durable").isEmpty();
+    List<Checkpoints.Effect> committed = c.persisted(1);
+    assertThat(sends(committed))
+        .extracting(Checkpoints.Send::command)
+        .containsOnly(new CheckpointMessage.CheckpointCommitted(1, 1));
+    assertThat(c.latest()).get().extracting(Checkpoints.Completed::state).isEqualTo("s");
+    assertThat(c.inProgress()).isFalse();
+  }
+
+  @Test
+  void retainsTheNewestAndDiscardsWhatNoRetainedCheckpointShares() {
+    complete(100, List.of(HOLDER));
+    complete(200, List.of(HOLDER));
+    List<Checkpoints.Effect> third = complete(300, List.of(HOLDER));
+    // the holder's snapshot of checkpoint 1 is reused by 2 and 3: only the others go
+    List<Object> discarded = new ArrayList<>();
+    for (Checkpoints.Effect e : third) {
+      if (e instanceof Checkpoints.Discard<?> d) {
+        discarded.addAll(d.snapshots());
+      }
+    }
+    assertThat(discarded).containsExactlyInAnyOrder("src-1", "op-1");
+    assertThat(sends(third))
+        .extracting(Checkpoints.Send::command)
+        .contains(new CheckpointMessage.CheckpointCommitted(3, 2));
+    assertThat(c.latest().get().snapshots()).containsEntry(HOLDER, "holder-1");
+  }
+
+  @Test
+  void aHolderStopsOnlyOnceNoRetainedCheckpointIncludesIt() {
+    complete(100, List.of(HOLDER));
+    assertThat(c.holderUnreferenced(HOLDER)).isEmpty();
+    assertThat(complete(200, List.of())).noneMatch(e -> e instanceof Checkpoints.StopHolder);
+    assertThat(complete(300, List.of())).contains(new Checkpoints.StopHolder(HOLDER));
+  }
+
+  @Test
+  void aTaskThatFinishesWithoutItsBarrierIsAskedDirectlyAndCutAtItsSnapshot() {
+    c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    assertThat(sends(c.taskFinished(OP)))
+        .containsExactly(new Checkpoints.Send(OP, new CheckpointMessage.SnapshotHolder(1)));
+    assertThat(c.cutsAtSnapshot(OP, 1)).isTrue();
+    assertThat(c.cutsAtSnapshot(SRC, 1)).isFalse();
+    c.snapshotTaken(SRC, 1, "a");
+    c.clientBarrier(SRC, 1);
+    assertThat(c.snapshotTaken(OP, 1, "b")).hasSize(1);
+  }
+
+  @Test
+  void aRollbackAbandonsTheCheckpointInProgressAndAnUnusableOneFallsBack() {
+    complete(100, List.of());
+    complete(200, List.of());
+    c.trigger(300, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    c.snapshotTaken(SRC, 3, "src-3");
+    List<Checkpoints.Effect> rolled = c.rolledBack(350);
+    assertThat(rolled).singleElement().isEqualTo(new Checkpoints.Discard<>(3, List.of("src-3")));
+    assertThat(c.inProgress()).isFalse();
+    assertThat(c.due(449)).isFalse();
+    assertThat(c.due(450)).isTrue();
+    assertThat(c.snapshotTaken(OP, 3, "late")).as("a late report is ignored").isEmpty();
+    assertThat(c.latest().get().id()).isEqualTo(2);
+    c.unusable(2);
+    assertThat(c.latest().get().id()).as("falls back to the previous").isEqualTo(1);
+    c.trigger(450, "s", List.of(SRC), List.of(SRC), List.of());
+    assertThat(c.pendingId()).as("ids are never reused").isEqualTo(4);
+  }
+
+  @Test
+  void settingsAreChecked() {
+    assertThatThrownBy(() -> new Checkpoints.Settings(0, 2)).hasMessageContaining("interval");
+    assertThatThrownBy(() -> new Checkpoints.Settings(10, 0)).hasMessageContaining("retained");
+  }
+}
