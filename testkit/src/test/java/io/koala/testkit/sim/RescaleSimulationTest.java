@@ -98,6 +98,26 @@ class RescaleSimulationTest {
   }
 
   /**
+   * With checkpoints, copies are released and retired holders stop only once no restorable
+   * checkpoint needs them (§6.7, C3–C5): the same rescales still end with every holder released and
+   * the counts exact.
+   */
+  @ParameterizedTest(name = "seed {0}")
+  @ValueSource(longs = {1, 2, 3})
+  void withCheckpointsHoldersAreReleasedOnceNoCheckpointNeedsThem(long seed) {
+    Simulation.Result r =
+        simulation(seed)
+            .checkpoints(100, 2)
+            .rescaleAt(500, "count", 3)
+            .rescaleAt(1_200, "count", 1)
+            .run(MAX_STEPS);
+    assertRanToTheEnd(r, seed, 2);
+    assertThat(r.checkpoints()).as("checkpoints committed").isGreaterThan(5);
+    assertThat(r.releasedHolders()).as("seed %d", seed).containsExactlyInAnyOrder(task(1), task(2));
+    assertCountsInOrder(r, seed);
+  }
+
+  /**
    * A scale-in while most keys are cold: only the drain timer moves their state, the retired
    * holders stop once nothing references them, and the counts continue when the keys come back (a
    * key the drain missed would be fetched from a stopped holder, which fails the run).
