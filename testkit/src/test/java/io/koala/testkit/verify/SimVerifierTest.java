@@ -115,7 +115,8 @@ class SimVerifierTest {
               Workloads.named(workload),
               seed,
               Protocol.KOALA,
-              fault == Simulation.Fault.SNAPSHOT_AFTER_BARRIER,
+              fault == Simulation.Fault.SNAPSHOT_AFTER_BARRIER
+                  || fault == Simulation.Fault.EPOCH_DURING_CHECKPOINT,
               fault);
       if (o.faultsApplied() > 0) {
         applied++;
@@ -135,6 +136,7 @@ class SimVerifierTest {
     return Stream.of(
         Arguments.of(Simulation.Fault.LOSE_STATE_LOCATION, "keyed-count"),
         Arguments.of(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED, "last10-avg"),
-        Arguments.of(Simulation.Fault.SNAPSHOT_AFTER_BARRIER, "keyed-count"));
+        Arguments.of(Simulation.Fault.SNAPSHOT_AFTER_BARRIER, "keyed-count"),
+        Arguments.of(Simulation.Fault.EPOCH_DURING_CHECKPOINT, "keyed-count"));
   }
 }
