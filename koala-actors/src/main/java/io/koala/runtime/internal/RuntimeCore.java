@@ -55,6 +55,8 @@ public final class RuntimeCore implements AutoCloseable {
   private final boolean temporaryDataDir;
   private final AtomicInteger jobs = new AtomicInteger();
   private final AtomicLong replies = new AtomicLong();
+  private final Path checkpointRoot; // null: checkpoints off
+  private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Starts the systems and workers. */
@@ -71,6 +73,26 @@ public final class RuntimeCore implements AutoCloseable {
       }
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
+    }
+    if (config.checkpointing()) {
+      checkpointRoot =
+          config.checkpointDirectory() != null
+              ? config.checkpointDirectory().toAbsolutePath()
+              : dataDir.resolve("checkpoints");
+      // bounded: snapshot copies are disk-bound and must not take the task dispatcher's threads
+      int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+      AtomicInteger copiers = new AtomicInteger();
+      copier =
+          java.util.concurrent.Executors.newFixedThreadPool(
+              threads,
+              r -> {
+                Thread t = new Thread(r, "koala-" + n + "-snapshot-" + copiers.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+    } else {
+      checkpointRoot = null;
+      copier = null;
     }
     Config pekko = systemConfig(config);
     main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
@@ -112,7 +134,9 @@ public final class RuntimeCore implements AutoCloseable {
                     KoalaSerialization.registry(host),
                     config.store(),
                     config.deleteJobState(),
-                    resolve(host, services)),
+                    resolve(host, services),
+                    checkpointRoot,
+                    copier),
                 "worker-" + w,
                 Props.empty());
         // Seen from the main system: through remoting when the worker lives elsewhere.
@@ -192,7 +216,8 @@ public final class RuntimeCore implements AutoCloseable {
             JobListener.create(jobId, status, completion), jobId + "-listener", Props.empty());
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
-            JobCoordinator.create(jobId, plan, List.copyOf(workers), config, listener),
+            JobCoordinator.create(
+                jobId, plan, List.copyOf(workers), config, checkpointRoot, listener),
             jobId + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
@@ -261,6 +286,29 @@ public final class RuntimeCore implements AutoCloseable {
     return done;
   }
 
+  /** See {@link io.koala.runtime.JobHandle#checkpoint()}. No timeout: it waits for the job. */
+  public CompletionStage<Long> checkpoint(Submitted job) {
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    ActorRef<JobCoordinator.CheckpointOutcome> reply =
+        main.systemActorOf(
+            Behaviors.receive(JobCoordinator.CheckpointOutcome.class)
+                .onMessage(
+                    JobCoordinator.CheckpointOutcome.class,
+                    o -> {
+                      if (o.error() == null) {
+                        done.complete(o.checkpointId());
+                      } else {
+                        done.completeExceptionally(new KoalaException(o.error()));
+                      }
+                      return Behaviors.stopped();
+                    })
+                .build(),
+            job.jobId() + "-checkpoint-" + replies.incrementAndGet(),
+            Props.empty());
+    job.coordinator().tell(new JobCoordinator.TakeCheckpoint(reply));
+    return done;
+  }
+
   /** Asks the job's coordinator for what a collecting sink has received. */
   public CompletionStage<List<Object>> collected(Submitted job, String sink) {
     CompletionStage<JobCoordinator.Collected> reply =
@@ -314,6 +362,9 @@ public final class RuntimeCore implements AutoCloseable {
       }
     }
     systems.clear();
+    if (copier != null) {
+      copier.shutdown();
+    }
     if (temporaryDataDir) {
       Worker.deleteRecursively(dataDir);
     }
