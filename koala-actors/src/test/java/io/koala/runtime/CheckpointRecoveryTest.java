@@ -118,6 +118,49 @@ class CheckpointRecoveryTest {
   }
 
   @Test
+  void aRescaleUndoneByARollbackRunsAgain(@TempDir Path dir) throws Exception {
+    // no periodic checkpoint: the rollback goes to the one taken before the rescale
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      checkpoint(job);
+      ReconfigurationReport first =
+          job.rescale("count", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(first.tasksAfter()).containsExactly(0, 1, 2, 3);
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+      // the report of the rolled-back run is gone; the rescale ran again after the rollback
+      List<ReconfigurationReport> reports = job.metrics().reconfigurations();
+      assertThat(reports).hasSize(1);
+      assertThat(reports.get(0).tasksAfter()).containsExactly(0, 1, 2, 3);
+      assertThat(reports.get(0).epoch()).isGreaterThan(first.epoch());
+    }
+  }
+
+  @Test
+  void retiredHoldersAreRestoredFromTheirSnapshots(@TempDir Path dir) throws Exception {
+    KoalaConfig config =
+        config(dir, Duration.ofHours(1))
+            .with("koala.reconfiguration.drain.piggyback-keys", 0)
+            .with("koala.reconfiguration.drain.interval", "60 s");
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      LiveReconfigurationTest.awaitProgress(job, 2_000);
+      ReconfigurationReport in =
+          job.rescale("count", 1).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(in.tasksAfter()).containsExactly(0);
+      long id = checkpoint(job); // count#1 is retired: its snapshot is asked for directly
+      Path chk = dir.resolve("checkpoints").resolve(job.id()).resolve("chk-" + id);
+      assertThat(chk.resolve("count-1.snap")).as("the retired holder's snapshot").exists();
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+    }
+  }
+
+  @Test
   void aCorruptLatestCheckpointFallsBackToTheOneBefore(@TempDir Path dir) throws Exception {
     // no periodic checkpoint: only the two taken here exist
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
