@@ -103,7 +103,7 @@ class CheckpointRecoveryTest {
   @Test
   void aFailureDuringALiveRescaleRollsBackAndRescalesAgain(@TempDir Path dir) throws Exception {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(100)))) {
-      JobHandle job = runtime.submit(dataflow(8_000));
+      JobHandle job = runtime.submit(dataflow(4_000));
       checkpoint(job);
       var rescale = job.rescale("count", 4);
       arm();
@@ -121,7 +121,7 @@ class CheckpointRecoveryTest {
   void aRescaleUndoneByARollbackRunsAgain(@TempDir Path dir) throws Exception {
     // no periodic checkpoint: the rollback goes to the one taken before the rescale
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
-      JobHandle job = runtime.submit(dataflow(8_000));
+      JobHandle job = runtime.submit(dataflow(4_000));
       checkpoint(job);
       ReconfigurationReport first =
           job.rescale("count", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
@@ -164,7 +164,7 @@ class CheckpointRecoveryTest {
   void aCorruptLatestCheckpointFallsBackToTheOneBefore(@TempDir Path dir) throws Exception {
     // no periodic checkpoint: only the two taken here exist
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
-      JobHandle job = runtime.submit(dataflow(8_000));
+      JobHandle job = runtime.submit(dataflow(4_000));
       long older = checkpoint(job);
       long newer = checkpoint(job);
       assertThat(newer).isGreaterThan(older);
@@ -195,12 +195,69 @@ class CheckpointRecoveryTest {
               assertThat(seen.get(key)).as("count %d of key %d", c, key).contains(c);
             }
           });
-      try (Stream<Path> left = Files.list(dir.resolve("checkpoints").resolve(job.id()))) {
-        assertThat(left.map(p -> p.getFileName().toString()))
-            .as("the corrupt checkpoint is discarded")
-            .doesNotContain("chk-" + newer);
-      }
+      assertThat(dir.resolve("checkpoints").resolve(job.id()))
+          .as("a finished job's checkpoints are deleted")
+          .doesNotExist();
     }
+  }
+
+  @Test
+  void aJobSubmittedAgainAfterARestartResumesFromItsLatestCheckpoint(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofHours(1));
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    String id;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      long c = checkpoint(job);
+      assertThat(c).isPositive();
+      for (String sink : List.of("counts", "recounts")) {
+        // with checkpoints on, exactly what the committed checkpoint covers
+        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
+      }
+      id = job.id();
+    } // the runtime goes away with the job running
+    assertThat(seen.get("counts")).isNotEmpty().hasSizeLessThan(RECORDS);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(20_000));
+      assertThat(job.id()).isEqualTo(id);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.get(sink).addAll(job.collected(sink));
+      }
+      assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
+    }
+    assertExactCounts(seen);
+    try (Stream<Path> left = Files.list(dir.resolve("checkpoints"))) {
+      assertThat(left).as("a finished job's checkpoints are deleted").isEmpty();
+    }
+  }
+
+  /** In both sinks, every key's counts are 1..n, each exactly once, n = its number of records. */
+  static void assertExactCounts(Map<String, List<KeyValue<Long, Long>>> outputs) {
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 0; i < RECORDS; i++) {
+      expected.merge((i * 7919) % KEYS, 1L, Long::sum);
+    }
+    outputs.forEach(
+        (sink, out) -> {
+          Map<Long, List<Long>> seen = new TreeMap<>();
+          for (KeyValue<Long, Long> kv : out) {
+            seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
+          }
+          expected.forEach(
+              (key, n) -> {
+                List<Long> want = new ArrayList<>();
+                for (long c = 1; c <= n; c++) {
+                  want.add(c);
+                }
+                assertThat(seen.get(key))
+                    .as("%s of key %d", sink, key)
+                    .containsExactlyInAnyOrderElementsOf(want);
+              });
+          assertThat(out).as(sink).hasSize(RECORDS);
+        });
   }
 
   @Test

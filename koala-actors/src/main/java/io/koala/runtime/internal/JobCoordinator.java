@@ -39,6 +39,10 @@ import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.internal.journal.JobJournal;
+import io.koala.runtime.internal.journal.JournalSettings;
+import io.koala.runtime.internal.journal.JournalState;
+import io.koala.serialization.KryoSerde;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -169,8 +173,22 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    */
   record FromAttempt(int attempt, Command command) implements Command {}
 
+  /** Coordinator → its attempt's forwarder: watch {@code ref}, reporting {@link TaskTerminated}. */
+  record WatchTask(TaskId task, ActorRef<TaskMessage> ref) implements Command {}
+
   /** Self: the restart backoff of attempt {@code attempt} is over; deploy its tasks. */
   record Redeploy(int attempt) implements Command {}
+
+  /**
+   * Self: the journal's state at start-up ({@code null} and {@code error} if it did not answer).
+   */
+  record Recovered(JournalState state, String error) implements Command {}
+
+  /**
+   * Self: the journal recorded checkpoint {@code checkpointId} (for attempt {@code attempt}), or
+   * could not ({@code error}).
+   */
+  record Journaled(int attempt, long checkpointId, String error) implements Command {}
 
   /** Self: time to see whether a checkpoint is due. */
   enum CheckpointTick implements Command {
@@ -281,6 +299,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private boolean recovering; // from a failure until the new attempt's tasks are started
   private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
   private static final String CHECKPOINT_TIMER = "checkpoint";
+  private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
+  private final KryoSerde metadataSerde;
 
   static Behavior<Command> create(
       String jobId,
@@ -288,13 +308,22 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       List<ActorRef<Worker.Command>> workers,
       KoalaConfig config,
       Path checkpointRoot,
+      JournalSettings journalSettings,
       ActorRef<JobListener.Event> listener) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
                 timers ->
                     new JobCoordinator(
-                        ctx, timers, jobId, plan, workers, config, checkpointRoot, listener)));
+                        ctx,
+                        timers,
+                        jobId,
+                        plan,
+                        workers,
+                        config,
+                        checkpointRoot,
+                        journalSettings,
+                        listener)));
   }
 
   private JobCoordinator(
@@ -305,6 +334,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       List<ActorRef<Worker.Command>> workers,
       KoalaConfig config,
       Path checkpointRoot,
+      JournalSettings journalSettings,
       ActorRef<JobListener.Event> listener) {
     super(ctx);
     this.jobId = jobId;
@@ -343,23 +373,115 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.inbox = forwarder(0);
     this.lastMetrics =
         new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
-    for (TaskSetup s : deployment.setups().values()) {
-      addClientChannel(s);
+    this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
+    timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
+    if (journalSettings != null) {
+      // resume from what the job's journal holds (a job submitted again after a restart)
+      this.journal = ctx.spawn(JobJournal.create(jobId, journalSettings), "journal");
+      ctx.ask(
+          JournalState.class,
+          journal,
+          deployTimeout,
+          JobJournal.Recover::new,
+          (state, error) ->
+              new Recovered(state, error == null ? null : String.valueOf(error.getMessage())));
+    } else {
+      this.journal = null;
+      deploy(null);
     }
-    for (int w = 0; w < workers.size(); w++) {
-      List<TaskSetup> mine = deployment.tasksOn(w);
-      if (!mine.isEmpty()) {
-        pendingWorkers.add(w);
-        workers.get(w).tell(new Worker.DeployTasks(jobId, mine, inbox, 0, Map.of()));
+  }
+
+  /**
+   * Deploys every task of the job as the current attempt: from checkpoint {@code from}'s snapshots,
+   * or as the initial deployment when {@code from} is null.
+   */
+  private void deploy(Checkpoints.Completed<Path, CoordinatorState> from) {
+    restoring = from;
+    Map<TaskId, Worker.Restore> restore = new HashMap<>();
+    List<TaskSetup> setups = new ArrayList<>();
+    if (from == null) {
+      live = initialDeployment.copy();
+      retirement = new Retirement(drainSettings);
+      setups.addAll(live.setups().values());
+    } else {
+      live = from.state().deployment().copy();
+      retirement = from.state().retirement().copy();
+      for (Map.Entry<TaskId, Path> e : from.snapshots().entrySet()) {
+        setups.add(live.setup(e.getKey()));
+        restore.put(
+            e.getKey(),
+            new Worker.Restore(
+                from.id(), e.getValue().toString(), from.holders().contains(e.getKey())));
       }
     }
-    timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
-    ctx.getLog()
+    Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
+    for (TaskSetup s : setups) {
+      addClientChannel(s);
+      byWorker.computeIfAbsent(live.placement(s.task()), k -> new ArrayList<>()).add(s);
+    }
+    byWorker.forEach(
+        (w, mine) -> {
+          pendingWorkers.add(w);
+          Map<TaskId, Worker.Restore> theirs = new HashMap<>();
+          for (TaskSetup s : mine) {
+            if (restore.containsKey(s.task())) {
+              theirs.put(s.task(), restore.get(s.task()));
+            }
+          }
+          workers.get(w).tell(new Worker.DeployTasks(jobId, mine, inbox, attempt, theirs));
+        });
+    getContext()
+        .getLog()
         .info(
-            "job {}: deploying {} tasks on {} workers",
+            "job {}: attempt {}: deploying {} tasks on {} workers{}",
             jobId,
-            deployment.setups().size(),
-            pendingWorkers.size());
+            attempt,
+            setups.size(),
+            pendingWorkers.size(),
+            from == null ? "" : " from checkpoint " + from.id());
+  }
+
+  /** The journal answered: resume from its latest checkpoint, or start afresh. */
+  private Behavior<Command> onRecovered(Recovered m) {
+    if (status != JobStatus.DEPLOYING) {
+      return this;
+    }
+    if (m.state() == null) {
+      return fail(
+          ErrorInfo.of(
+              "journal",
+              new TaskId(new OperatorId("coordinator"), 0),
+              null,
+              new IllegalStateException(
+                  "the checkpoint journal of job " + jobId + " did not recover: " + m.error())));
+    }
+    List<Checkpoints.Completed<Path, CoordinatorState>> completed = new ArrayList<>();
+    for (JournalState.Checkpoint c : m.state().checkpoints()) {
+      try {
+        completed.add(
+            CheckpointMetadata.decode(metadataSerde, c.metadata().bytes())
+                .completed(plan, drainSettings));
+      } catch (RuntimeException e) {
+        getContext()
+            .getLog()
+            .warn(
+                "job {}: journaled checkpoint {} cannot be decoded: {}",
+                jobId,
+                c.id(),
+                e.toString());
+      }
+    }
+    checkpoints.recovered(completed, m.state().lastCheckpointId());
+    if (!completed.isEmpty()) {
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: resuming from journaled checkpoint {}",
+              jobId,
+              completed.get(completed.size() - 1).id());
+    }
+    deploy(checkpoints.latest().orElse(null));
+    return this;
   }
 
   @Override
@@ -376,6 +498,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(CheckpointTick.class, t -> onCheckpointTick())
         .onMessage(TakeCheckpoint.class, this::onTakeCheckpoint)
         .onMessage(Redeploy.class, this::onRedeploy)
+        .onMessage(Recovered.class, this::onRecovered)
+        .onMessage(Journaled.class, this::onJournaled)
         .onMessage(HolderReleased.class, this::onHolderReleased)
         .onMessage(TaskTerminated.class, this::onTaskTerminated)
         .build();
@@ -386,13 +510,23 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     ActorRef<Command> self = getContext().getSelf();
     return getContext()
         .spawn(
-            Behaviors.receive(Command.class)
-                .onAnyMessage(
-                    m -> {
-                      self.tell(new FromAttempt(n, m));
-                      return Behaviors.same();
-                    })
-                .build(),
+            Behaviors.<Command>setup(
+                ctx ->
+                    Behaviors.receive(Command.class)
+                        .onMessage(
+                            WatchTask.class,
+                            w -> {
+                              // watched here, so that a task's last words (TaskFailed) reach the
+                              // coordinator before the news of its stop, as they were sent
+                              ctx.watchWith(w.ref(), new TaskTerminated(w.task(), n));
+                              return Behaviors.same();
+                            })
+                        .onAnyMessage(
+                            m -> {
+                              self.tell(new FromAttempt(n, m));
+                              return Behaviors.same();
+                            })
+                        .build()),
             "attempt-" + n);
   }
 
@@ -439,8 +573,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     for (TaskActor.TaskRef r : m.tasks()) {
       tasks.put(r.task(), r.ref());
       addresses.put(r.task(), r);
-      getContext()
-          .watchWith(r.ref(), new FromAttempt(attempt, new TaskTerminated(r.task(), attempt)));
+      inbox.tell(new WatchTask(r.task(), r.ref()));
     }
     if (status.isTerminal()) {
       // a late deployment of a job that already ended: stop those tasks too
@@ -465,6 +598,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         status = JobStatus.RUNNING;
         listener.tell(new JobListener.StatusChanged(status, null));
         getContext().getLog().info("job {}: running", jobId);
+        if (restoring != null) {
+          resumed(); // resumed from the journal's checkpoint
+        }
       }
       startNextEpoch();
     }
@@ -671,6 +807,17 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     status = terminal;
     timers.cancel(CHECKPOINT_TIMER);
     if (checkpoints != null && terminal == JobStatus.FINISHED) {
+      // nothing is left to resume: the journal and the files forget the job's checkpoints
+      for (var c : checkpoints.retained()) {
+        discardInJournal(c.id());
+      }
+      try {
+        Worker.deleteRecursively(storage.jobDirectory(jobId));
+      } catch (RuntimeException e) {
+        getContext()
+            .getLog()
+            .warn("job {}: cannot delete its checkpoints: {}", jobId, e.toString());
+      }
       output // the job ended: every result is final
           .ended()
           .forEach(
@@ -1164,8 +1311,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
           ref.tell(send.command());
         }
       } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
-        // the checkpoint is recorded in this actor's memory (the journal is not wired in yet)
-        committed(persist.checkpoint().id());
+        @SuppressWarnings("unchecked")
+        Checkpoints.Completed<Path, CoordinatorState> c =
+            (Checkpoints.Completed<Path, CoordinatorState>) persist.checkpoint();
+        record(c);
       } else if (e instanceof Checkpoints.Discard<?> discard) {
         for (Object h : discard.snapshots()) {
           deleteSnapshot((Path) h);
@@ -1177,6 +1326,71 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         throw new IllegalStateException("unhandled " + e);
       }
     }
+  }
+
+  /** Records {@code c} in the journal; {@link Journaled} follows. */
+  private void record(Checkpoints.Completed<Path, CoordinatorState> c) {
+    byte[] metadata = CheckpointMetadata.of(c).encode(metadataSerde);
+    int asked = attempt;
+    long id = c.id();
+    getContext()
+        .askWithStatus(
+            JobJournal.CheckpointAck.class,
+            journal,
+            Duration.ofSeconds(30),
+            r ->
+                new JobJournal.RecordCheckpoint(id, metadata, checkpoints.settings().retained(), r),
+            (ack, error) ->
+                new Journaled(
+                    asked, id, error == null ? null : String.valueOf(error.getMessage())));
+  }
+
+  private Behavior<Command> onJournaled(Journaled m) {
+    if (status.isTerminal()) {
+      return this;
+    }
+    boolean current =
+        m.attempt() == attempt && !recovering && checkpoints.pendingId() == m.checkpointId();
+    if (m.error() != null) {
+      if (!current) {
+        return this;
+      }
+      return fail(
+          ErrorInfo.of(
+              "journal",
+              new TaskId(new OperatorId("coordinator"), 0),
+              null,
+              new IllegalStateException(
+                  "the journal cannot record checkpoint " + m.checkpointId() + ": " + m.error())));
+    }
+    if (!current) {
+      // recorded after a rollback abandoned it (its files are gone): the journal forgets it too
+      discardInJournal(m.checkpointId());
+      return this;
+    }
+    committed(m.checkpointId());
+    return this;
+  }
+
+  private void discardInJournal(long id) {
+    getContext()
+        .askWithStatus(
+            JobJournal.DiscardAck.class,
+            journal,
+            Duration.ofSeconds(30),
+            r -> new JobJournal.DiscardCheckpoint(id, r),
+            (ack, error) -> {
+              if (error != null) {
+                getContext()
+                    .getLog()
+                    .warn(
+                        "job {}: the journal did not discard checkpoint {}: {}",
+                        jobId,
+                        id,
+                        error.toString());
+              }
+              return CheckpointTick.INSTANCE;
+            });
   }
 
   /** Checkpoint {@code id} is durably recorded: publish its results, then tell the tasks (C4). */
@@ -1238,8 +1452,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             restarts,
             maxRestarts,
             cause);
-    tasks.values().forEach(getContext()::unwatch);
-    getContext().stop(inbox);
+    getContext().stop(inbox); // and with it, the DeathWatch of the attempt's tasks
     attempt++;
     inbox = forwarder(attempt);
     for (ActorRef<Worker.Command> w : workers) {
@@ -1270,7 +1483,6 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     var latest = checkpoints.latest();
-    restoring = latest.orElse(null);
     int keep = latest.map(c -> c.state().taken()).orElse(0);
     List<Queued> redo = new ArrayList<>(taken.subList(keep, taken.size()));
     taken.subList(keep, taken.size()).clear();
@@ -1279,47 +1491,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     int reportsKept = latest.map(c -> c.state().reports()).orElse(0);
     reports.subList(Math.min(reportsKept, reports.size()), reports.size()).clear();
-    Map<TaskId, Worker.Restore> restore = new HashMap<>();
-    List<TaskSetup> setups = new ArrayList<>();
-    if (latest.isEmpty()) {
-      live = initialDeployment.copy();
-      retirement = new Retirement(drainSettings);
-      setups.addAll(live.setups().values());
-    } else {
-      Checkpoints.Completed<Path, CoordinatorState> c = latest.get();
-      live = c.state().deployment().copy();
-      retirement = c.state().retirement().copy();
-      for (Map.Entry<TaskId, Path> e : c.snapshots().entrySet()) {
-        setups.add(live.setup(e.getKey()));
-        restore.put(
-            e.getKey(),
-            new Worker.Restore(c.id(), e.getValue().toString(), c.holders().contains(e.getKey())));
-      }
-    }
-    Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
-    for (TaskSetup s : setups) {
-      addClientChannel(s);
-      byWorker.computeIfAbsent(live.placement(s.task()), k -> new ArrayList<>()).add(s);
-    }
-    byWorker.forEach(
-        (w, mine) -> {
-          pendingWorkers.add(w);
-          Map<TaskId, Worker.Restore> theirs = new HashMap<>();
-          for (TaskSetup s : mine) {
-            if (restore.containsKey(s.task())) {
-              theirs.put(s.task(), restore.get(s.task()));
-            }
-          }
-          workers.get(w).tell(new Worker.DeployTasks(jobId, mine, inbox, attempt, theirs));
-        });
-    getContext()
-        .getLog()
-        .info(
-            "job {}: attempt {}: deploying {} tasks{}",
-            jobId,
-            attempt,
-            setups.size(),
-            restoring == null ? " afresh" : " from checkpoint " + restoring.id());
+    deploy(latest.orElse(null));
     return this;
   }
 
@@ -1365,6 +1537,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             m.task(),
             m.problem());
     carryOut(checkpoints.unusable(m.checkpointId()));
+    discardInJournal(m.checkpointId());
     rollback("checkpoint " + m.checkpointId() + " is unusable: " + m.problem());
     return this;
   }

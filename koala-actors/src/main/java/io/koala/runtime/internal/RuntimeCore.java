@@ -13,6 +13,8 @@ import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.internal.journal.JournalConfig;
+import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -56,6 +58,7 @@ public final class RuntimeCore implements AutoCloseable {
   private final AtomicInteger jobs = new AtomicInteger();
   private final AtomicLong replies = new AtomicLong();
   private final Path checkpointRoot; // null: checkpoints off
+  private final JournalSettings journalSettings; // null: checkpoints off
   private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
@@ -95,7 +98,18 @@ public final class RuntimeCore implements AutoCloseable {
       copier = null;
     }
     Config pekko = systemConfig(config);
-    main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+    if (config.checkpointing()) {
+      // the checkpoint-metadata journal lives with the coordinators, in the main system
+      JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
+      journal.createSchema();
+      journalSettings = journal.settings();
+      main =
+          ActorSystem.create(
+              Behaviors.empty(), "koala-" + n, journal.pekkoConfig().withFallback(pekko).resolve());
+    } else {
+      journalSettings = null;
+      main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+    }
     systems.add(main);
     try {
       for (Class<?> type : config.types()) {
@@ -217,7 +231,13 @@ public final class RuntimeCore implements AutoCloseable {
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
             JobCoordinator.create(
-                jobId, plan, List.copyOf(workers), config, checkpointRoot, listener),
+                jobId,
+                plan,
+                List.copyOf(workers),
+                config,
+                checkpointRoot,
+                journalSettings,
+                listener),
             jobId + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
