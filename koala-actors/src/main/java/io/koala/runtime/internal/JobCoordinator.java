@@ -98,8 +98,9 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * checkpoint are queued again, in order, ahead of the queued ones, so a rollback never silently
  * undoes a user's rescale. After {@code koala.checkpoint.max-restarts} rollbacks the next failure
  * fails the job. A checkpoint whose snapshot file is missing or corrupt is dropped and the one
- * before it is tried. The checkpoints live in this actor's memory only (the journal is not wired in
- * yet): they survive task failures, not the loss of the coordinator.
+ * before it is tried. A complete checkpoint is recorded in the job's {@link JobJournal} before it
+ * is committed (C4); at start the coordinator recovers from that journal, so a job submitted again
+ * with the same id on the same data dir resumes from its latest checkpoint.
  */
 final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
