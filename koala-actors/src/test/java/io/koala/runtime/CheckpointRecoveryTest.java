@@ -24,6 +24,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * Checkpoints and rollback on the actor runtime (DESIGN §8): a task fails once mid-run, the job
@@ -83,9 +85,12 @@ class CheckpointRecoveryTest {
     return job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
   }
 
-  @Test
-  void aTaskFailingMidRunRollsBackToExactlyOnceOutput(@TempDir Path dir) throws Exception {
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(100)))) {
+  @ParameterizedTest(name = "separate systems: {0}")
+  @ValueSource(booleans = {false, true})
+  void aTaskFailingMidRunRollsBackToExactlyOnceOutput(boolean separate, @TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofMillis(100)).withSeparateSystems(separate);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(dataflow(10_000));
       long first = checkpoint(job);
       assertThat(first).isPositive();
