@@ -54,7 +54,22 @@ public final class KoalaRuntime implements AutoCloseable {
    * }</pre>
    */
   public JobHandle submit(Dataflow dataflow) {
-    return new JobHandle(core, core.submit(Objects.requireNonNull(dataflow, "dataflow")));
+    return submit(dataflow, SubmitOptions.defaults());
+  }
+
+  /**
+   * Deploys {@code dataflow} as {@link #submit(Dataflow)} does, with {@code options}; returns at
+   * once.
+   *
+   * @throws ConfigurationException when {@code options} asks for a restore and the runtime takes no
+   *     checkpoints, or the checkpoint is of another job
+   */
+  public JobHandle submit(Dataflow dataflow, SubmitOptions options) {
+    return new JobHandle(
+        core,
+        core.submit(
+            Objects.requireNonNull(dataflow, "dataflow"),
+            Objects.requireNonNull(options, "options").restoreFrom().orElse(null)));
   }
 
   public KoalaConfig config() {

@@ -239,6 +239,82 @@ class CheckpointRecoveryTest {
     }
   }
 
+  @Test
+  void aJobRestoredFromACheckpointDirectoryOnAnotherDataDirContinues(@TempDir Path dir)
+      throws Exception {
+    Path first = dir.resolve("first");
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    Path chk;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(first, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      long c = checkpoint(job);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
+      }
+      chk = first.resolve("checkpoints").resolve(job.id()).resolve("chk-" + c);
+      assertThat(chk.resolve("_metadata")).exists();
+    }
+    Path copy = dir.resolve("backup").resolve(chk.getParent().getFileName()).resolve("chk-x");
+    Files.createDirectories(copy);
+    try (Stream<Path> files = Files.list(chk)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, copy.resolve(f.getFileName()));
+      }
+    }
+    deleteRecursively(first); // nothing of the first run is left but the copy
+    try (KoalaRuntime runtime =
+        KoalaRuntime.embedded(config(dir.resolve("second"), Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(20_000), SubmitOptions.restoreFrom(copy));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.get(sink).addAll(job.collected(sink));
+      }
+    }
+    assertExactCounts(seen);
+    assertThat(copy.resolve("_metadata")).as("the copy is only read").exists();
+  }
+
+  @Test
+  void aRestoreNeedsCheckpointsAndTheSameJob(@TempDir Path dir) {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, null))) {
+      assertThatThrownBy(
+              () ->
+                  runtime.submit(
+                      dataflow(1_000), SubmitOptions.restoreFrom(dir.resolve("recover-1/chk-1"))))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("koala.checkpoint.interval is off");
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofSeconds(1)))) {
+      assertThatThrownBy(
+              () ->
+                  runtime.submit(
+                      dataflow(1_000), SubmitOptions.restoreFrom(dir.resolve("other-1/chk-1"))))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("restores only the job it was taken of");
+    }
+  }
+
+  @Test
+  void aRestoreFromAnUnusableCheckpointFailsTheJobInsteadOfStartingOver(@TempDir Path dir) {
+    Path empty = dir.resolve("recover-1").resolve("chk-3");
+    try (KoalaRuntime runtime =
+        KoalaRuntime.embedded(config(dir.resolve("data"), Duration.ofSeconds(1)))) {
+      JobHandle job = runtime.submit(dataflow(1_000), SubmitOptions.restoreFrom(empty));
+      assertThatThrownBy(() -> job.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("cannot restore job recover-1");
+    }
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
   /** In both sinks, every key's counts are 1..n, each exactly once, n = its number of records. */
   static void assertExactCounts(Map<String, List<KeyValue<Long, Long>>> outputs) {
     Map<Long, Long> expected = new TreeMap<>();

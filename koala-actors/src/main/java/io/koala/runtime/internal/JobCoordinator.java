@@ -302,6 +302,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private static final String CHECKPOINT_TIMER = "checkpoint";
   private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
   private final KryoSerde metadataSerde;
+  private final Path restoreFrom; // null: resume from the journal, if it has checkpoints
+  static final String METADATA_FILE = "_metadata";
 
   static Behavior<Command> create(
       String jobId,
@@ -310,6 +312,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
+      Path restoreFrom,
       ActorRef<JobListener.Event> listener) {
     return Behaviors.setup(
         ctx ->
@@ -324,6 +327,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                         config,
                         checkpointRoot,
                         journalSettings,
+                        restoreFrom,
                         listener)));
   }
 
@@ -336,8 +340,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
+      Path restoreFrom,
       ActorRef<JobListener.Event> listener) {
     super(ctx);
+    this.restoreFrom = restoreFrom;
     this.jobId = jobId;
     this.plan = plan;
     this.workers = workers;
@@ -442,6 +448,53 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             from == null ? "" : " from checkpoint " + from.id());
   }
 
+  /**
+   * The checkpoint {@code dir} holds ({@link #METADATA_FILE}); a snapshot file the metadata names
+   * that is not where it says is looked for in {@code dir}.
+   */
+  private Checkpoints.Completed<Path, CoordinatorState> readMetadata(Path dir) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(dir.resolve(METADATA_FILE));
+    } catch (IOException e) {
+      throw new io.koala.checkpoint.CheckpointException(
+          "cannot read " + dir.resolve(METADATA_FILE) + ": " + e, e);
+    }
+    Checkpoints.Completed<Path, CoordinatorState> c =
+        CheckpointMetadata.decode(metadataSerde, bytes).completed(plan, drainSettings);
+    Map<TaskId, Path> files = new LinkedHashMap<>();
+    c.snapshots()
+        .forEach(
+            (t, p) -> files.put(t, Files.exists(p) ? p : dir.resolve(p.getFileName().toString())));
+    return new Checkpoints.Completed<>(c.id(), c.triggeredMillis(), files, c.holders(), c.state());
+  }
+
+  /**
+   * Writes checkpoint {@code c}'s metadata next to its snapshot files (atomically), so that its
+   * directory alone can restore the job ({@link io.koala.runtime.SubmitOptions#restoreFrom}).
+   */
+  private void writeMetadata(Checkpoints.Completed<Path, CoordinatorState> c) {
+    Path dir = storage.checkpointDirectory(jobId, c.id());
+    Path tmp = dir.resolve(METADATA_FILE + ".tmp");
+    try {
+      Files.createDirectories(dir);
+      Files.write(tmp, CheckpointMetadata.of(c).encode(metadataSerde));
+      Files.move(
+          tmp,
+          dir.resolve(METADATA_FILE),
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: cannot write the metadata of checkpoint {}: {}",
+              jobId,
+              c.id(),
+              e.toString());
+    }
+  }
+
   /** The journal answered: resume from its latest checkpoint, or start afresh. */
   private Behavior<Command> onRecovered(Recovered m) {
     if (status != JobStatus.DEPLOYING) {
@@ -472,14 +525,33 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 e.toString());
       }
     }
-    checkpoints.recovered(completed, m.state().lastCheckpointId());
+    long lastId = m.state().lastCheckpointId();
+    if (restoreFrom != null) {
+      Checkpoints.Completed<Path, CoordinatorState> from;
+      try {
+        from = readMetadata(restoreFrom);
+      } catch (RuntimeException e) {
+        return fail(
+            ErrorInfo.of(
+                "restore",
+                new TaskId(new OperatorId("coordinator"), 0),
+                null,
+                new IllegalStateException(
+                    "cannot restore job " + jobId + " from " + restoreFrom + ": " + e.getMessage(),
+                    e)));
+      }
+      completed = List.of(from); // what the user asked for, not the journal's
+      lastId = Math.max(lastId, from.id());
+    }
+    checkpoints.recovered(completed, lastId);
     if (!completed.isEmpty()) {
       getContext()
           .getLog()
           .warn(
-              "job {}: resuming from journaled checkpoint {}",
+              "job {}: resuming from checkpoint {} ({})",
               jobId,
-              completed.get(completed.size() - 1).id());
+              completed.get(completed.size() - 1).id(),
+              restoreFrom != null ? "restored from " + restoreFrom : "the journal's latest");
     }
     deploy(checkpoints.latest().orElse(null));
     return this;
@@ -587,21 +659,20 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     pendingWorkers.remove(m.worker());
     if (pendingWorkers.isEmpty()) {
       List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
-      if (!recovering) {
-        startMillis = System.currentTimeMillis();
+      if (startMillis == 0) {
+        startMillis = System.currentTimeMillis(); // the origin of source rates, once per job
       }
       for (ActorRef<TaskMessage> ref : tasks.values()) {
         ref.tell(new TaskActor.Start(book, startMillis));
       }
-      if (recovering) {
-        resumed();
-      } else {
+      boolean resuming = recovering || restoring != null;
+      if (status == JobStatus.DEPLOYING) {
         status = JobStatus.RUNNING;
         listener.tell(new JobListener.StatusChanged(status, null));
         getContext().getLog().info("job {}: running", jobId);
-        if (restoring != null) {
-          resumed(); // resumed from the journal's checkpoint
-        }
+      }
+      if (resuming) {
+        resumed(); // after a rollback, or from a journaled or given checkpoint
       }
       startNextEpoch();
     }
@@ -1317,9 +1388,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             (Checkpoints.Completed<Path, CoordinatorState>) persist.checkpoint();
         record(c);
       } else if (e instanceof Checkpoints.Discard<?> discard) {
+        Path own = storage.jobDirectory(jobId).toAbsolutePath();
         for (Object h : discard.snapshots()) {
-          deleteSnapshot((Path) h);
+          if (((Path) h).toAbsolutePath().startsWith(own)) {
+            deleteSnapshot((Path) h); // never the files of a checkpoint restored from elsewhere
+          }
         }
+        Path metadata =
+            storage.checkpointDirectory(jobId, discard.checkpointId()).resolve(METADATA_FILE);
+        deleteSnapshot(metadata);
         deleteCheckpointDirectoryIfEmpty(discard.checkpointId());
       } else if (e instanceof Checkpoints.StopHolder stop) {
         release(stop.task());
@@ -1403,6 +1480,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
     getContext().getLog().debug("job {}: checkpoint {} committed", jobId, id);
     carryOut(checkpoints.persisted(id));
+    checkpoints.latest().filter(c -> c.id() == id).ifPresent(this::writeMetadata);
     List<ActorRef<CheckpointOutcome>> waiting = checkpointWaiters.remove(id);
     if (waiting != null) {
       waiting.forEach(r -> r.tell(new CheckpointOutcome(id, null)));
@@ -1525,7 +1603,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** A snapshot of the checkpoint being restored is missing or corrupt: try the one before. */
   private Behavior<Command> onSnapshotUnusable(SnapshotUnusable m) {
-    if (!recovering || status.isTerminal()) {
+    boolean restoringAtStart = status == JobStatus.DEPLOYING && restoring != null;
+    if (!(recovering || restoringAtStart) || status.isTerminal()) {
       return this;
     }
     getContext()
@@ -1539,6 +1618,22 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             m.problem());
     carryOut(checkpoints.unusable(m.checkpointId()));
     discardInJournal(m.checkpointId());
+    if (restoreFrom != null && checkpoints.latest().isEmpty() && status == JobStatus.DEPLOYING) {
+      return fail(
+          ErrorInfo.of(
+              m.task().operator().name(),
+              m.task(),
+              null,
+              new io.koala.checkpoint.CheckpointException(
+                  "cannot restore job "
+                      + jobId
+                      + " from "
+                      + restoreFrom
+                      + ": snapshot "
+                      + m.file()
+                      + ": "
+                      + m.problem())));
+    }
     rollback("checkpoint " + m.checkpointId() + " is unusable: " + m.problem());
     return this;
   }

@@ -213,7 +213,38 @@ public final class RuntimeCore implements AutoCloseable {
 
   /** Deploys {@code dataflow} and returns the handles of its job. */
   public Submitted submit(Dataflow dataflow) {
-    String jobId = sanitize(dataflow.name()) + "-" + jobs.incrementAndGet();
+    return submit(dataflow, null);
+  }
+
+  /**
+   * Deploys {@code dataflow}, from the checkpoint in {@code restoreFrom} if not null (see {@link
+   * io.koala.runtime.SubmitOptions#restoreFrom}).
+   */
+  public Submitted submit(Dataflow dataflow, Path restoreFrom) {
+    String jobId = sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+    if (restoreFrom != null) {
+      if (!config.checkpointing()) {
+        throw new io.koala.runtime.ConfigurationException(
+            "restoring job "
+                + jobId
+                + " from "
+                + restoreFrom
+                + " needs checkpoints: koala.checkpoint.interval is off");
+      }
+      Path job = restoreFrom.getParent();
+      if (job == null || !job.getFileName().toString().equals(jobId)) {
+        throw new io.koala.runtime.ConfigurationException(
+            "cannot restore job "
+                + jobId
+                + " from "
+                + restoreFrom
+                + ": a checkpoint restores only the job it was taken of (<job>/chk-<id>,"
+                + " here "
+                + (job == null ? "none" : job.getFileName())
+                + ")");
+      }
+    }
+    jobs.incrementAndGet();
     ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
     for (ActorSystem<Void> s : systems) {
       TypeRegistry registry = KoalaSerialization.registry(s);
@@ -237,6 +268,7 @@ public final class RuntimeCore implements AutoCloseable {
                 config,
                 checkpointRoot,
                 journalSettings,
+                restoreFrom,
                 listener),
             jobId + "-coordinator",
             Props.empty());
