@@ -113,7 +113,27 @@ public final class JobHandle implements AutoCloseable {
     return join(core.metrics(job));
   }
 
-  /** The values the collecting sink {@code sink} has received so far, in arrival order. */
+  /**
+   * Takes a checkpoint now (DESIGN §8): completes with its id once it is committed, or
+   * exceptionally with a {@link KoalaException} when checkpoints are off ({@code
+   * koala.checkpoint.interval = off}) or the job ends first. A checkpoint waits for a running
+   * reconfiguration to end; one triggered after this call and abandoned by a rollback is taken
+   * again. With checkpoints on, a collecting sink's results become visible only as checkpoints
+   * commit (or when the job ends), so this also publishes everything processed before the call.
+   *
+   * <pre>{@code
+   * long id = job.checkpoint().toCompletableFuture().join();
+   * }</pre>
+   */
+  public CompletionStage<Long> checkpoint() {
+    return core.checkpoint(job);
+  }
+
+  /**
+   * The values the collecting sink {@code sink} has received so far, in arrival order. With
+   * checkpoints on, only those a committed checkpoint covers (exactly once across rollbacks), and
+   * all of them once the job has finished.
+   */
   @SuppressWarnings("unchecked")
   public <T> List<T> collected(String sink) {
     return (List<T>) join(core.collected(job, sink));

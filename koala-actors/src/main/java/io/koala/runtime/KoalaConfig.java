@@ -41,6 +41,11 @@ public final class KoalaConfig {
   private final Draining.Settings drain;
   private final Protocol protocol;
   private final int bucketsPerStep;
+  private final Duration checkpointInterval; // null: off
+  private final int checkpointsRetained;
+  private final Path checkpointDirectory; // null: <data-dir>/checkpoints
+  private final int maxRestarts;
+  private final Duration restartBackoff;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -123,6 +128,24 @@ public final class KoalaConfig {
                     Duration.ofMillis(1),
                     Duration.ofMinutes(1))
                 .toMillis());
+    this.checkpointInterval =
+        offOrDuration(
+            config, "koala.checkpoint.interval", Duration.ofMillis(1), Duration.ofDays(1));
+    this.checkpointsRetained = intIn(config, "koala.checkpoint.retained", 1, 1000);
+    String checkpointDir = string(config, "koala.checkpoint.directory");
+    this.checkpointDirectory = checkpointDir.isEmpty() ? null : Path.of(checkpointDir);
+    this.maxRestarts = intIn(config, "koala.checkpoint.max-restarts", 0, 1_000_000);
+    this.restartBackoff =
+        durationIn(
+            config, "koala.checkpoint.restart-backoff", Duration.ZERO, Duration.ofMinutes(10));
+    if (checkpointInterval != null && remoteStateServices > 0) {
+      throw new ConfigurationException(
+          "koala.checkpoint.interval = "
+              + checkpointInterval
+              + " needs each task's state in its own store, but koala.store.backend = \"remote\""
+              + " keeps it at the state services, which take no snapshots; allowed with the remote"
+              + " backend: off");
+    }
   }
 
   /** The configuration of the application ({@code application.conf} over the defaults). */
@@ -155,6 +178,38 @@ public final class KoalaConfig {
 
   public KoalaConfig withDataDir(Path dir) {
     return with("koala.data-dir", dir.toAbsolutePath().toString());
+  }
+
+  /**
+   * A copy that takes a checkpoint every {@code interval} ({@code koala.checkpoint.interval});
+   * {@code null} turns checkpoints off.
+   */
+  public KoalaConfig withCheckpointInterval(Duration interval) {
+    return with(
+        "koala.checkpoint.interval", interval == null ? "off" : interval.toMillis() + " ms");
+  }
+
+  /** A copy that keeps {@code n} completed checkpoints ({@code koala.checkpoint.retained}). */
+  public KoalaConfig withCheckpointsRetained(int n) {
+    return with("koala.checkpoint.retained", n);
+  }
+
+  /** A copy that writes snapshot files under {@code dir} ({@code koala.checkpoint.directory}). */
+  public KoalaConfig withCheckpointDirectory(Path dir) {
+    return with("koala.checkpoint.directory", dir.toAbsolutePath().toString());
+  }
+
+  /** A copy that allows {@code n} rollbacks per job ({@code koala.checkpoint.max-restarts}). */
+  public KoalaConfig withMaxRestarts(int n) {
+    return with("koala.checkpoint.max-restarts", n);
+  }
+
+  /**
+   * A copy that waits {@code backoff} before redeploying ({@code
+   * koala.checkpoint.restart-backoff}).
+   */
+  public KoalaConfig withRestartBackoff(Duration backoff) {
+    return with("koala.checkpoint.restart-backoff", backoff.toMillis() + " ms");
   }
 
   /** The whole underlying configuration (Pekko's settings included). */
@@ -237,6 +292,39 @@ public final class KoalaConfig {
     return drain;
   }
 
+  /** Whether jobs take checkpoints ({@code koala.checkpoint.interval} is not {@code off}). */
+  public boolean checkpointing() {
+    return checkpointInterval != null;
+  }
+
+  /** The time between checkpoints, or {@code null} when checkpoints are off. */
+  public Duration checkpointInterval() {
+    return checkpointInterval;
+  }
+
+  /** Completed checkpoints kept per job (at least 1). */
+  public int checkpointsRetained() {
+    return checkpointsRetained;
+  }
+
+  /**
+   * The configured root of snapshot files, or {@code null} for {@code <data-dir>/checkpoints}
+   * (under the temporary data directory when that is temporary).
+   */
+  public Path checkpointDirectory() {
+    return checkpointDirectory;
+  }
+
+  /** Rollbacks a job may take before the next failure fails it. */
+  public int maxRestarts() {
+    return maxRestarts;
+  }
+
+  /** The wait between a failure and the redeployment of the job's tasks. */
+  public Duration restartBackoff() {
+    return restartBackoff;
+  }
+
   /** The effective {@code koala} block, for logging. */
   public String render() {
     return config
@@ -297,6 +385,21 @@ public final class KoalaConfig {
     if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
       throw new ConfigurationException(
           path + " = " + v + " is out of range; allowed: [" + min + ", " + max + "]");
+    }
+    return v;
+  }
+
+  /** A duration in [min, max], or {@code off} ({@code null}). */
+  private static Duration offOrDuration(Config c, String path, Duration min, Duration max) {
+    String expected = "off, or a duration such as \"10 s\" in [" + min + ", " + max + "]";
+    Object raw = read(path, expected, () -> c.getValue(path).unwrapped());
+    if (Boolean.FALSE.equals(raw) || "off".equals(raw) || "false".equals(raw)) {
+      return null;
+    }
+    Duration v = read(path, expected, () -> c.getDuration(path));
+    if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
+      throw new ConfigurationException(
+          path + " = " + v + " is out of range; allowed: off, or [" + min + ", " + max + "]");
     }
     return v;
   }

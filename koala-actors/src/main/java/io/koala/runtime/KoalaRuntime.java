@@ -38,9 +38,38 @@ public final class KoalaRuntime implements AutoCloseable {
     return embedded(KoalaConfig.load());
   }
 
-  /** Deploys {@code dataflow} and starts it; returns at once. */
+  /**
+   * Deploys {@code dataflow} and starts it; returns at once. The job's id is the dataflow's name
+   * and its submission number on this runtime ({@code name-1} for the first). With checkpoints on
+   * ({@code koala.checkpoint.interval}) and a configured {@code koala.data-dir}, a job whose id has
+   * checkpoints journaled there — one that was cancelled, failed, or whose runtime went away before
+   * it finished — resumes from its latest checkpoint instead of starting over, so submitting the
+   * same dataflow first after a restart continues it:
+   *
+   * <pre>{@code
+   * KoalaConfig config = KoalaConfig.load().withDataDir(dir).withCheckpointInterval(Duration.ofSeconds(10));
+   * try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+   *   runtime.submit(dataflow).await(Duration.ofHours(1)); // resumes where a previous run stopped
+   * }
+   * }</pre>
+   */
   public JobHandle submit(Dataflow dataflow) {
-    return new JobHandle(core, core.submit(Objects.requireNonNull(dataflow, "dataflow")));
+    return submit(dataflow, SubmitOptions.defaults());
+  }
+
+  /**
+   * Deploys {@code dataflow} as {@link #submit(Dataflow)} does, with {@code options}; returns at
+   * once.
+   *
+   * @throws ConfigurationException when {@code options} asks for a restore and the runtime takes no
+   *     checkpoints, or the checkpoint is of another job
+   */
+  public JobHandle submit(Dataflow dataflow, SubmitOptions options) {
+    return new JobHandle(
+        core,
+        core.submit(
+            Objects.requireNonNull(dataflow, "dataflow"),
+            Objects.requireNonNull(options, "options").restoreFrom().orElse(null)));
   }
 
   public KoalaConfig config() {

@@ -36,6 +36,12 @@ class ConfigValidationTest {
         "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
         "koala.store.backend | rocksdb | allowed: \"lmdb\", \"remote\"",
         "koala.store.remote-services | 0 | allowed: [1, 64]",
+        "koala.checkpoint.interval | often | expected off, or a duration",
+        "koala.checkpoint.interval | 0 ms | allowed: off, or [PT0.001S, PT24H]",
+        "koala.checkpoint.retained | 0 | allowed: [1, 1000]",
+        "koala.checkpoint.max-restarts | -1 | allowed: [0, 1000000]",
+        "koala.checkpoint.restart-backoff | -1 s | allowed: [PT0S, PT10M]",
+        "koala.checkpoint.restart-backoff | later | expected a duration",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))
@@ -79,6 +85,40 @@ class ConfigValidationTest {
         .hasMessageContaining("koala.store.backend");
     assertThat(KoalaConfig.load().with("koala.store.backend", "remote").remoteStateServices())
         .isEqualTo(2);
+  }
+
+  @Test
+  void checkpointsNeedTheTasksOwnStores() {
+    assertThatThrownBy(
+            () ->
+                KoalaConfig.load()
+                    .with("koala.store.backend", "remote")
+                    .with("koala.checkpoint.interval", "1 s"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.checkpoint.interval")
+        .hasMessageContaining("koala.store.backend = \"remote\"")
+        .hasMessageContaining("allowed with the remote backend: off");
+  }
+
+  @Test
+  void checkpointSettings() {
+    KoalaConfig off = KoalaConfig.load();
+    assertThat(off.checkpointing()).isFalse();
+    assertThat(off.checkpointsRetained()).isEqualTo(2);
+    assertThat(off.maxRestarts()).isEqualTo(5);
+    assertThat(off.restartBackoff()).isEqualTo(java.time.Duration.ofSeconds(1));
+    assertThat(off.checkpointDirectory()).isNull();
+    KoalaConfig on =
+        off.withCheckpointInterval(java.time.Duration.ofMillis(100))
+            .withCheckpointsRetained(3)
+            .withMaxRestarts(1)
+            .withRestartBackoff(java.time.Duration.ZERO);
+    assertThat(on.checkpointing()).isTrue();
+    assertThat(on.checkpointInterval()).isEqualTo(java.time.Duration.ofMillis(100));
+    assertThat(on.checkpointsRetained()).isEqualTo(3);
+    assertThat(on.maxRestarts()).isEqualTo(1);
+    assertThat(on.withCheckpointInterval(null).checkpointing()).isFalse();
+    assertThat(off.with("koala.checkpoint.interval", false).checkpointing()).isFalse();
   }
 
   @Test

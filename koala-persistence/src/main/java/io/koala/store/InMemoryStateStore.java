@@ -243,6 +243,18 @@ public final class InMemoryStateStore implements StateStore {
     }
 
     @Override
+    public void append(Table table, byte[] key, byte[] value) {
+      checkWritable();
+      StoreChecks.checkKey(table, key, MAX_KEY_SIZE, WHERE);
+      Objects.requireNonNull(value, "value");
+      NavigableMap<byte[], byte[]> current = tables.get(table);
+      if (!current.isEmpty() && StoreChecks.UNSIGNED.compare(key, current.lastKey()) <= 0) {
+        throw StoreChecks.notAfterLastKey(table, key, WHERE);
+      }
+      writable(table).put(key, value);
+    }
+
+    @Override
     public boolean delete(Table table, byte[] key) {
       checkWritable();
       StoreChecks.checkKey(table, key, MAX_KEY_SIZE, WHERE);

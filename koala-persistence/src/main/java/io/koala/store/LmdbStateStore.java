@@ -432,11 +432,16 @@ public final class LmdbStateStore implements StateStore {
   }
 
   /** One buffered write of a transaction, kept so it can be replayed after the map grew. */
-  private sealed interface Write permits Put, Delete, DeletePrefix {
+  private sealed interface Write permits Put, Append, Delete, DeletePrefix {
     Table table();
   }
 
   private record Put(Table table, byte[] key, byte[] value) implements Write {}
+
+  /**
+   * A put with {@code MDB_APPEND}; replays as it first ran, since the writes before it replay too.
+   */
+  private record Append(Table table, byte[] key, byte[] value) implements Write {}
 
   private record Delete(Table table, byte[] key) implements Write {}
 
@@ -532,6 +537,14 @@ public final class LmdbStateStore implements StateStore {
     }
 
     @Override
+    public void append(Table table, byte[] key, byte[] value) {
+      checkWritable();
+      StoreChecks.checkKey(table, key, maxKeySize, where);
+      Objects.requireNonNull(value, "value");
+      write(new Append(table, key, value));
+    }
+
+    @Override
     public boolean delete(Table table, byte[] key) {
       checkWritable();
       StoreChecks.checkKey(table, key, maxKeySize, where);
@@ -616,6 +629,12 @@ public final class LmdbStateStore implements StateStore {
           return result;
         } catch (Env.MapFullException e) {
           abandonLmdbTxn();
+        } catch (Dbi.KeyExistsException e) {
+          if (write instanceof Append append) {
+            // a key out of order: LMDB refused it and left the transaction usable
+            throw StoreChecks.notAfterLastKey(append.table(), append.key(), where);
+          }
+          throw fail("write to table " + write.table(), e);
         } catch (LmdbException e) {
           throw fail("write to table " + write.table(), e);
         }
@@ -659,6 +678,11 @@ public final class LmdbStateStore implements StateStore {
         return 1;
       }
       positionedKey = null;
+      if (write instanceof Append append) {
+        dbi.put(
+            txn, writerKey.set(append.key()), writerValue.set(append.value()), PutFlags.MDB_APPEND);
+        return 1;
+      }
       if (write instanceof Delete delete) {
         return dbi.delete(txn, writerKey.set(delete.key())) ? 1 : 0;
       }

@@ -45,6 +45,19 @@ final class StoreChecks {
     }
   }
 
+  /** The failure of an {@link WriteTxn#append} whose key does not sort after the table's last. */
+  static StoreException notAfterLastKey(Table table, byte[] key, String where) {
+    return new StoreException(
+        "cannot append a key of "
+            + key.length
+            + " bytes to table "
+            + table
+            + ": it does not sort after the table's last key; append takes keys in increasing"
+            + " order, put takes any ("
+            + where
+            + ")");
+  }
+
   static void checkScan(Table table, byte[] prefix, int limit, EntryVisitor visitor) {
     Objects.requireNonNull(table, "table");
     Objects.requireNonNull(prefix, "prefix");

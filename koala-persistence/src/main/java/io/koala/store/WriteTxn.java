@@ -29,6 +29,23 @@ public interface WriteTxn extends ReadTxn {
   void put(Table table, byte[] key, byte[] value);
 
   /**
+   * Stores {@code value} under {@code key}, which must sort after every key of {@code table} this
+   * transaction sees: the bulk load of entries in key order, as a restore from a snapshot does. A
+   * backend may store such entries faster than {@link #put}; LMDB fills its pages in order ({@code
+   * MDB_APPEND}) instead of splitting them, and leaves them full.
+   *
+   * <p>The default implementation is {@link #put}, which accepts any key; the backends of this
+   * module check the order.
+   *
+   * @throws StoreException when the key is empty or longer than the store's maximum key size, as
+   *     for {@link #put}, or when it does not sort after the table's last key; the write then has
+   *     no effect and the transaction stays usable with its earlier writes
+   */
+  default void append(Table table, byte[] key, byte[] value) {
+    put(table, key, value);
+  }
+
+  /**
    * @return whether there was a value to delete
    */
   boolean delete(Table table, byte[] key);

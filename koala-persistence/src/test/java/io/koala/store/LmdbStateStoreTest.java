@@ -20,6 +20,28 @@ class LmdbStateStoreTest extends StateStoreContractTest {
   }
 
   @Test
+  void appendsAreReplayedWhenTheMapGrows() {
+    int entries = 20_000;
+    try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {
+      try (WriteTxn txn = tiny.beginWrite()) {
+        for (int i = 0; i < entries; i++) {
+          txn.append(Table.STATE, intKey(i), valueOf(i, 100));
+        }
+        txn.commit();
+      }
+      assertThat(tiny.mapSizeBytes()).isGreaterThan(TINY.initialMapSizeBytes());
+      assertThat(tiny.stats().entries(Table.STATE)).isEqualTo(entries);
+      try (ReadTxn txn = tiny.beginRead()) {
+        for (int i = 0; i < entries; i++) {
+          if (!Arrays.equals(txn.get(Table.STATE, intKey(i)), valueOf(i, 100))) {
+            throw new AssertionError("appended entry " + i + " lost or wrong");
+          }
+        }
+      }
+    }
+  }
+
+  @Test
   void growsTheMapInsideOneTransactionWithoutLosingAWrite() {
     int entries = 20_000;
     try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {

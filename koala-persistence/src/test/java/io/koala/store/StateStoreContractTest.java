@@ -130,6 +130,55 @@ abstract class StateStoreContractTest {
   }
 
   @Test
+  void appendTakesKeysInIncreasingOrderOnly() {
+    write(
+        txn -> {
+          txn.append(Table.STATE, key("b"), value("1"));
+          txn.append(Table.STATE, key("c"), value("2"));
+          txn.append(Table.TIMERS, key("a"), value("t")); // each table has its own order
+        });
+    try (WriteTxn txn = store.beginWrite()) {
+      txn.append(Table.STATE, key("d"), value("3")); // after the committed keys
+      txn.delete(Table.STATE, key("b"));
+      for (String notAfter : new String[] {"d", "a", "c"}) {
+        assertThatThrownBy(() -> txn.append(Table.STATE, key(notAfter), value("x")))
+            .as(notAfter)
+            .isInstanceOf(StoreException.class)
+            .hasMessageContaining("table STATE")
+            .hasMessageContaining("does not sort after the table's last key");
+      }
+      // a refused append has no effect and the transaction goes on with its earlier writes
+      txn.put(Table.STATE, key("a"), value("0"));
+      txn.append(Table.STATE, key("e"), value("4"));
+      txn.commit();
+    }
+    try (ReadTxn txn = store.beginRead()) {
+      assertThat(scanAll(txn, Table.STATE, new byte[0]))
+          .containsExactly(
+              entry(key("a"), value("0")),
+              entry(key("c"), value("2")),
+              entry(key("d"), value("3")),
+              entry(key("e"), value("4")));
+      assertThat(scanAll(txn, Table.TIMERS, new byte[0]))
+          .containsExactly(entry(key("a"), value("t")));
+    }
+  }
+
+  @Test
+  void appendChecksKeysAsPutDoes() {
+    try (WriteTxn txn = store.beginWrite()) {
+      assertThatThrownBy(() -> txn.append(Table.STATE, new byte[0], value("v")))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("empty");
+      byte[] tooLong = new byte[store.maxKeySize() + 1];
+      Arrays.fill(tooLong, (byte) 0xFF);
+      assertThatThrownBy(() -> txn.append(Table.STATE, tooLong, value("v")))
+          .isInstanceOf(StoreException.class)
+          .hasMessageContaining("exceeds");
+    }
+  }
+
+  @Test
   void abortedTransactionLeavesNoTrace() {
     write(
         txn -> {

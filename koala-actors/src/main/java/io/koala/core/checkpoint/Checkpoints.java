@@ -307,6 +307,41 @@ public final class Checkpoints<H, C> {
     return out;
   }
 
+  /**
+   * Resumes from a journal after the coordinator restarted (a new process): {@code completed} are
+   * the checkpoints it recorded (ascending ids, the newest last), and the next checkpoint is
+   * numbered above {@code lastId} (the highest id ever recorded, retained or not). Only before the
+   * first trigger.
+   */
+  public void recovered(List<Completed<H, C>> completed, long lastId) {
+    if (nextId != 1 || inProgress() || !retained.isEmpty()) {
+      throw new IllegalStateException("recovered after checkpoints were taken");
+    }
+    long previous = 0;
+    for (Completed<H, C> c : completed) {
+      if (c.id() <= previous || c.id() > lastId) {
+        throw new IllegalArgumentException(
+            "recovered checkpoints must ascend up to "
+                + lastId
+                + ": "
+                + c.id()
+                + " after "
+                + previous);
+      }
+      previous = c.id();
+      retained.addLast(c);
+    }
+    while (retained.size() > settings.retained()) {
+      retained.pollFirst(); // the journal retains what it was told; the files are its business
+    }
+    nextId = lastId + 1;
+  }
+
+  /** The retained checkpoints, oldest first. */
+  public List<Completed<H, C>> retained() {
+    return List.copyOf(retained);
+  }
+
   /** The newest retained checkpoint: what a rollback restores. */
   public Optional<Completed<H, C>> latest() {
     return Optional.ofNullable(retained.peekLast());

@@ -60,6 +60,54 @@ public final class LiveDeployment {
     return new LiveDeployment(this);
   }
 
+  /**
+   * The deployment as plain values, for a checkpoint's durable metadata; {@link #restore} rebuilds
+   * it with the job's plan (which is code, and does not travel).
+   */
+  public record Image(
+      List<TaskSetup> setups,
+      Map<TaskId, Integer> placement,
+      Map<OperatorId, List<Integer>> live,
+      Map<OperatorId, Integer> highest,
+      List<TaskId> retired,
+      int nextChannel)
+      implements io.koala.core.KoalaMessage {
+    public Image {
+      setups = new ArrayList<>(setups);
+      placement = new LinkedHashMap<>(placement);
+      live = new HashMap<>(live);
+      highest = new HashMap<>(highest);
+      retired = new ArrayList<>(retired);
+    }
+  }
+
+  /** This deployment as an {@link Image}. */
+  public Image image() {
+    Map<OperatorId, List<Integer>> liveIndices = new HashMap<>();
+    live.forEach((op, tasks) -> liveIndices.put(op, new ArrayList<>(tasks)));
+    return new Image(
+        new ArrayList<>(setups.values()), placement, liveIndices, highest, retired, nextChannel);
+  }
+
+  /** The deployment {@code image} describes, of {@code plan}. */
+  public static LiveDeployment restore(ExecutionPlan plan, Image image) {
+    LiveDeployment d = new LiveDeployment(plan, image);
+    return d;
+  }
+
+  private LiveDeployment(ExecutionPlan plan, Image image) {
+    this.plan = plan;
+    this.setups = new LinkedHashMap<>();
+    for (TaskSetup s : image.setups()) {
+      setups.put(s.task(), s);
+    }
+    this.placement = new LinkedHashMap<>(image.placement());
+    image.live().forEach((op, tasks) -> live.put(op, new TreeSet<>(tasks)));
+    this.highest.putAll(image.highest());
+    this.retired.addAll(image.retired());
+    this.nextChannel = image.nextChannel();
+  }
+
   /** The deployment a job starts with. */
   public static LiveDeployment of(ExecutionPlan plan, DeploymentPlan initial) {
     return new LiveDeployment(plan, initial);

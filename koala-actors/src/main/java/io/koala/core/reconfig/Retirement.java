@@ -66,6 +66,56 @@ public final class Retirement {
     return r;
   }
 
+  /** One operator's retiring and terminated holders, as in {@link Image}. */
+  public record OperatorImage(
+      OperatorId operator, long publication, List<Integer> retiring, List<Integer> terminated)
+      implements io.koala.core.KoalaMessage {
+    public OperatorImage {
+      retiring = new ArrayList<>(retiring);
+      terminated = new ArrayList<>(terminated);
+    }
+  }
+
+  /** What {@link #copy} keeps, as plain values for a checkpoint's durable metadata. */
+  public record Image(
+      List<OperatorImage> operators, List<TaskId> finished, List<TaskId> unreferencedUnfinished)
+      implements io.koala.core.KoalaMessage {
+    public Image {
+      operators = new ArrayList<>(operators);
+      finished = new ArrayList<>(finished);
+      unreferencedUnfinished = new ArrayList<>(unreferencedUnfinished);
+    }
+  }
+
+  /** This retirement's {@link Image}. */
+  public Image image() {
+    List<OperatorImage> ops = new ArrayList<>();
+    operators.forEach(
+        (id, o) ->
+            ops.add(
+                new OperatorImage(
+                    id,
+                    o.publication,
+                    new ArrayList<>(o.retiring),
+                    new ArrayList<>(o.terminated))));
+    return new Image(ops, new ArrayList<>(finished), new ArrayList<>(unreferencedUnfinished));
+  }
+
+  /** The retirement {@code image} describes (as {@link #copy} would have made it). */
+  public static Retirement restore(Draining.Settings settings, Image image) {
+    Retirement r = new Retirement(settings);
+    for (OperatorImage o : image.operators()) {
+      Operator c = new Operator();
+      c.publication = o.publication();
+      c.retiring.addAll(o.retiring());
+      c.terminated.addAll(o.terminated());
+      r.operators.put(o.operator(), c);
+    }
+    r.finished.addAll(image.finished());
+    r.unreferencedUnfinished.addAll(image.unreferencedUnfinished());
+    return r;
+  }
+
   /**
    * After a rollback, publishes each operator's retiring holders again, stamped {@code epoch} (the
    * newest epoch number used), to its {@code live} tasks, so that their owners drain and report

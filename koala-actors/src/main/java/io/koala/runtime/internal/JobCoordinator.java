@@ -3,7 +3,9 @@ package io.koala.runtime.internal;
 import static io.koala.runtime.ReconfigurationException.Reason.INVALID_REQUEST;
 import static io.koala.runtime.ReconfigurationException.Reason.JOB_ENDING;
 
+import io.koala.checkpoint.CheckpointStorage;
 import io.koala.core.ChannelSettings;
+import io.koala.core.CheckpointBarrier;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.DeploymentPlan;
@@ -16,7 +18,10 @@ import io.koala.core.RecordBatch;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.checkpoint.Checkpoints;
+import io.koala.core.checkpoint.OutputCommit;
 import io.koala.core.reconfig.Change;
+import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.InputEnds;
@@ -27,12 +32,20 @@ import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
+import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.internal.journal.JobJournal;
+import io.koala.runtime.internal.journal.JournalSettings;
+import io.koala.runtime.internal.journal.JournalState;
+import io.koala.serialization.KryoSerde;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -63,6 +76,31 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  *       +-- deploy failed / timeout ------>+--- a task failed ---------> FAILED
  *   (any non-terminal) --cancel--> CANCELLED
  * </pre>
+ *
+ * <p><b>Checkpoints</b> ({@code koala.checkpoint.interval}, DESIGN §8): a timer triggers the pure
+ * {@link Checkpoints} core when one is due, no epoch runs and no source has read all its input; no
+ * epoch starts and no source is let end while one is in progress. Results sent to the client are
+ * published through {@link OutputCommit}: only once a checkpoint that covers them is committed, or
+ * when the job ends. A task failure while RUNNING then rolls the whole job back instead of failing
+ * it:
+ *
+ * <pre>
+ *   RUNNING --task failed / stopped / deploy failed--> stop every task; attempt + 1
+ *       ^                                                  | restart-backoff
+ *       +--- all tasks restored and started <-- redeploy the latest checkpoint's tasks
+ *                                                   (or the initial deployment when none)
+ * </pre>
+ *
+ * <p>Each deployment is an <b>attempt</b>. Its tasks report through a forwarder child of that
+ * attempt, which stamps every message with the attempt number; a rollback stops the forwarder, and
+ * whatever an older incarnation still says is dropped, so it cannot affect the new one (C4, C8).
+ * Actor names and store directories carry the attempt too. The reconfigurations taken since the
+ * checkpoint are queued again, in order, ahead of the queued ones, so a rollback never silently
+ * undoes a user's rescale. After {@code koala.checkpoint.max-restarts} rollbacks the next failure
+ * fails the job. A checkpoint whose snapshot file is missing or corrupt is dropped and the one
+ * before it is tried. A complete checkpoint is recorded in the job's {@link JobJournal} before it
+ * is committed (C4); at start the coordinator recovers from that journal, so a job submitted again
+ * with the same id on the same data dir resumes from its latest checkpoint.
  */
 final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
@@ -113,8 +151,67 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    */
   record HolderReleased(TaskId task, TaskMetricsSnapshot metrics) implements Command {}
 
-  /** Self (DeathWatch): a task's actor stopped. */
-  record TaskTerminated(TaskId task) implements Command {}
+  /** Self (DeathWatch): a task's actor of attempt {@code attempt} stopped. */
+  record TaskTerminated(TaskId task, int attempt) implements Command {}
+
+  /**
+   * Task → coordinator: {@code task} wrote its snapshot of checkpoint {@code checkpointId} to
+   * {@code file}. Sent by the task actor after its barrier went out on its client channel.
+   */
+  record SnapshotTaken(TaskId task, long checkpointId, String file, long bytes)
+      implements Command {}
+
+  /**
+   * Worker → coordinator: {@code task}'s snapshot {@code file} of checkpoint {@code checkpointId}
+   * cannot be restored (missing or corrupt): the checkpoint is unusable.
+   */
+  record SnapshotUnusable(int worker, TaskId task, long checkpointId, String file, String problem)
+      implements Command {}
+
+  /**
+   * The attempt's forwarder → coordinator: {@code command}, sent by a task or worker of deployment
+   * attempt {@code attempt}; dropped unless that is the current attempt.
+   */
+  record FromAttempt(int attempt, Command command) implements Command {}
+
+  /** Coordinator → its attempt's forwarder: watch {@code ref}, reporting {@link TaskTerminated}. */
+  record WatchTask(TaskId task, ActorRef<TaskMessage> ref) implements Command {}
+
+  /** Self: the restart backoff of attempt {@code attempt} is over; deploy its tasks. */
+  record Redeploy(int attempt) implements Command {}
+
+  /**
+   * Self: the journal's state at start-up ({@code null} and {@code error} if it did not answer).
+   */
+  record Recovered(JournalState state, String error) implements Command {}
+
+  /**
+   * Self: the journal recorded checkpoint {@code checkpointId} (for attempt {@code attempt}), or
+   * could not ({@code error}).
+   */
+  record Journaled(int attempt, long checkpointId, String error) implements Command {}
+
+  /** Self: time to see whether a checkpoint is due. */
+  enum CheckpointTick implements Command {
+    INSTANCE
+  }
+
+  /**
+   * Client → coordinator: take a checkpoint now (or join the one in progress if it was triggered
+   * after this request); reply {@link CheckpointOutcome} once it is committed, or why not.
+   */
+  record TakeCheckpoint(ActorRef<CheckpointOutcome> replyTo) implements Command {}
+
+  /** Reply to {@link TakeCheckpoint}: the committed checkpoint's id, or {@code error}. */
+  record CheckpointOutcome(long checkpointId, String error) implements KoalaMessage {}
+
+  /**
+   * What the coordinator keeps of itself with a checkpoint, restored on a rollback to it: the
+   * deployment and retiring holders at the trigger, how many requests had been taken and reports
+   * made (those taken since are run again).
+   */
+  record CoordinatorState(
+      LiveDeployment deployment, Retirement retirement, int taken, int reports) {}
 
   /** Self: deployment took too long. */
   enum DeployTimeout implements Command {
@@ -162,18 +259,18 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final ChannelSettings settings;
   private final TimerScheduler<Command> timers;
   private final DeploymentPlan deployment;
-  private final LiveDeployment live;
+  private LiveDeployment live;
   private final ArrayDeque<Queued> queue = new ArrayDeque<>();
   private final List<ReconfigurationReport> reports = new ArrayList<>();
   private Active active;
   private long nextEpoch = 1;
   private long startMillis;
   private final Map<TaskId, ActorRef<TaskMessage>> tasks = new LinkedHashMap<>();
-  private final Retirement retirement;
+  private Retirement retirement;
   private final Protocol protocol;
   private final int bucketsPerStep;
   private final Set<TaskId> released = new HashSet<>();
-  private final InputEnds inputEnds = new InputEnds();
+  private InputEnds inputEnds = new InputEnds();
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Set<Integer> pendingWorkers = new HashSet<>();
@@ -186,16 +283,52 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private JobStatus status = JobStatus.DEPLOYING;
   private JobMetrics lastMetrics;
 
+  // checkpoints and recovery (null / unused when koala.checkpoint.interval = off)
+  private final Checkpoints<Path, CoordinatorState> checkpoints;
+  private final OutputCommit<Object> output = new OutputCommit<>();
+  private final CheckpointStorage storage;
+  private final Draining.Settings drainSettings;
+  private final LiveDeployment initialDeployment;
+  private final int maxRestarts;
+  private final Duration restartBackoff;
+  private final List<Queued> taken = new ArrayList<>(); // requests whose epoch started, in order
+  private final List<ActorRef<CheckpointOutcome>> checkpointAsked = new ArrayList<>();
+  private final Map<Long, List<ActorRef<CheckpointOutcome>>> checkpointWaiters = new HashMap<>();
+  private int attempt;
+  private ActorRef<Command> inbox; // the current attempt's forwarder
+  private int restarts;
+  private boolean recovering; // from a failure until the new attempt's tasks are started
+  private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
+  private static final String CHECKPOINT_TIMER = "checkpoint";
+  private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
+  private final KryoSerde metadataSerde;
+  private final Path restoreFrom; // null: resume from the journal, if it has checkpoints
+  static final String METADATA_FILE = "_metadata";
+
   static Behavior<Command> create(
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
       KoalaConfig config,
+      Path checkpointRoot,
+      JournalSettings journalSettings,
+      Path restoreFrom,
       ActorRef<JobListener.Event> listener) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
-                timers -> new JobCoordinator(ctx, timers, jobId, plan, workers, config, listener)));
+                timers ->
+                    new JobCoordinator(
+                        ctx,
+                        timers,
+                        jobId,
+                        plan,
+                        workers,
+                        config,
+                        checkpointRoot,
+                        journalSettings,
+                        restoreFrom,
+                        listener)));
   }
 
   private JobCoordinator(
@@ -205,8 +338,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
       KoalaConfig config,
+      Path checkpointRoot,
+      JournalSettings journalSettings,
+      Path restoreFrom,
       ActorRef<JobListener.Event> listener) {
     super(ctx);
+    this.restoreFrom = restoreFrom;
     this.jobId = jobId;
     this.plan = plan;
     this.workers = workers;
@@ -221,46 +358,282 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.retirement = new Retirement(config.drain());
     this.protocol = config.protocol();
     this.bucketsPerStep = config.bucketsPerStep();
+    this.drainSettings = config.drain();
+    this.initialDeployment = live.copy();
+    this.maxRestarts = config.maxRestarts();
+    this.restartBackoff = config.restartBackoff();
+    if (checkpointRoot != null) {
+      Duration interval = config.checkpointInterval();
+      this.checkpoints =
+          new Checkpoints<>(
+              new Checkpoints.Settings(interval.toMillis(), config.checkpointsRetained()),
+              System.currentTimeMillis());
+      this.storage = new CheckpointStorage(checkpointRoot);
+      Duration tick = interval.dividedBy(5);
+      tick = tick.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : tick;
+      tick = tick.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : tick;
+      timers.startTimerWithFixedDelay(CHECKPOINT_TIMER, CheckpointTick.INSTANCE, tick);
+    } else {
+      this.checkpoints = null;
+      this.storage = null;
+    }
+    this.inbox = forwarder(0);
     this.lastMetrics =
         new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
-    for (TaskSetup s : deployment.setups().values()) {
-      addClientChannel(s);
+    this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
+    timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
+    if (journalSettings != null) {
+      // resume from what the job's journal holds (a job submitted again after a restart)
+      this.journal = ctx.spawn(JobJournal.create(jobId, journalSettings), "journal");
+      ctx.ask(
+          JournalState.class,
+          journal,
+          deployTimeout,
+          JobJournal.Recover::new,
+          (state, error) ->
+              new Recovered(state, error == null ? null : String.valueOf(error.getMessage())));
+    } else {
+      this.journal = null;
+      deploy(null);
     }
-    for (int w = 0; w < workers.size(); w++) {
-      List<TaskSetup> mine = deployment.tasksOn(w);
-      if (!mine.isEmpty()) {
-        pendingWorkers.add(w);
-        workers.get(w).tell(new Worker.DeployTasks(jobId, mine, ctx.getSelf()));
+  }
+
+  /**
+   * Deploys every task of the job as the current attempt: from checkpoint {@code from}'s snapshots,
+   * or as the initial deployment when {@code from} is null.
+   */
+  private void deploy(Checkpoints.Completed<Path, CoordinatorState> from) {
+    restoring = from;
+    Map<TaskId, Worker.Restore> restore = new HashMap<>();
+    List<TaskSetup> setups = new ArrayList<>();
+    if (from == null) {
+      live = initialDeployment.copy();
+      retirement = new Retirement(drainSettings);
+      setups.addAll(live.setups().values());
+    } else {
+      live = from.state().deployment().copy();
+      retirement = from.state().retirement().copy();
+      for (Map.Entry<TaskId, Path> e : from.snapshots().entrySet()) {
+        setups.add(live.setup(e.getKey()));
+        restore.put(
+            e.getKey(),
+            new Worker.Restore(
+                from.id(), e.getValue().toString(), from.holders().contains(e.getKey())));
       }
     }
-    timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
-    ctx.getLog()
+    Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
+    for (TaskSetup s : setups) {
+      addClientChannel(s);
+      byWorker.computeIfAbsent(live.placement(s.task()), k -> new ArrayList<>()).add(s);
+    }
+    byWorker.forEach(
+        (w, mine) -> {
+          pendingWorkers.add(w);
+          Map<TaskId, Worker.Restore> theirs = new HashMap<>();
+          for (TaskSetup s : mine) {
+            if (restore.containsKey(s.task())) {
+              theirs.put(s.task(), restore.get(s.task()));
+            }
+          }
+          workers.get(w).tell(new Worker.DeployTasks(jobId, mine, inbox, attempt, theirs));
+        });
+    getContext()
+        .getLog()
         .info(
-            "job {}: deploying {} tasks on {} workers",
+            "job {}: attempt {}: deploying {} tasks on {} workers{}",
             jobId,
-            deployment.setups().size(),
-            pendingWorkers.size());
+            attempt,
+            setups.size(),
+            pendingWorkers.size(),
+            from == null ? "" : " from checkpoint " + from.id());
+  }
+
+  /**
+   * The checkpoint {@code dir} holds ({@link #METADATA_FILE}); a snapshot file the metadata names
+   * that is not where it says is looked for in {@code dir}.
+   */
+  private Checkpoints.Completed<Path, CoordinatorState> readMetadata(Path dir) {
+    byte[] bytes;
+    try {
+      bytes = Files.readAllBytes(dir.resolve(METADATA_FILE));
+    } catch (IOException e) {
+      throw new io.koala.checkpoint.CheckpointException(
+          "cannot read " + dir.resolve(METADATA_FILE) + ": " + e, e);
+    }
+    Checkpoints.Completed<Path, CoordinatorState> c =
+        CheckpointMetadata.decode(metadataSerde, bytes).completed(plan, drainSettings);
+    Map<TaskId, Path> files = new LinkedHashMap<>();
+    c.snapshots()
+        .forEach(
+            (t, p) -> files.put(t, Files.exists(p) ? p : dir.resolve(p.getFileName().toString())));
+    return new Checkpoints.Completed<>(c.id(), c.triggeredMillis(), files, c.holders(), c.state());
+  }
+
+  /**
+   * Writes checkpoint {@code c}'s metadata next to its snapshot files (atomically), so that its
+   * directory alone can restore the job ({@link io.koala.runtime.SubmitOptions#restoreFrom}).
+   */
+  private void writeMetadata(Checkpoints.Completed<Path, CoordinatorState> c) {
+    Path dir = storage.checkpointDirectory(jobId, c.id());
+    Path tmp = dir.resolve(METADATA_FILE + ".tmp");
+    try {
+      Files.createDirectories(dir);
+      Files.write(tmp, CheckpointMetadata.of(c).encode(metadataSerde));
+      Files.move(
+          tmp,
+          dir.resolve(METADATA_FILE),
+          java.nio.file.StandardCopyOption.ATOMIC_MOVE,
+          java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+    } catch (IOException e) {
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: cannot write the metadata of checkpoint {}: {}",
+              jobId,
+              c.id(),
+              e.toString());
+    }
+  }
+
+  /** The journal answered: resume from its latest checkpoint, or start afresh. */
+  private Behavior<Command> onRecovered(Recovered m) {
+    if (status != JobStatus.DEPLOYING) {
+      return this;
+    }
+    if (m.state() == null) {
+      return fail(
+          ErrorInfo.of(
+              "journal",
+              new TaskId(new OperatorId("coordinator"), 0),
+              null,
+              new IllegalStateException(
+                  "the checkpoint journal of job " + jobId + " did not recover: " + m.error())));
+    }
+    List<Checkpoints.Completed<Path, CoordinatorState>> completed = new ArrayList<>();
+    for (JournalState.Checkpoint c : m.state().checkpoints()) {
+      try {
+        completed.add(
+            CheckpointMetadata.decode(metadataSerde, c.metadata().bytes())
+                .completed(plan, drainSettings));
+      } catch (RuntimeException e) {
+        getContext()
+            .getLog()
+            .warn(
+                "job {}: journaled checkpoint {} cannot be decoded: {}",
+                jobId,
+                c.id(),
+                e.toString());
+      }
+    }
+    long lastId = m.state().lastCheckpointId();
+    if (restoreFrom != null) {
+      Checkpoints.Completed<Path, CoordinatorState> from;
+      try {
+        from = readMetadata(restoreFrom);
+      } catch (RuntimeException e) {
+        return fail(
+            ErrorInfo.of(
+                "restore",
+                new TaskId(new OperatorId("coordinator"), 0),
+                null,
+                new IllegalStateException(
+                    "cannot restore job " + jobId + " from " + restoreFrom + ": " + e.getMessage(),
+                    e)));
+      }
+      completed = List.of(from); // what the user asked for, not the journal's
+      lastId = Math.max(lastId, from.id());
+    }
+    checkpoints.recovered(completed, lastId);
+    if (!completed.isEmpty()) {
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: resuming from checkpoint {} ({})",
+              jobId,
+              completed.get(completed.size() - 1).id(),
+              restoreFrom != null ? "restored from " + restoreFrom : "the journal's latest");
+    }
+    deploy(checkpoints.latest().orElse(null));
+    return this;
   }
 
   @Override
   public Receive<Command> createReceive() {
     return newReceiveBuilder()
-        .onMessage(TasksDeployed.class, this::onTasksDeployed)
-        .onMessage(DeployFailed.class, m -> fail(m.error()))
+        .onMessage(FromAttempt.class, this::onFromAttempt)
         .onMessage(DeployTimeout.class, m -> onDeployTimeout())
-        .onMessage(TaskFinished.class, this::onTaskFinished)
-        .onMessage(TaskFailed.class, m -> fail(m.error()))
-        .onMessage(ResultsDelivered.class, this::onResults)
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(MetricsGathered.class, this::onMetricsGathered)
         .onMessage(GetCollected.class, this::onGetCollected)
         .onMessage(Cancel.class, this::onCancel)
         .onMessage(Reconfigure.class, this::onReconfigure)
-        .onMessage(EpochReported.class, this::onEpochReported)
         .onMessage(EpochStalled.class, this::onEpochStalled)
+        .onMessage(CheckpointTick.class, t -> onCheckpointTick())
+        .onMessage(TakeCheckpoint.class, this::onTakeCheckpoint)
+        .onMessage(Redeploy.class, this::onRedeploy)
+        .onMessage(Recovered.class, this::onRecovered)
+        .onMessage(Journaled.class, this::onJournaled)
         .onMessage(HolderReleased.class, this::onHolderReleased)
         .onMessage(TaskTerminated.class, this::onTaskTerminated)
         .build();
+  }
+
+  /** A child that stamps what the tasks and workers of {@code n} say with {@code n}. */
+  private ActorRef<Command> forwarder(int n) {
+    ActorRef<Command> self = getContext().getSelf();
+    return getContext()
+        .spawn(
+            Behaviors.<Command>setup(
+                ctx ->
+                    Behaviors.receive(Command.class)
+                        .onMessage(
+                            WatchTask.class,
+                            w -> {
+                              // watched here, so that a task's last words (TaskFailed) reach the
+                              // coordinator before the news of its stop, as they were sent
+                              ctx.watchWith(w.ref(), new TaskTerminated(w.task(), n));
+                              return Behaviors.same();
+                            })
+                        .onAnyMessage(
+                            m -> {
+                              self.tell(new FromAttempt(n, m));
+                              return Behaviors.same();
+                            })
+                        .build()),
+            "attempt-" + n);
+  }
+
+  /** What a task or worker said: handled if it belongs to the current attempt, else dropped. */
+  private Behavior<Command> onFromAttempt(FromAttempt f) {
+    Command m = f.command();
+    if (f.attempt() != attempt) {
+      getContext()
+          .getLog()
+          .debug("job {}: dropped from attempt {} (now {}): {}", jobId, f.attempt(), attempt, m);
+      return this;
+    }
+    if (m instanceof TasksDeployed d) {
+      return onTasksDeployed(d);
+    } else if (m instanceof DeployFailed d) {
+      return failed(d.error());
+    } else if (m instanceof SnapshotUnusable u) {
+      return onSnapshotUnusable(u);
+    } else if (m instanceof TaskFinished t) {
+      return onTaskFinished(t);
+    } else if (m instanceof TaskFailed t) {
+      return failed(t.error());
+    } else if (m instanceof ResultsDelivered r) {
+      return onResults(r);
+    } else if (m instanceof EpochReported e) {
+      return onEpochReported(e);
+    } else if (m instanceof SnapshotTaken t) {
+      return onSnapshotTaken(t);
+    } else if (m instanceof HolderReleased h) {
+      return onHolderReleased(h);
+    } else if (m instanceof TaskTerminated t) {
+      return onTaskTerminated(t);
+    }
+    throw new IllegalStateException("unhandled " + m);
   }
 
   private void addClientChannel(TaskSetup s) {
@@ -273,26 +646,34 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     for (TaskActor.TaskRef r : m.tasks()) {
       tasks.put(r.task(), r.ref());
       addresses.put(r.task(), r);
-      getContext().watchWith(r.ref(), new TaskTerminated(r.task()));
+      inbox.tell(new WatchTask(r.task(), r.ref()));
     }
     if (status.isTerminal()) {
       // a late deployment of a job that already ended: stop those tasks too
       workers.get(m.worker()).tell(new Worker.StopJob(jobId));
       return this;
     }
-    if (status == JobStatus.RUNNING) {
+    if (status == JobStatus.RUNNING && !recovering) {
       return onEpochTasksDeployed(m);
     }
     pendingWorkers.remove(m.worker());
     if (pendingWorkers.isEmpty()) {
       List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
-      startMillis = System.currentTimeMillis();
+      if (startMillis == 0) {
+        startMillis = System.currentTimeMillis(); // the origin of source rates, once per job
+      }
       for (ActorRef<TaskMessage> ref : tasks.values()) {
         ref.tell(new TaskActor.Start(book, startMillis));
       }
-      status = JobStatus.RUNNING;
-      listener.tell(new JobListener.StatusChanged(status, null));
-      getContext().getLog().info("job {}: running", jobId);
+      boolean resuming = recovering || restoring != null;
+      if (status == JobStatus.DEPLOYING) {
+        status = JobStatus.RUNNING;
+        listener.tell(new JobListener.StatusChanged(status, null));
+        getContext().getLog().info("job {}: running", jobId);
+      }
+      if (resuming) {
+        resumed(); // after a rollback, or from a journaled or given checkpoint
+      }
       startNextEpoch();
     }
     return this;
@@ -319,7 +700,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     finished.add(m.task());
-    retirement.taskFinished(m.task()).forEach(this::release);
+    retirement.taskFinished(m.task()).forEach(this::holderUnreferenced);
+    if (checkpoints != null) {
+      carryOut(checkpoints.taskFinished(m.task()));
+    }
     if (finished.containsAll(tasks.keySet()) && (active == null || active.deploying.isEmpty())) {
       if (active != null) {
         timers.cancel(STEP_TIMER);
@@ -351,11 +735,19 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return fail(ErrorInfo.of(sinkOf.get(m.from()).name(), m.from(), null, e));
     }
     if (d.item() instanceof RecordBatch b) {
-      List<Object> values =
-          collected.computeIfAbsent(sinkOf.get(m.from()).name(), k -> new ArrayList<>());
+      List<Object> values = new ArrayList<>(b.size());
       for (int i = 0; i < b.size(); i++) {
         values.add(b.value(i));
       }
+      String sink = sinkOf.get(m.from()).name();
+      if (checkpoints == null) {
+        collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values);
+      } else {
+        output.received(m.from(), sink, values); // published once a checkpoint covers them
+      }
+    } else if (d.item() instanceof CheckpointBarrier cb && checkpoints != null) {
+      output.cut(m.from(), cb.checkpointId());
+      carryOut(checkpoints.clientBarrier(m.from(), cb.checkpointId()));
     }
     long grant = ch.consumed(d.item() == EndOfChannel.INSTANCE);
     ActorRef<TaskMessage> ref = tasks.get(m.from());
@@ -445,6 +837,32 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return this;
   }
 
+  /**
+   * A task failed, stopped, or could not be deployed: with checkpoints on and restarts left, the
+   * job rolls back; else it fails.
+   */
+  private Behavior<Command> failed(ErrorInfo error) {
+    if (status.isTerminal()) {
+      return this;
+    }
+    if (checkpoints == null || status != JobStatus.RUNNING) {
+      return fail(error);
+    }
+    if (restarts >= maxRestarts) {
+      getContext()
+          .getLog()
+          .error(
+              "job {}: no restart left after {} (koala.checkpoint.max-restarts = {})",
+              jobId,
+              restarts,
+              maxRestarts);
+      return fail(error);
+    }
+    restarts++;
+    rollback(error.describe());
+    return this;
+  }
+
   private Behavior<Command> fail(ErrorInfo error) {
     if (status.isTerminal()) {
       return this;
@@ -459,6 +877,30 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private void end(JobStatus terminal, ErrorInfo error) {
     status = terminal;
+    timers.cancel(CHECKPOINT_TIMER);
+    if (checkpoints != null && terminal == JobStatus.FINISHED) {
+      // nothing is left to resume: the journal and the files forget the job's checkpoints
+      for (var c : checkpoints.retained()) {
+        discardInJournal(c.id());
+      }
+      try {
+        Worker.deleteRecursively(storage.jobDirectory(jobId));
+      } catch (RuntimeException e) {
+        getContext()
+            .getLog()
+            .warn("job {}: cannot delete its checkpoints: {}", jobId, e.toString());
+      }
+      output // the job ended: every result is final
+          .ended()
+          .forEach(
+              (sink, values) ->
+                  collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
+    }
+    String why = "job " + jobId + " is " + terminal;
+    checkpointAsked.forEach(r -> r.tell(new CheckpointOutcome(-1, why)));
+    checkpointAsked.clear();
+    checkpointWaiters.values().forEach(l -> l.forEach(r -> r.tell(new CheckpointOutcome(-1, why))));
+    checkpointWaiters.clear();
     if (terminal != JobStatus.FINISHED) {
       lastMetrics =
           new JobMetrics(jobId, terminal, lastMetrics.atMillis(), lastMetrics.tasks(), reports);
@@ -522,8 +964,21 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return Change.check(c, plan, live, workers.size());
   }
 
+  /**
+   * No epoch starts while a checkpoint is in progress or due (it takes priority, §8), nor while
+   * recovering.
+   */
+  private boolean epochsHeld() {
+    if (recovering) {
+      return true;
+    }
+    return checkpoints != null
+        && !inputEnds.finishing()
+        && (checkpoints.inProgress() || checkpointWanted(System.currentTimeMillis()));
+  }
+
   private void startNextEpoch() {
-    while (active == null && status == JobStatus.RUNNING && !queue.isEmpty()) {
+    while (active == null && status == JobStatus.RUNNING && !queue.isEmpty() && !epochsHeld()) {
       Queued q = queue.poll();
       if (inputEnds.finishing()) {
         reject(
@@ -561,6 +1016,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         continue;
       }
       nextEpoch += driver.epochs();
+      taken.add(q);
       active = new Active(q, driver, System.currentTimeMillis());
       retirement.epochStarted(q.vertex);
       getContext()
@@ -573,8 +1029,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               rp.moves().size());
       apply(driver.start());
     }
-    if (active == null && status == JobStatus.RUNNING) {
-      // no reconfiguration runs, and none will start: the sources holding their end may end
+    if (active == null
+        && status == JobStatus.RUNNING
+        && !recovering
+        && (checkpoints == null || !checkpoints.inProgress())) {
+      // no reconfiguration or checkpoint runs, and none will start: the sources may end
       for (TaskId t : inputEnds.release()) {
         tasks.get(t).tell(new EpochMessage.EndInput(nextEpoch - 1));
       }
@@ -634,7 +1093,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         byWorker.forEach(
             (w, setups) -> {
               a.deploying.add(w);
-              workers.get(w).tell(new Worker.DeployTasks(jobId, setups, getContext().getSelf()));
+              workers.get(w).tell(new Worker.DeployTasks(jobId, setups, inbox, attempt, Map.of()));
             });
       } else if (e instanceof EpochDriver.Send send) {
         ActorRef<TaskMessage> ref = tasks.get(send.to());
@@ -682,7 +1141,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     if (m.report() instanceof EpochMessage.References r) {
       if (status == JobStatus.RUNNING) {
-        retirement.on(r, live.liveTaskIds(r.task().operator())).forEach(this::release);
+        retirement.on(r, live.liveTaskIds(r.task().operator())).forEach(this::holderUnreferenced);
       }
       return this;
     }
@@ -698,15 +1157,30 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    * then its worker stops it and deletes its state.
    */
   private void release(TaskId task) {
-    released.add(task);
     ActorRef<TaskMessage> ref = tasks.get(task);
+    if (ref == null || !released.add(task)) {
+      return;
+    }
+    int asked = attempt;
     getContext()
         .ask(
             TaskMetricsSnapshot.class,
             ref,
             metricsTimeout,
             TaskActor.GetMetrics::new,
-            (metrics, error) -> new HolderReleased(task, metrics));
+            (metrics, error) -> new FromAttempt(asked, new HolderReleased(task, metrics)));
+  }
+
+  /**
+   * Retirement found a holder no owner references: it stops now, or with checkpoints once no
+   * retained or pending checkpoint includes it (§6.7, C5).
+   */
+  private void holderUnreferenced(TaskId task) {
+    if (checkpoints == null) {
+      release(task);
+    } else {
+      carryOut(checkpoints.holderUnreferenced(task));
+    }
   }
 
   private Behavior<Command> onHolderReleased(HolderReleased m) {
@@ -719,7 +1193,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     getContext()
         .getLog()
         .info("job {}: retired task {} holds no state any more; stopping it", jobId, m.task());
-    workers.get(live.placement(m.task())).tell(new Worker.StopTask(jobId, m.task()));
+    workers.get(live.placement(m.task())).tell(new Worker.StopTask(jobId, m.task(), attempt));
     return this;
   }
 
@@ -728,7 +1202,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (status.isTerminal() || released.contains(m.task())) {
       return this;
     }
-    return fail(
+    return failed(
         ErrorInfo.of(
             m.task().operator().name(),
             m.task(),
@@ -744,14 +1218,17 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private Behavior<Command> onEpochStalled(EpochStalled m) {
-    if (active == null || active.driver.epoch() != m.epoch() || status != JobStatus.RUNNING) {
+    if (active == null
+        || active.driver.epoch() != m.epoch()
+        || status != JobStatus.RUNNING
+        || recovering) {
       return this;
     }
     String waiting =
         active.driver.phase() == EpochDriver.Phase.DEPLOYING
             ? "workers " + active.deploying + " to deploy the new tasks"
             : "tasks " + active.driver.waitingFor();
-    return fail(
+    return failed(
         ErrorInfo.of(
             "reconfiguration",
             new TaskId(new OperatorId("coordinator"), 0),
@@ -790,9 +1267,375 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     for (Retirement.Publish p :
         retirement.epochEnded(
             a.request.vertex, r.epoch(), live.retired(), live.liveTaskIds(a.request.vertex))) {
-      tasks.get(p.task()).tell(p.command());
+      ActorRef<TaskMessage> ref = tasks.get(p.task());
+      if (ref != null) {
+        ref.tell(p.command());
+      }
     }
     startNextEpoch();
+  }
+
+  // ---------------------------------------------------------------- checkpoints
+
+  /** Whether a checkpoint should be triggered now: due, or asked for and none in progress. */
+  private boolean checkpointWanted(long now) {
+    return checkpoints.due(now) || (!checkpointAsked.isEmpty() && !checkpoints.inProgress());
+  }
+
+  private Behavior<Command> onCheckpointTick() {
+    maybeCheckpoint();
+    return this;
+  }
+
+  private Behavior<Command> onTakeCheckpoint(TakeCheckpoint m) {
+    if (checkpoints == null) {
+      m.replyTo()
+          .tell(new CheckpointOutcome(-1, "checkpoints are off (koala.checkpoint.interval = off)"));
+    } else if (status.isTerminal()) {
+      m.replyTo().tell(new CheckpointOutcome(-1, "job " + jobId + " is " + status));
+    } else {
+      checkpointAsked.add(m.replyTo());
+      maybeCheckpoint();
+    }
+    return this;
+  }
+
+  /**
+   * Triggers a checkpoint when one is wanted and may start: the job runs, no epoch runs (§8, C1),
+   * no source has read all its input (its end is held until none is in progress), and some task has
+   * not finished.
+   */
+  private void maybeCheckpoint() {
+    if (checkpoints == null
+        || status != JobStatus.RUNNING
+        || recovering
+        || active != null
+        || inputEnds.finishing()
+        || finished.containsAll(tasks.keySet())) {
+      return;
+    }
+    long now = System.currentTimeMillis();
+    if (!checkpointWanted(now)) {
+      return;
+    }
+    List<TaskId> sources = new ArrayList<>();
+    List<TaskId> liveTasks = new ArrayList<>();
+    List<TaskId> holders = new ArrayList<>();
+    for (TaskId t : tasks.keySet()) {
+      if (released.contains(t)) {
+        continue;
+      }
+      boolean retired = live.retired().contains(t);
+      if (retired && !retirement.retiring(t.operator()).contains(t.index())) {
+        continue; // no owner references it: it stops once no checkpoint needs it
+      }
+      if (retired || finished.contains(t)) {
+        holders.add(t); // no barrier reaches it: it is asked directly
+      } else {
+        liveTasks.add(t);
+        if (plan.vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE) {
+          sources.add(t);
+        }
+      }
+    }
+    CoordinatorState state =
+        new CoordinatorState(live.copy(), retirement.copy(), taken.size(), reports.size());
+    List<Checkpoints.Effect> effects = checkpoints.trigger(now, state, sources, liveTasks, holders);
+    long id = checkpoints.pendingId();
+    if (!checkpointAsked.isEmpty()) {
+      checkpointWaiters.computeIfAbsent(id, k -> new ArrayList<>()).addAll(checkpointAsked);
+      checkpointAsked.clear();
+    }
+    getContext()
+        .getLog()
+        .debug(
+            "job {}: checkpoint {} triggered ({} sources, {} tasks, {} holders)",
+            jobId,
+            id,
+            sources.size(),
+            liveTasks.size(),
+            holders.size());
+    carryOut(effects);
+  }
+
+  private Behavior<Command> onSnapshotTaken(SnapshotTaken m) {
+    if (checkpoints == null || status != JobStatus.RUNNING || recovering) {
+      return this;
+    }
+    Path file = Path.of(m.file());
+    if (checkpoints.pendingId() != m.checkpointId()) {
+      deleteSnapshot(file); // of an abandoned checkpoint
+      return this;
+    }
+    if (checkpoints.cutsAtSnapshot(m.task(), m.checkpointId())) {
+      output.cut(m.task(), m.checkpointId()); // a finished task reports once its results are in
+    }
+    carryOut(checkpoints.snapshotTaken(m.task(), m.checkpointId(), file));
+    return this;
+  }
+
+  /** Carries out what the checkpoint core decided. */
+  private void carryOut(List<Checkpoints.Effect> effects) {
+    for (Checkpoints.Effect e : effects) {
+      if (e instanceof Checkpoints.Send send) {
+        ActorRef<TaskMessage> ref = tasks.get(send.task());
+        if (ref != null) {
+          ref.tell(send.command());
+        }
+      } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
+        @SuppressWarnings("unchecked")
+        Checkpoints.Completed<Path, CoordinatorState> c =
+            (Checkpoints.Completed<Path, CoordinatorState>) persist.checkpoint();
+        record(c);
+      } else if (e instanceof Checkpoints.Discard<?> discard) {
+        Path own = storage.jobDirectory(jobId).toAbsolutePath();
+        for (Object h : discard.snapshots()) {
+          if (((Path) h).toAbsolutePath().startsWith(own)) {
+            deleteSnapshot((Path) h); // never the files of a checkpoint restored from elsewhere
+          }
+        }
+        Path metadata =
+            storage.checkpointDirectory(jobId, discard.checkpointId()).resolve(METADATA_FILE);
+        deleteSnapshot(metadata);
+        deleteCheckpointDirectoryIfEmpty(discard.checkpointId());
+      } else if (e instanceof Checkpoints.StopHolder stop) {
+        release(stop.task());
+      } else {
+        throw new IllegalStateException("unhandled " + e);
+      }
+    }
+  }
+
+  /** Records {@code c} in the journal; {@link Journaled} follows. */
+  private void record(Checkpoints.Completed<Path, CoordinatorState> c) {
+    byte[] metadata = CheckpointMetadata.of(c).encode(metadataSerde);
+    int asked = attempt;
+    long id = c.id();
+    getContext()
+        .askWithStatus(
+            JobJournal.CheckpointAck.class,
+            journal,
+            Duration.ofSeconds(30),
+            r ->
+                new JobJournal.RecordCheckpoint(id, metadata, checkpoints.settings().retained(), r),
+            (ack, error) ->
+                new Journaled(
+                    asked, id, error == null ? null : String.valueOf(error.getMessage())));
+  }
+
+  private Behavior<Command> onJournaled(Journaled m) {
+    if (status.isTerminal()) {
+      return this;
+    }
+    boolean current =
+        m.attempt() == attempt && !recovering && checkpoints.pendingId() == m.checkpointId();
+    if (m.error() != null) {
+      if (!current) {
+        return this;
+      }
+      return fail(
+          ErrorInfo.of(
+              "journal",
+              new TaskId(new OperatorId("coordinator"), 0),
+              null,
+              new IllegalStateException(
+                  "the journal cannot record checkpoint " + m.checkpointId() + ": " + m.error())));
+    }
+    if (!current) {
+      // recorded after a rollback abandoned it (its files are gone): the journal forgets it too
+      discardInJournal(m.checkpointId());
+      return this;
+    }
+    committed(m.checkpointId());
+    return this;
+  }
+
+  private void discardInJournal(long id) {
+    getContext()
+        .askWithStatus(
+            JobJournal.DiscardAck.class,
+            journal,
+            Duration.ofSeconds(30),
+            r -> new JobJournal.DiscardCheckpoint(id, r),
+            (ack, error) -> {
+              if (error != null) {
+                getContext()
+                    .getLog()
+                    .warn(
+                        "job {}: the journal did not discard checkpoint {}: {}",
+                        jobId,
+                        id,
+                        error.toString());
+              }
+              return CheckpointTick.INSTANCE;
+            });
+  }
+
+  /** Checkpoint {@code id} is durably recorded: publish its results, then tell the tasks (C4). */
+  private void committed(long id) {
+    output
+        .committed(id)
+        .forEach(
+            (sink, values) ->
+                collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
+    getContext().getLog().debug("job {}: checkpoint {} committed", jobId, id);
+    carryOut(checkpoints.persisted(id));
+    checkpoints.latest().filter(c -> c.id() == id).ifPresent(this::writeMetadata);
+    List<ActorRef<CheckpointOutcome>> waiting = checkpointWaiters.remove(id);
+    if (waiting != null) {
+      waiting.forEach(r -> r.tell(new CheckpointOutcome(id, null)));
+    }
+    startNextEpoch(); // epochs and input ends held for the checkpoint may go on
+    maybeCheckpoint(); // one asked for since this one was triggered
+  }
+
+  private void deleteSnapshot(Path file) {
+    try {
+      Files.deleteIfExists(file);
+    } catch (IOException e) {
+      getContext()
+          .getLog()
+          .warn("job {}: cannot delete snapshot {}: {}", jobId, file, e.toString());
+    }
+  }
+
+  private void deleteCheckpointDirectoryIfEmpty(long id) {
+    Path dir = storage.checkpointDirectory(jobId, id);
+    try (var entries = Files.list(dir)) {
+      if (entries.findAny().isEmpty()) {
+        Files.deleteIfExists(dir);
+      }
+    } catch (IOException e) {
+      // absent already, or not empty: a snapshot a newer checkpoint shares stays
+    }
+  }
+
+  // ---------------------------------------------------------------- recovery
+
+  /**
+   * Rolls the job back (DESIGN §8, §6.8): every task of the current attempt is stopped and fenced
+   * off, the checkpoint in progress and the unpublished results are abandoned, the requests taken
+   * since the latest checkpoint are queued again, and after the backoff the latest checkpoint's
+   * tasks are deployed from their snapshots as the next attempt.
+   */
+  private void rollback(String cause) {
+    long now = System.currentTimeMillis();
+    var latest = checkpoints.latest();
+    getContext()
+        .getLog()
+        .warn(
+            "job {}: rolling back to {} as attempt {} (restart {} of {}): {}",
+            jobId,
+            latest.map(c -> "checkpoint " + c.id()).orElse("its start"),
+            attempt + 1,
+            restarts,
+            maxRestarts,
+            cause);
+    getContext().stop(inbox); // and with it, the DeathWatch of the attempt's tasks
+    attempt++;
+    inbox = forwarder(attempt);
+    for (ActorRef<Worker.Command> w : workers) {
+      w.tell(new Worker.StopAttemptsBefore(jobId, attempt));
+    }
+    timers.cancel(STEP_TIMER);
+    if (active != null) {
+      active = null; // its request is among those taken: it runs again
+    }
+    // checkpoints asked for and not committed are asked for again
+    checkpointWaiters.values().forEach(checkpointAsked::addAll);
+    checkpointWaiters.clear();
+    carryOut(checkpoints.rolledBack(now));
+    output.rolledBack();
+    recovering = true;
+    tasks.clear();
+    addresses.clear();
+    pendingWorkers.clear();
+    finished.clear();
+    released.clear();
+    clientChannels.clear();
+    inputEnds = new InputEnds();
+    timers.startSingleTimer(new Redeploy(attempt), restartBackoff);
+  }
+
+  private Behavior<Command> onRedeploy(Redeploy m) {
+    if (m.attempt() != attempt || status.isTerminal() || !recovering) {
+      return this;
+    }
+    var latest = checkpoints.latest();
+    int keep = latest.map(c -> c.state().taken()).orElse(0);
+    List<Queued> redo = new ArrayList<>(taken.subList(keep, taken.size()));
+    taken.subList(keep, taken.size()).clear();
+    for (int i = redo.size() - 1; i >= 0; i--) {
+      queue.addFirst(redo.get(i)); // run again, in order, before those still queued
+    }
+    int reportsKept = latest.map(c -> c.state().reports()).orElse(0);
+    reports.subList(Math.min(reportsKept, reports.size()), reports.size()).clear();
+    deploy(latest.orElse(null));
+    return this;
+  }
+
+  /** Every task of the new attempt is started: finished tasks and holders as they were. */
+  private void resumed() {
+    recovering = false;
+    if (restoring != null) {
+      for (TaskId h : restoring.holders()) {
+        finished.add(h);
+      }
+      for (TaskId h : restoring.holders()) {
+        retirement.taskFinished(h).forEach(this::holderUnreferenced);
+      }
+    }
+    for (Retirement.Publish p : retirement.republish(nextEpoch - 1, live::liveTaskIds)) {
+      ActorRef<TaskMessage> ref = tasks.get(p.task());
+      if (ref != null) {
+        ref.tell(p.command());
+      }
+    }
+    getContext()
+        .getLog()
+        .info(
+            "job {}: attempt {} running{}",
+            jobId,
+            attempt,
+            restoring == null ? " from the start" : " from checkpoint " + restoring.id());
+    restoring = null;
+  }
+
+  /** A snapshot of the checkpoint being restored is missing or corrupt: try the one before. */
+  private Behavior<Command> onSnapshotUnusable(SnapshotUnusable m) {
+    boolean restoringAtStart = status == JobStatus.DEPLOYING && restoring != null;
+    if (!(recovering || restoringAtStart) || status.isTerminal()) {
+      return this;
+    }
+    getContext()
+        .getLog()
+        .warn(
+            "job {}: checkpoint {} is unusable: snapshot {} of {}: {}; trying the one before",
+            jobId,
+            m.checkpointId(),
+            m.file(),
+            m.task(),
+            m.problem());
+    carryOut(checkpoints.unusable(m.checkpointId()));
+    discardInJournal(m.checkpointId());
+    if (restoreFrom != null && checkpoints.latest().isEmpty() && status == JobStatus.DEPLOYING) {
+      return fail(
+          ErrorInfo.of(
+              m.task().operator().name(),
+              m.task(),
+              null,
+              new io.koala.checkpoint.CheckpointException(
+                  "cannot restore job "
+                      + jobId
+                      + " from "
+                      + restoreFrom
+                      + ": snapshot "
+                      + m.file()
+                      + ": "
+                      + m.problem())));
+    }
+    rollback("checkpoint " + m.checkpointId() + " is unusable: " + m.problem());
+    return this;
   }
 
   private ReconfigurationReport report(

@@ -143,6 +143,10 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }
+    // The checkpoint-metadata journal's events and snapshots are stored with these ids too.
+    for (Class<?> c : io.koala.runtime.internal.journal.JobJournal.MESSAGES) {
+      registry.register(c);
+    }
   }
 
   /** The extension value: one registry per ActorSystem. */

@@ -13,6 +13,8 @@ import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.internal.journal.JournalConfig;
+import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -55,6 +57,9 @@ public final class RuntimeCore implements AutoCloseable {
   private final boolean temporaryDataDir;
   private final AtomicInteger jobs = new AtomicInteger();
   private final AtomicLong replies = new AtomicLong();
+  private final Path checkpointRoot; // null: checkpoints off
+  private final JournalSettings journalSettings; // null: checkpoints off
+  private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
   /** Starts the systems and workers. */
@@ -72,8 +77,39 @@ public final class RuntimeCore implements AutoCloseable {
     } catch (IOException e) {
       throw new UncheckedIOException("cannot create data directory " + config.dataDir(), e);
     }
+    if (config.checkpointing()) {
+      checkpointRoot =
+          config.checkpointDirectory() != null
+              ? config.checkpointDirectory().toAbsolutePath()
+              : dataDir.resolve("checkpoints");
+      // bounded: snapshot copies are disk-bound and must not take the task dispatcher's threads
+      int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+      AtomicInteger copiers = new AtomicInteger();
+      copier =
+          java.util.concurrent.Executors.newFixedThreadPool(
+              threads,
+              r -> {
+                Thread t = new Thread(r, "koala-" + n + "-snapshot-" + copiers.incrementAndGet());
+                t.setDaemon(true);
+                return t;
+              });
+    } else {
+      checkpointRoot = null;
+      copier = null;
+    }
     Config pekko = systemConfig(config);
-    main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+    if (config.checkpointing()) {
+      // the checkpoint-metadata journal lives with the coordinators, in the main system
+      JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
+      journal.createSchema();
+      journalSettings = journal.settings();
+      main =
+          ActorSystem.create(
+              Behaviors.empty(), "koala-" + n, journal.pekkoConfig().withFallback(pekko).resolve());
+    } else {
+      journalSettings = null;
+      main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+    }
     systems.add(main);
     try {
       for (Class<?> type : config.types()) {
@@ -112,7 +148,9 @@ public final class RuntimeCore implements AutoCloseable {
                     KoalaSerialization.registry(host),
                     config.store(),
                     config.deleteJobState(),
-                    resolve(host, services)),
+                    resolve(host, services),
+                    checkpointRoot,
+                    copier),
                 "worker-" + w,
                 Props.empty());
         // Seen from the main system: through remoting when the worker lives elsewhere.
@@ -175,7 +213,38 @@ public final class RuntimeCore implements AutoCloseable {
 
   /** Deploys {@code dataflow} and returns the handles of its job. */
   public Submitted submit(Dataflow dataflow) {
-    String jobId = sanitize(dataflow.name()) + "-" + jobs.incrementAndGet();
+    return submit(dataflow, null);
+  }
+
+  /**
+   * Deploys {@code dataflow}, from the checkpoint in {@code restoreFrom} if not null (see {@link
+   * io.koala.runtime.SubmitOptions#restoreFrom}).
+   */
+  public Submitted submit(Dataflow dataflow, Path restoreFrom) {
+    String jobId = sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+    if (restoreFrom != null) {
+      if (!config.checkpointing()) {
+        throw new io.koala.runtime.ConfigurationException(
+            "restoring job "
+                + jobId
+                + " from "
+                + restoreFrom
+                + " needs checkpoints: koala.checkpoint.interval is off");
+      }
+      Path job = restoreFrom.getParent();
+      if (job == null || !job.getFileName().toString().equals(jobId)) {
+        throw new io.koala.runtime.ConfigurationException(
+            "cannot restore job "
+                + jobId
+                + " from "
+                + restoreFrom
+                + ": a checkpoint restores only the job it was taken of (<job>/chk-<id>,"
+                + " here "
+                + (job == null ? "none" : job.getFileName())
+                + ")");
+      }
+    }
+    jobs.incrementAndGet();
     ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
     for (ActorSystem<Void> s : systems) {
       TypeRegistry registry = KoalaSerialization.registry(s);
@@ -192,7 +261,15 @@ public final class RuntimeCore implements AutoCloseable {
             JobListener.create(jobId, status, completion), jobId + "-listener", Props.empty());
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
-            JobCoordinator.create(jobId, plan, List.copyOf(workers), config, listener),
+            JobCoordinator.create(
+                jobId,
+                plan,
+                List.copyOf(workers),
+                config,
+                checkpointRoot,
+                journalSettings,
+                restoreFrom,
+                listener),
             jobId + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
@@ -261,6 +338,29 @@ public final class RuntimeCore implements AutoCloseable {
     return done;
   }
 
+  /** See {@link io.koala.runtime.JobHandle#checkpoint()}. No timeout: it waits for the job. */
+  public CompletionStage<Long> checkpoint(Submitted job) {
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    ActorRef<JobCoordinator.CheckpointOutcome> reply =
+        main.systemActorOf(
+            Behaviors.receive(JobCoordinator.CheckpointOutcome.class)
+                .onMessage(
+                    JobCoordinator.CheckpointOutcome.class,
+                    o -> {
+                      if (o.error() == null) {
+                        done.complete(o.checkpointId());
+                      } else {
+                        done.completeExceptionally(new KoalaException(o.error()));
+                      }
+                      return Behaviors.stopped();
+                    })
+                .build(),
+            job.jobId() + "-checkpoint-" + replies.incrementAndGet(),
+            Props.empty());
+    job.coordinator().tell(new JobCoordinator.TakeCheckpoint(reply));
+    return done;
+  }
+
   /** Asks the job's coordinator for what a collecting sink has received. */
   public CompletionStage<List<Object>> collected(Submitted job, String sink) {
     CompletionStage<JobCoordinator.Collected> reply =
@@ -314,6 +414,9 @@ public final class RuntimeCore implements AutoCloseable {
       }
     }
     systems.clear();
+    if (copier != null) {
+      copier.shutdown();
+    }
     if (temporaryDataDir) {
       Worker.deleteRecursively(dataDir);
     }

@@ -1,5 +1,8 @@
 package io.koala.runtime.internal;
 
+import io.koala.checkpoint.CheckpointStorage;
+import io.koala.checkpoint.SnapshotFile;
+import io.koala.checkpoint.SnapshotHandle;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
 import io.koala.core.ErrorInfo;
@@ -10,19 +13,27 @@ import io.koala.core.TaskEngine;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
+import io.koala.core.checkpoint.CheckpointMessage;
+import io.koala.core.checkpoint.TaskCheckpoint;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
+import io.koala.store.EntryVisitor;
+import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
+import io.koala.store.Table;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.Executor;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.PostStop;
@@ -35,6 +46,16 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * The actor shell of one task: hands every message to its {@link TaskEngine} and carries out the
  * engine's effects (sends, timers, reports). Data that arrives before {@link Start} is stashed. Its
  * worker owns the task's state store.
+ *
+ * <p>With checkpoints on, the engine opens a read transaction at the barrier and hands it over; the
+ * snapshot file is written from it on the worker's bounded copier pool (never the task dispatcher)
+ * while the task goes on, and the result comes back to this actor ({@link SnapshotWritten}), which
+ * then tells the coordinator — so the report follows the task's barrier on its client channel, both
+ * going from this actor to the coordinator. A failed write fails the task (and, through the
+ * coordinator, rolls the job back). LMDB cannot grow its map while a read transaction is open: a
+ * write that needs a bigger map during a long copy throws a {@code StoreException}, which fails the
+ * task like any other store failure; size {@code koala.store.initial-map-size} for the state a task
+ * holds between checkpoints.
  */
 final class TaskActor {
 
@@ -65,6 +86,27 @@ final class TaskActor {
   /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
   record HolderTerminated(TaskId holder) implements TaskMessage {}
 
+  /** Self: the copier wrote this task's snapshot of checkpoint {@code checkpointId} (or failed). */
+  record SnapshotWritten(long checkpointId, String file, long bytes, String error)
+      implements TaskMessage {}
+
+  /**
+   * How a task takes snapshots: the job's checkpoint storage, and the bounded pool of the worker
+   * that writes the files.
+   */
+  record Snapshots(CheckpointStorage storage, Executor copier) {}
+
+  /**
+   * What a task starts from: its {@code attempt} (the job's restore count, which fences the
+   * messages of older incarnations: §5.2, C4, C8), and, after a rollback, its snapshot's metadata
+   * ({@code null} for a fresh task) and whether it resumes as a finished task or retired holder.
+   */
+  record Incarnation(int attempt, TaskCheckpoint restored, boolean holder) {
+    static Incarnation fresh(int attempt) {
+      return new Incarnation(attempt, null, false);
+    }
+  }
+
   /** Self, every second: engine housekeeping. */
   enum Tick implements TaskMessage {
     INSTANCE
@@ -81,6 +123,8 @@ final class TaskActor {
   private final Set<TaskId> watched = new HashSet<>();
   private final List<ActorRef<StateService.Command>> stateServices;
   private final TimerScheduler<TaskMessage> timers;
+  private final Snapshots snapshots; // null: no checkpoints
+  private final List<CompletableFuture<?>> copies = new ArrayList<>();
 
   static Behavior<TaskMessage> create(
       TaskSetup setup,
@@ -88,7 +132,9 @@ final class TaskActor {
       StateStore store,
       TypeRegistry registry,
       ActorRef<JobCoordinator.Command> coordinator,
-      List<ActorRef<StateService.Command>> stateServices) {
+      List<ActorRef<StateService.Command>> stateServices,
+      Snapshots snapshots,
+      Incarnation incarnation) {
     return Behaviors.setup(
         ctx ->
             Behaviors.withTimers(
@@ -105,7 +151,9 @@ final class TaskActor {
                                     store,
                                     registry,
                                     coordinator,
-                                    stateServices)
+                                    stateServices,
+                                    snapshots,
+                                    incarnation)
                                 .waiting(stash);
                           } catch (RuntimeException e) {
                             // e.g. a user operator factory threw: fail the job, not just the actor
@@ -126,13 +174,28 @@ final class TaskActor {
       StateStore store,
       TypeRegistry registry,
       ActorRef<JobCoordinator.Command> coordinator,
-      List<ActorRef<StateService.Command>> stateServices) {
+      List<ActorRef<StateService.Command>> stateServices,
+      Snapshots snapshots,
+      Incarnation incarnation) {
     this.ctx = ctx;
+    this.snapshots = snapshots;
     this.timers = timers;
     this.setup = setup;
     this.coordinator = coordinator;
     this.stateServices = stateServices;
     this.engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), new Effects());
+    if (incarnation.restored() != null) {
+      if (incarnation.holder()) {
+        engine.startAsHolder(incarnation.restored());
+      } else {
+        engine.restore(incarnation.restored());
+      }
+    }
+  }
+
+  /** The name of {@code task}'s files: its store directory's and its snapshot's. */
+  static String fileName(TaskId task) {
+    return task.operator().name() + "-" + task.index();
   }
 
   private Behavior<TaskMessage> waiting(StashBuffer<TaskMessage> stash) {
@@ -141,6 +204,7 @@ final class TaskActor {
         .onMessage(Addresses.class, this::onAddresses)
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(Cancel.class, c -> onCancel())
+        .onMessage(SnapshotWritten.class, this::onSnapshotWritten)
         .onMessage(
             TaskMessage.class,
             m -> {
@@ -154,7 +218,9 @@ final class TaskActor {
   private Behavior<TaskMessage> onStart(Start start, StashBuffer<TaskMessage> stash) {
     learn(start.addressBook());
     timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofSeconds(1));
-    engine.start(start.startMillis());
+    if (engine.status() == TaskEngine.Status.CREATED) {
+      engine.start(start.startMillis()); // a restored holder or finished task does not start
+    }
     return stash.unstashAll(running());
   }
 
@@ -171,6 +237,8 @@ final class TaskActor {
               return Behaviors.same();
             })
         .onMessage(EpochMessage.Command.class, this::onCommand)
+        .onMessage(CheckpointMessage.Command.class, this::onCheckpoint)
+        .onMessage(SnapshotWritten.class, this::onSnapshotWritten)
         .onMessage(Addresses.class, this::onAddresses)
         .onMessage(Wake.class, this::onWake)
         .onMessage(HolderTerminated.class, this::onHolderTerminated)
@@ -198,6 +266,30 @@ final class TaskActor {
 
   private Behavior<TaskMessage> onCommand(EpochMessage.Command c) {
     engine.onCommand(c);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onCheckpoint(CheckpointMessage.Command c) {
+    engine.onCheckpoint(c);
+    return Behaviors.same();
+  }
+
+  private Behavior<TaskMessage> onSnapshotWritten(SnapshotWritten w) {
+    if (w.error() != null) {
+      ErrorInfo error =
+          ErrorInfo.of(
+              setup.task().operator().name(),
+              setup.task(),
+              null,
+              new io.koala.checkpoint.CheckpointException(
+                  "snapshot of checkpoint " + w.checkpointId() + " failed: " + w.error()));
+      ctx.getLog().error("{}: {}", setup.task(), error.describe());
+      engine.cancel();
+      coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+      return Behaviors.same();
+    }
+    coordinator.tell(
+        new JobCoordinator.SnapshotTaken(setup.task(), w.checkpointId(), w.file(), w.bytes()));
     return Behaviors.same();
   }
 
@@ -248,6 +340,15 @@ final class TaskActor {
   }
 
   private Behavior<TaskMessage> onStop() {
+    // the worker closes the store once this actor stopped: no copy may still read from it (a copy
+    // runs for as long as writing the file takes; its result is dropped)
+    for (CompletableFuture<?> copy : copies) {
+      try {
+        copy.join();
+      } catch (RuntimeException e) {
+        ctx.getLog().debug("{}: snapshot abandoned at stop: {}", setup.task(), e.toString());
+      }
+    }
     engine.cancel();
     engine.close(); // the worker closes the store once the task and its state server stopped
     return Behaviors.same();
@@ -321,6 +422,65 @@ final class TaskActor {
     }
 
     @Override
+    public boolean checkpointing() {
+      return snapshots != null;
+    }
+
+    @Override
+    public void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
+      if (snapshots == null) {
+        if (txn != null) {
+          txn.close();
+        }
+        throw new IllegalStateException("task " + setup.task() + " takes no checkpoints");
+      }
+      String name = fileName(setup.task());
+      java.nio.file.Path target;
+      try {
+        target = snapshots.storage().snapshotPath(setup.jobId(), checkpointId, name);
+      } catch (RuntimeException e) {
+        if (txn != null) {
+          txn.close();
+        }
+        throw e;
+      }
+      ReadTxn view = txn != null ? txn : EMPTY;
+      CompletableFuture<SnapshotHandle> copy;
+      try {
+        copy =
+            CompletableFuture.supplyAsync(
+                () -> {
+                  try {
+                    return SnapshotFile.write(view, name, checkpointId, metadata, target);
+                  } finally {
+                    view.close();
+                  }
+                },
+                snapshots.copier());
+      } catch (RuntimeException e) { // the pool refused the copy
+        view.close();
+        throw e;
+      }
+      copies.removeIf(CompletableFuture::isDone);
+      copies.add(copy);
+      ctx.pipeToSelf(
+          copy,
+          (handle, error) ->
+              error == null
+                  ? new SnapshotWritten(
+                      checkpointId, handle.path().toString(), handle.bytes(), null)
+                  : new SnapshotWritten(
+                      checkpointId,
+                      target.toString(),
+                      0,
+                      String.valueOf(
+                          error instanceof java.util.concurrent.CompletionException
+                                  && error.getCause() != null
+                              ? error.getCause()
+                              : error)));
+    }
+
+    @Override
     public long currentTimeMillis() {
       return System.currentTimeMillis();
     }
@@ -330,4 +490,21 @@ final class TaskActor {
       return System.nanoTime();
     }
   }
+
+  /** The view of a task without keyed state: its snapshot holds only its metadata. */
+  private static final ReadTxn EMPTY =
+      new ReadTxn() {
+        @Override
+        public byte[] get(Table table, byte[] key) {
+          return null;
+        }
+
+        @Override
+        public int scan(Table table, byte[] prefix, byte[] after, int limit, EntryVisitor visitor) {
+          return 0;
+        }
+
+        @Override
+        public void close() {}
+      };
 }

@@ -1,9 +1,14 @@
 package io.koala.runtime.internal;
 
+import io.koala.checkpoint.CheckpointException;
+import io.koala.checkpoint.CheckpointStorage;
+import io.koala.checkpoint.SnapshotFile;
+import io.koala.checkpoint.SnapshotInfo;
 import io.koala.core.ErrorInfo;
 import io.koala.core.KoalaMessage;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskSetup;
+import io.koala.core.checkpoint.TaskCheckpoint;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
@@ -22,6 +27,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
@@ -34,15 +40,46 @@ import org.apache.pekko.actor.typed.javadsl.Receive;
 /**
  * One node's host of tasks: creates a job's tasks on request (each keyed task with its own LMDB
  * environment under the worker's directory), and stops them when the job ends.
+ *
+ * <p>A job's tasks are deployed once per <b>attempt</b>: attempt 0 at submission, one more after
+ * each rollback to a checkpoint (DESIGN §8). Tasks of different attempts never share an actor name
+ * or a store directory, so a new incarnation is created while the old one is still stopping. A task
+ * restored from a checkpoint gets a fresh store into which its snapshot file is loaded before the
+ * task exists; a missing or corrupt file is reported to the coordinator naming the file.
  */
 final class Worker extends AbstractBehavior<Worker.Command> {
 
   interface Command extends KoalaMessage {}
 
-  /** Coordinator → worker: create these tasks; reply {@link JobCoordinator.TasksDeployed}. */
+  /**
+   * Coordinator → worker: create these tasks of attempt {@code attempt}, each task named in {@code
+   * restore} from its snapshot file; reply {@link JobCoordinator.TasksDeployed}, else {@link
+   * JobCoordinator.DeployFailed} or {@link JobCoordinator.SnapshotUnusable}. The tasks report to
+   * {@code coordinator}.
+   */
   record DeployTasks(
-      String jobId, List<TaskSetup> tasks, ActorRef<JobCoordinator.Command> coordinator)
-      implements Command {}
+      String jobId,
+      List<TaskSetup> tasks,
+      ActorRef<JobCoordinator.Command> coordinator,
+      int attempt,
+      Map<TaskId, Restore> restore)
+      implements Command {
+    DeployTasks(String jobId, List<TaskSetup> tasks, ActorRef<JobCoordinator.Command> coordinator) {
+      this(jobId, tasks, coordinator, 0, Map.of());
+    }
+  }
+
+  /**
+   * A task's snapshot to restore from: checkpoint {@code checkpointId}'s {@code file}; {@code
+   * holder}: the task resumes finished (a retired holder, or a task whose inputs had all ended).
+   */
+  record Restore(long checkpointId, String file, boolean holder) implements KoalaMessage {}
+
+  /**
+   * Coordinator → worker: stop every task of the job deployed before attempt {@code attempt} and
+   * delete their stores (the job rolled back; a new attempt replaces them).
+   */
+  record StopAttemptsBefore(String jobId, int attempt) implements Command {}
 
   /** Coordinator → worker: stop every task of the job and release its state. */
   record StopJob(String jobId) implements Command {}
@@ -51,10 +88,13 @@ final class Worker extends AbstractBehavior<Worker.Command> {
    * Coordinator → worker: stop a retired task that holds no state anyone needs any more (§6.5), and
    * delete its store.
    */
-  record StopTask(String jobId, TaskId task) implements Command {}
+  record StopTask(String jobId, TaskId task, int attempt) implements Command {}
 
   /** Self: a task actor has stopped. */
-  record TaskStopped(String jobId, TaskId task) implements Command {}
+  record TaskStopped(String jobId, TaskId task, int attempt) implements Command {}
+
+  /** A task of one attempt. */
+  private record Key(TaskId task, int attempt) {}
 
   private final int index;
   private final Path directory;
@@ -63,7 +103,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   private final StoreOptions storeOptions;
   private final boolean deleteJobState;
   private final List<ActorRef<StateService.Command>> stateServices; // the remote backend's
-  private final Map<String, Map<TaskId, Hosted>> jobs = new HashMap<>();
+  private final Map<String, Map<Key, Hosted>> jobs = new HashMap<>();
+  private final Path checkpointRoot; // null: no checkpoints
+  private final Executor copier;
 
   /**
    * A task this worker hosts: its actor, its state server, its store, and how many of the two
@@ -73,13 +115,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     final ActorRef<TaskMessage> task;
     final ActorRef<StateServer.Serve> server;
     final StateStore store;
+    final Path directory;
     int alive;
     boolean discard;
 
-    Hosted(ActorRef<TaskMessage> task, ActorRef<StateServer.Serve> server, StateStore store) {
+    Hosted(
+        ActorRef<TaskMessage> task,
+        ActorRef<StateServer.Serve> server,
+        StateStore store,
+        Path directory) {
       this.task = task;
       this.server = server;
       this.store = store;
+      this.directory = directory;
       this.alive = server == null ? 1 : 2;
     }
   }
@@ -93,7 +141,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       TypeRegistry registry,
       StoreOptions storeOptions,
       boolean deleteJobState,
-      List<ActorRef<StateService.Command>> stateServices) {
+      List<ActorRef<StateService.Command>> stateServices,
+      Path checkpointRoot,
+      Executor copier) {
     return Behaviors.setup(
         ctx ->
             new Worker(
@@ -104,7 +154,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                 registry,
                 storeOptions,
                 deleteJobState,
-                stateServices));
+                stateServices,
+                checkpointRoot,
+                copier));
   }
 
   private Worker(
@@ -115,8 +167,12 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       TypeRegistry registry,
       StoreOptions storeOptions,
       boolean deleteJobState,
-      List<ActorRef<StateService.Command>> stateServices) {
+      List<ActorRef<StateService.Command>> stateServices,
+      Path checkpointRoot,
+      Executor copier) {
     super(ctx);
+    this.checkpointRoot = checkpointRoot;
+    this.copier = copier;
     this.stateServices = List.copyOf(stateServices);
     this.index = index;
     this.directory = directory;
@@ -132,13 +188,14 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         .onMessage(DeployTasks.class, this::onDeploy)
         .onMessage(StopJob.class, this::onStopJob)
         .onMessage(StopTask.class, this::onStopTask)
+        .onMessage(StopAttemptsBefore.class, this::onStopAttemptsBefore)
         .onMessage(TaskStopped.class, this::onTaskStopped)
         .build();
   }
 
   private Behavior<Command> onDeploy(DeployTasks d) {
     List<TaskActor.TaskRef> refs = new ArrayList<>();
-    Map<TaskId, Hosted> tasks = jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
+    Map<Key, Hosted> tasks = jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
     TaskSetup current = null;
     try {
       ExecutionPlan plan =
@@ -148,29 +205,43 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                   () ->
                       new IllegalStateException(
                           "worker " + index + " does not know the dataflow of job " + d.jobId()));
+      TaskActor.Snapshots snapshots =
+          checkpointRoot == null
+              ? null
+              : new TaskActor.Snapshots(new CheckpointStorage(checkpointRoot), copier);
       for (TaskSetup setup : d.tasks()) {
         current = setup;
         Vertex vertex = plan.vertex(setup.task().operator());
-        StateStore store =
-            vertex.isKeyed()
-                ? LmdbStateStore.open(taskDirectory(d.jobId(), setup.task()), storeOptions)
-                : null;
+        Path dir = taskDirectory(d.jobId(), setup.task(), d.attempt());
+        Restore restore = d.restore().get(setup.task());
+        if (restore != null) {
+          deleteRecursively(dir); // a restored task starts from its snapshot alone
+        }
+        StateStore store = vertex.isKeyed() ? LmdbStateStore.open(dir, storeOptions) : null;
         ActorRef<TaskMessage> ref;
         ActorRef<StateServer.Serve> server = null;
         try {
+          TaskActor.Incarnation incarnation = TaskActor.Incarnation.fresh(d.attempt());
+          if (restore != null) {
+            incarnation = restored(d, restore, store);
+          }
+          String name = actorName(d.jobId(), setup.task(), d.attempt());
           ref =
               getContext()
                   .spawn(
                       TaskActor.create(
-                          setup, vertex, store, registry, d.coordinator(), stateServices),
-                      actorName(d.jobId(), setup.task()),
+                          setup,
+                          vertex,
+                          store,
+                          registry,
+                          d.coordinator(),
+                          stateServices,
+                          snapshots,
+                          incarnation),
+                      name,
                       DispatcherSelector.fromConfig("koala.task-dispatcher"));
           if (store != null) {
-            server =
-                getContext()
-                    .spawn(
-                        StateServer.create(setup.task(), store),
-                        actorName(d.jobId(), setup.task()) + "-state");
+            server = getContext().spawn(StateServer.create(setup.task(), store), name + "-state");
           }
         } catch (RuntimeException e) {
           if (store != null) {
@@ -178,20 +249,40 @@ final class Worker extends AbstractBehavior<Worker.Command> {
           }
           throw e;
         }
-        TaskStopped stopped = new TaskStopped(d.jobId(), setup.task());
+        TaskStopped stopped = new TaskStopped(d.jobId(), setup.task(), d.attempt());
         getContext().watchWith(ref, stopped);
         if (server != null) {
           getContext().watchWith(server, stopped);
         }
-        tasks.put(setup.task(), new Hosted(ref, server, store));
+        tasks.put(new Key(setup.task(), d.attempt()), new Hosted(ref, server, store, dir));
         refs.add(new TaskActor.TaskRef(setup.task(), ref, server));
       }
       d.coordinator().tell(new JobCoordinator.TasksDeployed(index, refs));
+    } catch (Unusable e) {
+      getContext()
+          .getLog()
+          .error(
+              "worker {} cannot restore {} of job {} from {}: {}",
+              index,
+              current.task(),
+              d.jobId(),
+              e.restore.file(),
+              e.getCause().toString());
+      stopDeployed(d.jobId(), refs, d.attempt());
+      d.coordinator()
+          .tell(
+              new JobCoordinator.SnapshotUnusable(
+                  index,
+                  current.task(),
+                  e.restore.checkpointId(),
+                  e.restore.file(),
+                  String.valueOf(e.getCause().getMessage())));
     } catch (RuntimeException e) {
       TaskId task = current == null ? null : current.task();
       getContext()
           .getLog()
           .error("worker {} cannot deploy {} of job {}", index, task, d.jobId(), e);
+      stopDeployed(d.jobId(), refs, d.attempt());
       d.coordinator()
           .tell(
               new JobCoordinator.DeployFailed(
@@ -207,38 +298,95 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     return this;
   }
 
+  /** A snapshot file that cannot be restored: the checkpoint is unusable. */
+  private static final class Unusable extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final transient Restore restore;
+
+    Unusable(Restore restore, CheckpointException cause) {
+      super(cause);
+      this.restore = restore;
+    }
+  }
+
+  /**
+   * Loads {@code restore}'s snapshot file into {@code store} (empty, fresh), or only reads its
+   * metadata for a task without keyed state. Runs on this worker's thread, for as long as loading
+   * the file takes.
+   */
+  private static TaskActor.Incarnation restored(DeployTasks d, Restore restore, StateStore store) {
+    Path file = Path.of(restore.file());
+    SnapshotInfo info;
+    try {
+      if (!Files.exists(file)) {
+        throw new CheckpointException("snapshot file " + file + " does not exist");
+      }
+      info = store != null ? SnapshotFile.restore(file, store) : SnapshotFile.verify(file);
+    } catch (CheckpointException e) {
+      throw new Unusable(restore, e);
+    }
+    return new TaskActor.Incarnation(
+        d.attempt(), TaskCheckpoint.decode(info.metadata()), restore.holder());
+  }
+
+  /** Stops the tasks of a deployment that failed part-way, and deletes their stores. */
+  private void stopDeployed(String jobId, List<TaskActor.TaskRef> deployed, int attempt) {
+    Map<Key, Hosted> tasks = jobs.get(jobId);
+    for (TaskActor.TaskRef r : deployed) {
+      Hosted h = tasks.get(new Key(r.task(), attempt));
+      if (h != null) {
+        stop(h, true);
+      }
+    }
+  }
+
+  private void stop(Hosted h, boolean discard) {
+    h.discard |= discard;
+    getContext().stop(h.task);
+    if (h.server != null) {
+      getContext().stop(h.server);
+    }
+  }
+
+  private Behavior<Command> onStopAttemptsBefore(StopAttemptsBefore s) {
+    Map<Key, Hosted> tasks = jobs.get(s.jobId());
+    if (tasks != null) {
+      tasks.forEach(
+          (k, h) -> {
+            if (k.attempt() < s.attempt()) {
+              stop(h, true);
+            }
+          });
+    }
+    return this;
+  }
+
   private Behavior<Command> onStopJob(StopJob s) {
-    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
+    Map<Key, Hosted> tasks = jobs.get(s.jobId());
     stopping.add(s.jobId());
     if (tasks == null || tasks.isEmpty()) {
       jobStopped(s.jobId());
       return this;
     }
     for (Hosted h : tasks.values()) {
-      getContext().stop(h.task);
-      if (h.server != null) {
-        getContext().stop(h.server);
-      }
+      stop(h, false);
     }
     return this;
   }
 
   private Behavior<Command> onStopTask(StopTask s) {
-    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
-    Hosted h = tasks == null ? null : tasks.get(s.task());
+    Map<Key, Hosted> tasks = jobs.get(s.jobId());
+    Hosted h = tasks == null ? null : tasks.get(new Key(s.task(), s.attempt()));
     if (h != null) {
-      h.discard = true;
-      getContext().stop(h.task);
-      if (h.server != null) {
-        getContext().stop(h.server);
-      }
+      stop(h, true);
     }
     return this;
   }
 
   private Behavior<Command> onTaskStopped(TaskStopped s) {
-    Map<TaskId, Hosted> tasks = jobs.get(s.jobId());
-    Hosted h = tasks == null ? null : tasks.get(s.task());
+    Map<Key, Hosted> tasks = jobs.get(s.jobId());
+    Key key = new Key(s.task(), s.attempt());
+    Hosted h = tasks == null ? null : tasks.get(key);
     if (h == null) {
       return this;
     }
@@ -254,9 +402,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       h.store.close();
     }
     if (h.discard) {
-      deleteRecursively(taskDirectory(s.jobId(), s.task()));
+      deleteRecursively(h.directory);
     }
-    tasks.remove(s.task());
+    tasks.remove(key);
     if (tasks.isEmpty() && stopping.contains(s.jobId())) {
       jobStopped(s.jobId());
     }
@@ -271,12 +419,18 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     }
   }
 
-  private Path taskDirectory(String jobId, TaskId task) {
-    return directory.resolve(jobId).resolve(task.operator().name() + "-" + task.index());
+  /**
+   * {@code <dir>/<job>/<task>} for the first attempt, {@code <dir>/<job>/attempt-<n>/<task>} after.
+   */
+  private Path taskDirectory(String jobId, TaskId task, int attempt) {
+    Path job = directory.resolve(jobId);
+    return (attempt == 0 ? job : job.resolve("attempt-" + attempt))
+        .resolve(TaskActor.fileName(task));
   }
 
-  private static String actorName(String jobId, TaskId task) {
-    return jobId + "_" + task.operator().name() + "-" + task.index();
+  private static String actorName(String jobId, TaskId task, int attempt) {
+    String name = jobId + "_" + TaskActor.fileName(task);
+    return attempt == 0 ? name : name + "_a" + attempt;
   }
 
   static void deleteRecursively(Path root) {

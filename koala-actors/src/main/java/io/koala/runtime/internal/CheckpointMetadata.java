@@ -1,0 +1,75 @@
+package io.koala.runtime.internal;
+
+import io.koala.core.KoalaMessage;
+import io.koala.core.checkpoint.Checkpoints;
+import io.koala.core.reconfig.Draining;
+import io.koala.core.reconfig.LiveDeployment;
+import io.koala.core.reconfig.Retirement;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.TaskId;
+import io.koala.serialization.KryoSerde;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A completed checkpoint as the job's journal keeps it ({@code JobJournal.RecordCheckpoint}'s
+ * metadata): every task's snapshot file, which of them are holders (finished tasks and retired
+ * holders), and the coordinator's deployment and retirement at the trigger, as plain values encoded
+ * with Koala's serializer (class ids come from class names, so a new process decodes them). The
+ * dataflow's plan is code and does not travel: decoding needs it.
+ */
+record CheckpointMetadata(
+    long id,
+    long triggeredMillis,
+    Map<TaskId, String> snapshots,
+    List<TaskId> holders,
+    LiveDeployment.Image deployment,
+    Retirement.Image retirement)
+    implements KoalaMessage {
+
+  CheckpointMetadata {
+    snapshots = new LinkedHashMap<>(snapshots);
+    holders = new ArrayList<>(holders);
+  }
+
+  static CheckpointMetadata of(Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> c) {
+    Map<TaskId, String> files = new LinkedHashMap<>();
+    c.snapshots().forEach((t, p) -> files.put(t, p.toString()));
+    return new CheckpointMetadata(
+        c.id(),
+        c.triggeredMillis(),
+        files,
+        new ArrayList<>(c.holders()),
+        c.state().deployment().image(),
+        c.state().retirement().image());
+  }
+
+  /**
+   * The checkpoint, as the coordinator of a new process keeps it: no request taken and no report
+   * made before it (requests are not journaled yet).
+   */
+  Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> completed(
+      ExecutionPlan plan, Draining.Settings drain) {
+    Map<TaskId, Path> files = new LinkedHashMap<>();
+    snapshots.forEach((t, p) -> files.put(t, Path.of(p)));
+    return new Checkpoints.Completed<>(
+        id,
+        triggeredMillis,
+        files,
+        new LinkedHashSet<>(holders),
+        new JobCoordinator.CoordinatorState(
+            LiveDeployment.restore(plan, deployment), Retirement.restore(drain, retirement), 0, 0));
+  }
+
+  byte[] encode(KryoSerde serde) {
+    return serde.toBytes(this, CheckpointMetadata.class);
+  }
+
+  static CheckpointMetadata decode(KryoSerde serde, byte[] bytes) {
+    return serde.fromBytes(bytes, CheckpointMetadata.class);
+  }
+}

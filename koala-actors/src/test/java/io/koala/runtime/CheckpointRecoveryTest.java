@@ -1,0 +1,381 @@
+package io.koala.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.RateSchedule;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.stream.Stream;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Checkpoints and rollback on the actor runtime (DESIGN §8): a task fails once mid-run, the job
+ * rolls back to its latest checkpoint and finishes with every result exactly once — the running
+ * counts of {@link LiveReconfigurationTest} are the judge.
+ */
+class CheckpointRecoveryTest {
+  static final int RECORDS = LiveReconfigurationTest.RECORDS;
+  static final int KEYS = LiveReconfigurationTest.KEYS;
+  static final Duration WAIT = Duration.ofSeconds(90);
+
+  /** Armed by a test: the next record through the source's map throws, once. */
+  static final AtomicBoolean FAIL_ONCE = new AtomicBoolean();
+
+  /** Whether the armed failure happened. */
+  static final AtomicBoolean FAILED = new AtomicBoolean();
+
+  /** {@link LiveReconfigurationTest#dataflow}, with a map after the source that can fail once. */
+  static Dataflow dataflow(double rate) {
+    DataflowBuilder b = Dataflow.builder("recover").parallelism(2);
+    var counts =
+        b.source(
+                SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
+                    .partitions(2)
+                    .count(RECORDS)
+                    .rate(RateSchedule.constant(rate)))
+            .map(
+                "maybe-fail",
+                (Long x) -> {
+                  if (FAIL_ONCE.compareAndSet(true, false)) {
+                    FAILED.set(true);
+                    throw new IllegalStateException("planned failure (test)");
+                  }
+                  return x;
+                })
+            .keyBy(x -> x)
+            .count("count");
+    counts.sink(SinkSpec.collecting("counts"));
+    counts.keyBy(KeyValue::key).count("recount").sink(SinkSpec.collecting("recounts"));
+    return b.build();
+  }
+
+  static KoalaConfig config(Path dir, Duration interval) {
+    return KoalaConfig.load()
+        .withWorkers(2)
+        .withDataDir(dir)
+        .withCheckpointInterval(interval)
+        .withRestartBackoff(Duration.ofMillis(50));
+  }
+
+  static void arm() {
+    FAILED.set(false);
+    FAIL_ONCE.set(true);
+  }
+
+  static long checkpoint(JobHandle job) throws Exception {
+    return job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+  }
+
+  @ParameterizedTest(name = "separate systems: {0}")
+  @ValueSource(booleans = {false, true})
+  void aTaskFailingMidRunRollsBackToExactlyOnceOutput(boolean separate, @TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofMillis(100)).withSeparateSystems(separate);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(10_000));
+      long first = checkpoint(job);
+      assertThat(first).isPositive();
+      Eventually.await(
+          "results published by committed checkpoints",
+          WAIT,
+          () -> !job.collected("counts").isEmpty());
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).as("the planned failure happened").isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+    }
+  }
+
+  @Test
+  void aFailureDuringALiveRescaleRollsBackAndRescalesAgain(@TempDir Path dir) throws Exception {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(100)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      checkpoint(job);
+      var rescale = job.rescale("count", 4);
+      arm();
+      ReconfigurationReport report =
+          rescale.toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(report.tasksAfter()).containsExactly(0, 1, 2, 3);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).as("the planned failure happened").isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+      assertThat(job.metrics().reconfigurations()).isNotEmpty();
+    }
+  }
+
+  @Test
+  void aRescaleUndoneByARollbackRunsAgain(@TempDir Path dir) throws Exception {
+    // no periodic checkpoint: the rollback goes to the one taken before the rescale
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      checkpoint(job);
+      ReconfigurationReport first =
+          job.rescale("count", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(first.tasksAfter()).containsExactly(0, 1, 2, 3);
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+      // the report of the rolled-back run is gone; the rescale ran again after the rollback
+      List<ReconfigurationReport> reports = job.metrics().reconfigurations();
+      assertThat(reports).hasSize(1);
+      assertThat(reports.get(0).tasksAfter()).containsExactly(0, 1, 2, 3);
+      assertThat(reports.get(0).epoch()).isGreaterThan(first.epoch());
+    }
+  }
+
+  @Test
+  void retiredHoldersAreRestoredFromTheirSnapshots(@TempDir Path dir) throws Exception {
+    KoalaConfig config =
+        config(dir, Duration.ofHours(1))
+            .with("koala.reconfiguration.drain.piggyback-keys", 0)
+            .with("koala.reconfiguration.drain.interval", "60 s");
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      LiveReconfigurationTest.awaitProgress(job, 2_000);
+      ReconfigurationReport in =
+          job.rescale("count", 1).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(in.tasksAfter()).containsExactly(0);
+      long id = checkpoint(job); // count#1 is retired: its snapshot is asked for directly
+      Path chk = dir.resolve("checkpoints").resolve(job.id()).resolve("chk-" + id);
+      assertThat(chk.resolve("count-1.snap")).as("the retired holder's snapshot").exists();
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
+    }
+  }
+
+  @Test
+  void aCorruptLatestCheckpointFallsBackToTheOneBefore(@TempDir Path dir) throws Exception {
+    // no periodic checkpoint: only the two taken here exist
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      long older = checkpoint(job);
+      long newer = checkpoint(job);
+      assertThat(newer).isGreaterThan(older);
+      Path snap =
+          dir.resolve("checkpoints")
+              .resolve(job.id())
+              .resolve("chk-" + newer)
+              .resolve("count-0.snap");
+      assertThat(snap).exists();
+      flipAByte(snap);
+      arm();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      // rolled back to the older checkpoint: nothing is lost, but the results the newer one had
+      // published are produced again (a fallback is exactly-once only up to the older checkpoint)
+      Map<Long, Long> expected = new TreeMap<>();
+      for (long i = 0; i < RECORDS; i++) {
+        expected.merge((i * 7919) % KEYS, 1L, Long::sum);
+      }
+      List<KeyValue<Long, Long>> out = job.collected("counts");
+      Map<Long, List<Long>> seen = new TreeMap<>();
+      for (KeyValue<Long, Long> kv : out) {
+        seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
+      }
+      expected.forEach(
+          (key, n) -> {
+            for (long c = 1; c <= n; c++) {
+              assertThat(seen.get(key)).as("count %d of key %d", c, key).contains(c);
+            }
+          });
+      assertThat(dir.resolve("checkpoints").resolve(job.id()))
+          .as("a finished job's checkpoints are deleted")
+          .doesNotExist();
+    }
+  }
+
+  @Test
+  void aJobSubmittedAgainAfterARestartResumesFromItsLatestCheckpoint(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofHours(1));
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    String id;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      long c = checkpoint(job);
+      assertThat(c).isPositive();
+      for (String sink : List.of("counts", "recounts")) {
+        // with checkpoints on, exactly what the committed checkpoint covers
+        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
+      }
+      id = job.id();
+    } // the runtime goes away with the job running
+    assertThat(seen.get("counts")).isNotEmpty().hasSizeLessThan(RECORDS);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(20_000));
+      assertThat(job.id()).isEqualTo(id);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.get(sink).addAll(job.collected(sink));
+      }
+      assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
+    }
+    assertExactCounts(seen);
+    try (Stream<Path> left = Files.list(dir.resolve("checkpoints"))) {
+      assertThat(left).as("a finished job's checkpoints are deleted").isEmpty();
+    }
+  }
+
+  @Test
+  void aJobRestoredFromACheckpointDirectoryOnAnotherDataDirContinues(@TempDir Path dir)
+      throws Exception {
+    Path first = dir.resolve("first");
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    Path chk;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(first, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      long c = checkpoint(job);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
+      }
+      chk = first.resolve("checkpoints").resolve(job.id()).resolve("chk-" + c);
+      assertThat(chk.resolve("_metadata")).exists();
+    }
+    Path copy = dir.resolve("backup").resolve(chk.getParent().getFileName()).resolve("chk-x");
+    Files.createDirectories(copy);
+    try (Stream<Path> files = Files.list(chk)) {
+      for (Path f : files.toList()) {
+        Files.copy(f, copy.resolve(f.getFileName()));
+      }
+    }
+    deleteRecursively(first); // nothing of the first run is left but the copy
+    try (KoalaRuntime runtime =
+        KoalaRuntime.embedded(config(dir.resolve("second"), Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(20_000), SubmitOptions.restoreFrom(copy));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.get(sink).addAll(job.collected(sink));
+      }
+    }
+    assertExactCounts(seen);
+    assertThat(copy.resolve("_metadata")).as("the copy is only read").exists();
+  }
+
+  @Test
+  void aRestoreNeedsCheckpointsAndTheSameJob(@TempDir Path dir) {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, null))) {
+      assertThatThrownBy(
+              () ->
+                  runtime.submit(
+                      dataflow(1_000), SubmitOptions.restoreFrom(dir.resolve("recover-1/chk-1"))))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("koala.checkpoint.interval is off");
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofSeconds(1)))) {
+      assertThatThrownBy(
+              () ->
+                  runtime.submit(
+                      dataflow(1_000), SubmitOptions.restoreFrom(dir.resolve("other-1/chk-1"))))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("restores only the job it was taken of");
+    }
+  }
+
+  @Test
+  void aRestoreFromAnUnusableCheckpointFailsTheJobInsteadOfStartingOver(@TempDir Path dir) {
+    Path empty = dir.resolve("recover-1").resolve("chk-3");
+    try (KoalaRuntime runtime =
+        KoalaRuntime.embedded(config(dir.resolve("data"), Duration.ofSeconds(1)))) {
+      JobHandle job = runtime.submit(dataflow(1_000), SubmitOptions.restoreFrom(empty));
+      assertThatThrownBy(() -> job.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("cannot restore job recover-1");
+    }
+  }
+
+  private static void deleteRecursively(Path root) throws IOException {
+    try (Stream<Path> paths = Files.walk(root)) {
+      for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
+        Files.delete(p);
+      }
+    }
+  }
+
+  /** In both sinks, every key's counts are 1..n, each exactly once, n = its number of records. */
+  static void assertExactCounts(Map<String, List<KeyValue<Long, Long>>> outputs) {
+    Map<Long, Long> expected = new TreeMap<>();
+    for (long i = 0; i < RECORDS; i++) {
+      expected.merge((i * 7919) % KEYS, 1L, Long::sum);
+    }
+    outputs.forEach(
+        (sink, out) -> {
+          Map<Long, List<Long>> seen = new TreeMap<>();
+          for (KeyValue<Long, Long> kv : out) {
+            seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
+          }
+          expected.forEach(
+              (key, n) -> {
+                List<Long> want = new ArrayList<>();
+                for (long c = 1; c <= n; c++) {
+                  want.add(c);
+                }
+                assertThat(seen.get(key))
+                    .as("%s of key %d", sink, key)
+                    .containsExactlyInAnyOrderElementsOf(want);
+              });
+          assertThat(out).as(sink).hasSize(RECORDS);
+        });
+  }
+
+  @Test
+  void withoutCheckpointsAFailureFailsTheJob(@TempDir Path dir) throws Exception {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, null))) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      assertThatThrownBy(() -> job.checkpoint().toCompletableFuture().join())
+          .isInstanceOf(CompletionException.class)
+          .hasMessageContaining("koala.checkpoint.interval = off");
+      arm();
+      assertThatThrownBy(() -> job.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("planned failure");
+      assertThat(job.status()).isEqualTo(JobStatus.FAILED);
+    }
+  }
+
+  @Test
+  void afterMaxRestartsTheJobFails(@TempDir Path dir) throws Exception {
+    KoalaConfig config = config(dir, Duration.ofMillis(100)).withMaxRestarts(0);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      checkpoint(job);
+      arm();
+      assertThatThrownBy(() -> job.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("planned failure");
+    }
+  }
+
+  private static void flipAByte(Path file) throws IOException {
+    try (RandomAccessFile f = new RandomAccessFile(file.toFile(), "rw")) {
+      long at = f.length() / 2;
+      f.seek(at);
+      int b = f.read();
+      f.seek(at);
+      f.write(b ^ 0x5a);
+    }
+  }
+}
