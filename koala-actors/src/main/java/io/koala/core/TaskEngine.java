@@ -2124,6 +2124,7 @@ public final class TaskEngine {
 
   /** Calls {@code hook} on the operators, upstream first; a failure names the operator. */
   private void eachOperator(OperatorHook hook) {
+    recordKey = null; // a hook works on no record's key
     for (int i = 0; i < ops.size(); i++) {
       try {
         hook.call(ops.get(i));

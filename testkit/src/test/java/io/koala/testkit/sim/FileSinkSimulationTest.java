@@ -147,7 +147,12 @@ class FileSinkSimulationTest {
         }
       }
     }
-    long published = observer.seen.isEmpty() ? 0 : lines(visible(observer.seen.get(0))).size();
+    long published = 0;
+    if (!observer.seen.isEmpty()) {
+      for (long n : lines(visible(observer.seen.get(0))).values()) {
+        published += n;
+      }
+    }
     return new Run(seed, problems, r.recoveries(), published, uncommitted, pendingParts);
   }
 
