@@ -263,6 +263,7 @@ public final class TaskEngine {
   private long lastBarrier; // the checkpoint this task last snapshotted (0: none)
   private long holderSnapshot = NO_CHECKPOINT; // asked of a retired holder before it finished
   private TaskCheckpoint restored; // what start() resumes from, or null
+  private boolean opened; // the operators are open (not so for a holder resumed from a snapshot)
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
   private Object recordKey;
@@ -398,6 +399,7 @@ public final class TaskEngine {
             ops.get(i).open(new Context(i, downstream));
             downstream = chained(i);
           }
+          opened = true;
           entry = downstream;
           long now = services.currentTimeMillis();
           if (source != null) {
@@ -1950,6 +1952,9 @@ public final class TaskEngine {
             }
           } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
             releaseBefore(cc.oldestRestorable());
+            if (opened) {
+              eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
+            }
           }
         });
   }
@@ -2022,9 +2027,13 @@ public final class TaskEngine {
   /**
    * Hands the host this task's snapshot: a read transaction of its store opened now, between
    * batches (so it sees exactly what the records before the barrier did, C2), and the rest of its
-   * state ({@link TaskCheckpoint}).
+   * state ({@link TaskCheckpoint}). A running task's operators snapshot first, in chain order, so
+   * what they emit precedes the barrier.
    */
   private void takeSnapshot(long checkpointId) {
+    if (opened && status == Status.RUNNING) {
+      eachOperator(op -> op.snapshotState(checkpointId));
+    }
     List<Integer> ended = new ArrayList<>();
     for (InputChannel c : inputs.values()) {
       if (c.ended()) {
@@ -2111,6 +2120,25 @@ public final class TaskEngine {
           new TaskId(setup.task().operator(), holder),
           new StateMessage.Release(setup.task(), new KeyRef(bucket, key), generations.get(i)[0]));
     }
+  }
+
+  /** Calls {@code hook} on the operators, upstream first; a failure names the operator. */
+  private void eachOperator(OperatorHook hook) {
+    recordKey = null; // a hook works on no record's key
+    for (int i = 0; i < ops.size(); i++) {
+      try {
+        hook.call(ops.get(i));
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(opNames.get(i), e);
+      }
+    }
+  }
+
+  @FunctionalInterface
+  private interface OperatorHook {
+    void call(Operator<Object, Object> op) throws Exception;
   }
 
   // ---------------------------------------------------------------- failure
@@ -2767,6 +2795,16 @@ public final class TaskEngine {
     @Override
     public Collector<Object> clientResults() {
       return TaskEngine.this::collectForClient;
+    }
+
+    @Override
+    public long restoredCheckpoint() {
+      return restored == null ? 0 : restored.checkpointId();
+    }
+
+    @Override
+    public boolean checkpointing() {
+      return services.checkpointing();
     }
   }
 

@@ -57,6 +57,9 @@ final class Sinks {
     return new Named<>(
         name,
         ctx -> {
+          if (ctx.checkpointing()) {
+            return JsonLinesParts.open(directory, name, ctx.taskIndex(), ctx.restoredCheckpoint());
+          }
           Files.createDirectories(directory);
           Path file = directory.resolve(name + "-" + ctx.taskIndex() + ".jsonl");
           BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);

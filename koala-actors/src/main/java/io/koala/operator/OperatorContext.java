@@ -73,4 +73,20 @@ public interface OperatorContext<O> {
    *     registered
    */
   <T> Codec<T> codec(Class<T> type);
+
+  /**
+   * The checkpoint this task resumed from after a rollback ({@link Operator#snapshotState} was
+   * called with this id before the crash), or 0 when it started afresh.
+   */
+  default long restoredCheckpoint() {
+    return 0;
+  }
+
+  /**
+   * Whether the job takes checkpoints, so that {@link Operator#snapshotState} and {@link
+   * Operator#checkpointCommitted} will be called.
+   */
+  default boolean checkpointing() {
+    return false;
+  }
 }

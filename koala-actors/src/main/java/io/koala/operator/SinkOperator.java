@@ -5,7 +5,10 @@ import io.koala.dataflow.SinkContext;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SinkWriter;
 
-/** Runs the writer of a {@link SinkSpec}; flushes it after every input batch. */
+/**
+ * Runs the writer of a {@link SinkSpec}: flushes it after every input batch, and passes the task's
+ * checkpoints on to it (a snapshot prepares a commit, a committed checkpoint commits it).
+ */
 public final class SinkOperator<T> implements Operator<T, Void> {
   private final SinkSpec<T> spec;
   private SinkWriter<T> writer;
@@ -38,6 +41,16 @@ public final class SinkOperator<T> implements Operator<T, Void> {
               public Collector<Object> clientResults() {
                 return ctx.clientResults();
               }
+
+              @Override
+              public boolean checkpointing() {
+                return ctx.checkpointing();
+              }
+
+              @Override
+              public long restoredCheckpoint() {
+                return ctx.restoredCheckpoint();
+              }
             });
   }
 
@@ -49,6 +62,22 @@ public final class SinkOperator<T> implements Operator<T, Void> {
   @Override
   public void endBatch() throws Exception {
     writer.flush();
+  }
+
+  @Override
+  public void snapshotState(long checkpointId) throws Exception {
+    writer.prepareCommit(checkpointId);
+  }
+
+  @Override
+  public void checkpointCommitted(long checkpointId) throws Exception {
+    writer.commit(checkpointId);
+  }
+
+  @Override
+  public void finish() throws Exception {
+    writer.flush();
+    writer.finish();
   }
 
   @Override

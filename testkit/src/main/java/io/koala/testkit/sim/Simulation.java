@@ -116,6 +116,7 @@ public final class Simulation {
   private final List<Request> taken = new ArrayList<>(); // requests started, in order
   private final List<Crash> crashPlan = new ArrayList<>();
   private final List<String> crashes = new ArrayList<>();
+  private boolean justCommitted; // a checkpoint was recorded in the last step; no task heard yet
   private int recoveries;
   private long committedCheckpoints;
 
@@ -162,7 +163,7 @@ public final class Simulation {
 
   /**
    * When a planned crash happens: at a virtual time, when an epoch of a reconfiguration reaches a
-   * phase, or while a checkpoint is in progress.
+   * phase, while a checkpoint is in progress, or just after one is durably recorded.
    */
   public sealed interface Crash {
     /** At virtual time {@code millis}. */
@@ -173,6 +174,12 @@ public final class Simulation {
 
     /** While the next checkpoint is in progress, once {@code snapshots} snapshots arrived. */
     record InCheckpoint(int snapshots) implements Crash {}
+
+    /**
+     * Right after the next checkpoint is durably recorded, before any task hears that it is
+     * committed: what tasks publish on commit must then be published by their restore.
+     */
+    record AfterCommit() implements Crash {}
   }
 
   /** A reconfiguration asked for at virtual time {@code at}. */
@@ -724,6 +731,7 @@ public final class Simulation {
       }
     }
     Crash crash = crashDue();
+    justCommitted = false;
     if (crash != null) {
       steps++;
       crashNow(crash);
@@ -955,6 +963,7 @@ public final class Simulation {
       } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
         long id = persist.checkpoint().id(); // the journal is this simulation's memory
         committedCheckpoints++;
+        justCommitted = true;
         output
             .committed(id)
             .forEach(
@@ -988,6 +997,8 @@ public final class Simulation {
         due = now >= at.millis();
       } else if (c instanceof Crash.InPhase in) {
         due = epoch != null && epoch.phase() == in.phase();
+      } else if (c instanceof Crash.AfterCommit) {
+        due = justCommitted;
       } else {
         Crash.InCheckpoint in = (Crash.InCheckpoint) c;
         due = checkpoints.inProgress() && checkpoints.snapshotsTaken() >= in.snapshots();
