@@ -3,6 +3,7 @@ package io.koala.samples.cli;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
+import io.koala.samples.bench.CheckpointBench;
 import io.koala.samples.bench.KeyedCountBench;
 import io.koala.samples.bench.WindowCountBench;
 import io.koala.samples.bench.klt.KltBench;
@@ -22,7 +23,11 @@ final class BenchCommand implements Callable<Integer> {
       index = "0",
       description =
           "Workload: ${COMPLETION-CANDIDATES} (klt: JMH microbenchmark of the key lookup table;"
-              + " --seconds sets its warm-up and measured iterations, at most 10)")
+              + " --seconds sets its warm-up and measured iterations, at most 10;"
+              + " checkpoint-overhead: keyed-count with checkpoints off, then every"
+              + " --checkpoint-interval-ms; checkpoint-restart: fills --keys keys of --state-bytes,"
+              + " checkpoints, restarts the runtime on the same data directory and times the"
+              + " resume)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -71,10 +76,18 @@ final class BenchCommand implements Callable<Integer> {
   @Option(names = "--json", description = "Print the figures as one JSON line (the last line).")
   boolean json;
 
+  @Option(
+      names = "--checkpoint-interval-ms",
+      defaultValue = "1000",
+      description = "checkpoint-overhead: the interval in ms (default ${DEFAULT-VALUE}).")
+  long checkpointIntervalMs;
+
   enum Workload {
     keyed_count,
     window_count,
-    klt;
+    klt,
+    checkpoint_overhead,
+    checkpoint_restart;
 
     @Override
     public String toString() {
@@ -99,6 +112,11 @@ final class BenchCommand implements Callable<Integer> {
     switch (workload) {
       case keyed_count -> print(KeyedCountBench.run(settings, KoalaConfig.load()));
       case window_count -> print(WindowCountBench.run(settings, KoalaConfig.load()));
+      case checkpoint_overhead ->
+          print(
+              CheckpointBench.overhead(
+                  settings, KoalaConfig.load(), java.time.Duration.ofMillis(checkpointIntervalMs)));
+      case checkpoint_restart -> print(CheckpointBench.restart(settings, KoalaConfig.load()));
       case klt -> {
         // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
         KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
