@@ -220,7 +220,7 @@ public final class RuntimeCore implements AutoCloseable {
    * Deploys {@code dataflow}, from the checkpoint in {@code restoreFrom} if not null (see {@link
    * io.koala.runtime.SubmitOptions#restoreFrom}).
    */
-  public Submitted submit(Dataflow dataflow, Path restoreFrom) {
+  public synchronized Submitted submit(Dataflow dataflow, Path restoreFrom) {
     String jobId = sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
     if (restoreFrom != null) {
       if (!config.checkpointing()) {
