@@ -185,6 +185,40 @@ class ReadmeExampleTest {
   }
 
   @Test
+  void checkpointsRun(@org.junit.jupiter.api.io.TempDir Path dataDir) {
+    DataflowBuilder b = Dataflow.builder("checkpointed").parallelism(2);
+    b.source(
+            SourceSpec.generator("events", (i, seed) -> i % 1_000)
+                .partitions(2)
+                .count(20_000)
+                .rate(RateSchedule.constant(10_000)))
+        .keyBy(k -> k)
+        .count("count")
+        .sink(SinkSpec.collecting("counts"));
+    List<KeyValue<Long, Long>> counts = checkpointed(b.build(), dataDir);
+    assertThat(counts).hasSize(20_000);
+    Map<Long, Long> last = new TreeMap<>();
+    counts.forEach(kv -> last.merge(kv.key(), kv.value(), Math::max));
+    assertThat(last).hasSize(1_000).allSatisfy((k, n) -> assertThat(n).isEqualTo(20L));
+  }
+
+  static List<KeyValue<Long, Long>> checkpointed(Dataflow dataflow, Path dataDir) {
+    // README-BEGIN
+    KoalaConfig config =
+        KoalaConfig.load()
+            .withDataDir(dataDir)
+            .withCheckpointInterval(Duration.ofSeconds(10))
+            .withCheckpointsRetained(2);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow); // resumes from its latest checkpoint if it has one
+      long id = job.checkpoint().toCompletableFuture().join(); // one now, once committed
+      job.await(Duration.ofHours(1));
+      return job.collected("counts");
+    }
+    // README-END
+  }
+
+  @Test
   void readmeShowsOnlyTestedCode() throws IOException {
     List<String> tested = new ArrayList<>();
     for (String file : TESTED) {
