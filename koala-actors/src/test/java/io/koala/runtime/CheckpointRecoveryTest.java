@@ -240,6 +240,42 @@ class CheckpointRecoveryTest {
   }
 
   @Test
+  void aRescaleAcceptedAfterTheLatestCheckpointRunsAgainAfterARestart(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofHours(1)); // no checkpoint covers the rescale
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    String id;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      assertThat(checkpoint(job)).isPositive();
+      ReconfigurationReport first =
+          job.rescale("count", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(first.tasksAfter()).containsExactly(0, 1, 2, 3);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
+      }
+      id = job.id();
+    } // the runtime goes away with the job running, the rescale journaled but not covered
+    assertThat(seen.get("counts")).isNotEmpty().hasSizeLessThan(RECORDS);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(20_000));
+      assertThat(job.id()).isEqualTo(id);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      for (String sink : List.of("counts", "recounts")) {
+        seen.get(sink).addAll(job.collected(sink));
+      }
+      assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
+      // the journaled rescale ran again after the restored checkpoint, with no caller
+      List<ReconfigurationReport> reports = job.metrics().reconfigurations();
+      assertThat(reports).hasSize(1);
+      assertThat(reports.get(0).operator()).isEqualTo("count");
+      assertThat(reports.get(0).tasksAfter()).containsExactly(0, 1, 2, 3);
+    }
+    assertExactCounts(seen);
+  }
+
+  @Test
   void aJobRestoredFromACheckpointDirectoryOnAnotherDataDirContinues(@TempDir Path dir)
       throws Exception {
     Path first = dir.resolve("first");

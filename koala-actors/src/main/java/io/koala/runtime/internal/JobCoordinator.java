@@ -191,6 +191,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    */
   record Journaled(int attempt, long checkpointId, String error) implements Command {}
 
+  /** Self: the journal recorded request {@code seq} as open, or {@code error}. */
+  record RequestJournaled(long seq, String error) implements Command {}
+
   /** Self: time to see whether a checkpoint is due. */
   enum CheckpointTick implements Command {
     INSTANCE
@@ -226,6 +229,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     Change change;
     final OperatorId vertex;
     final List<ActorRef<Reconfiguration.Outcome>> replyTo = new ArrayList<>();
+    long seq; // its journal sequence number (0: not journaled, or checkpoints off)
+    boolean durable; // journaled (or checkpoints off): it may start
+    final List<Long> superseded = new ArrayList<>(); // journaled requests it replaced
 
     Queued(Change change, OperatorId vertex) {
       this.change = change;
@@ -301,6 +307,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
   private static final String CHECKPOINT_TIMER = "checkpoint";
   private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
+  private final RequestLedger ledger; // the journaled requests; null: checkpoints off
+  private boolean requestsRecovered; // the journal told the open requests (sequence numbers)
   private final KryoSerde metadataSerde;
   private final Path restoreFrom; // null: resume from the journal, if it has checkpoints
   static final String METADATA_FILE = "_metadata";
@@ -385,6 +393,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (journalSettings != null) {
       // resume from what the job's journal holds (a job submitted again after a restart)
       this.journal = ctx.spawn(JobJournal.create(jobId, journalSettings), "journal");
+      this.ledger = new RequestLedger(0);
       ctx.ask(
           JournalState.class,
           journal,
@@ -394,6 +403,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               new Recovered(state, error == null ? null : String.valueOf(error.getMessage())));
     } else {
       this.journal = null;
+      this.ledger = null;
       deploy(null);
     }
   }
@@ -554,7 +564,56 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               restoreFrom != null ? "restored from " + restoreFrom : "the journal's latest");
     }
     deploy(checkpoints.latest().orElse(null));
+    requeueOpenRequests(m.state());
     return this;
+  }
+
+  /**
+   * The requests the journal still has open (accepted after the restored checkpoint, or not yet
+   * covered by one) run again, in order, before any taken since; their callers are gone, so their
+   * outcomes are only logged and reported. Requests that arrived while the journal recovered are
+   * journaled now.
+   */
+  private void requeueOpenRequests(JournalState state) {
+    List<Long> open = state.requests().stream().map(JournalState.Request::seq).toList();
+    ledger.recovered(state.lastRequestSeq(), open);
+    requestsRecovered = true;
+    List<Queued> again = new ArrayList<>();
+    for (JournalState.Request r : state.requests()) {
+      if (restoreFrom != null) {
+        getContext()
+            .getLog()
+            .warn(
+                "job {}: journaled request {} is not run again: restoring from {}",
+                jobId,
+                r.seq(),
+                restoreFrom);
+        markDone(ledger.ended(r.seq()));
+        continue;
+      }
+      try {
+        Change change = (Change) metadataSerde.fromBytes(r.request().bytes());
+        Queued q = new Queued(change, check(change));
+        q.seq = r.seq();
+        q.durable = true;
+        again.add(q);
+        getContext()
+            .getLog()
+            .warn("job {}: journaled request {} runs again: {}", jobId, r.seq(), change);
+      } catch (RuntimeException e) {
+        getContext()
+            .getLog()
+            .warn(
+                "job {}: journaled request {} cannot run again: {}", jobId, r.seq(), e.toString());
+        markDone(ledger.ended(r.seq()));
+      }
+    }
+    for (Queued q : queue) {
+      journalRequest(q); // arrived while the journal recovered
+    }
+    for (int i = again.size() - 1; i >= 0; i--) {
+      queue.addFirst(again.get(i));
+    }
   }
 
   @Override
@@ -573,6 +632,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(Redeploy.class, this::onRedeploy)
         .onMessage(Recovered.class, this::onRecovered)
         .onMessage(Journaled.class, this::onJournaled)
+        .onMessage(RequestJournaled.class, this::onRequestJournaled)
         .onMessage(HolderReleased.class, this::onHolderReleased)
         .onMessage(TaskTerminated.class, this::onTaskTerminated)
         .build();
@@ -890,6 +950,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             .getLog()
             .warn("job {}: cannot delete its checkpoints: {}", jobId, e.toString());
       }
+      if (ledger != null) {
+        markDone(ledger.finished()); // a later job with this id does not run them
+      }
       output // the job ended: every result is final
           .ended()
           .forEach(
@@ -948,6 +1011,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               .info("job {}: queued {} replaced by {}", jobId, q.change, m.change());
           q.change = m.change(); // coalesced: the latest target wins, both callers get its report
           q.replyTo.add(m.replyTo());
+          journalRequest(q); // under a new number: the one it replaces is done once it is durable
           return this;
         }
       }
@@ -955,8 +1019,94 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     Queued q = new Queued(m.change(), vertex);
     q.replyTo.add(m.replyTo());
     queue.add(q);
+    journalRequest(q);
     startNextEpoch();
     return this;
+  }
+
+  /**
+   * Journals queued request {@code q} before it may start (DESIGN §6.1), so that a restart runs it
+   * again; {@link RequestJournaled} follows. Without checkpoints it may start at once.
+   */
+  private void journalRequest(Queued q) {
+    if (ledger == null) {
+      q.durable = true;
+      return;
+    }
+    if (!requestsRecovered) {
+      return; // numbered and journaled once the journal has recovered
+    }
+    if (q.seq > 0) {
+      q.superseded.add(q.seq);
+    }
+    long seq = ledger.accept();
+    q.seq = seq;
+    q.durable = false;
+    byte[] bytes = metadataSerde.toBytes(q.change);
+    getContext()
+        .askWithStatus(
+            JobJournal.RequestAck.class,
+            journal,
+            Duration.ofSeconds(30),
+            r -> new JobJournal.RecordRequest(seq, bytes, r),
+            (ack, error) ->
+                new RequestJournaled(
+                    seq, error == null ? null : String.valueOf(error.getMessage())));
+  }
+
+  private Behavior<Command> onRequestJournaled(RequestJournaled m) {
+    Queued q = null;
+    for (Queued c : queue) {
+      if (c.seq == m.seq()) {
+        q = c;
+      }
+    }
+    if (q == null) {
+      return this; // replaced by a later request, or rejected as the job ended
+    }
+    if (m.error() != null) {
+      queue.remove(q);
+      getContext()
+          .getLog()
+          .error("job {}: the journal cannot record request {}: {}", jobId, m.seq(), m.error());
+      reject(
+          q,
+          JOB_ENDING,
+          "the journal of job " + jobId + " cannot record the request: " + m.error());
+      endedNow(q); // in case the write reached the store after all
+      return this;
+    }
+    q.durable = true;
+    for (long old : q.superseded) {
+      markDone(ledger.ended(old));
+    }
+    q.superseded.clear();
+    startNextEpoch();
+    return this;
+  }
+
+  /** Marks the journaled requests {@code seqs} done: a restart does not run them again. */
+  private void markDone(List<Long> seqs) {
+    for (long seq : seqs) {
+      getContext()
+          .askWithStatus(
+              JobJournal.RequestDoneAck.class,
+              journal,
+              Duration.ofSeconds(30),
+              r -> new JobJournal.RequestDone(seq, r),
+              (ack, error) -> {
+                if (error != null) {
+                  getContext()
+                      .getLog()
+                      .warn(
+                          "job {}: the journal did not mark request {} done: {}",
+                          jobId,
+                          seq,
+                          error.toString());
+                }
+                return CheckpointTick.INSTANCE;
+              });
+    }
   }
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
@@ -978,7 +1128,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private void startNextEpoch() {
-    while (active == null && status == JobStatus.RUNNING && !queue.isEmpty() && !epochsHeld()) {
+    while (active == null
+        && status == JobStatus.RUNNING
+        && !queue.isEmpty()
+        && queue.peek().durable
+        && !epochsHeld()) {
       Queued q = queue.poll();
       if (inputEnds.finishing()) {
         reject(
@@ -988,6 +1142,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 + " is finishing: source task "
                 + inputEnds.first()
                 + " has read all its input");
+        endedNow(q);
         continue;
       }
       ReconfigurationPlan rp;
@@ -1006,6 +1161,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                   0,
                   EpochMessage.Transfer.NONE,
                   0));
+          endedNow(q);
           continue;
         }
         driver =
@@ -1013,6 +1169,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 nextEpoch, q.vertex, rp, live, placer(q), protocol, bucketsPerStep);
       } catch (IllegalArgumentException e) {
         reject(q, INVALID_REQUEST, e.getMessage());
+        endedNow(q);
         continue;
       }
       nextEpoch += driver.epochs();
@@ -1264,6 +1421,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     reports.add(report);
     getContext().getLog().info("job {}: {}", jobId, report);
     complete(a.request, report);
+    if (ledger != null) {
+      ledger.completed(a.request.seq); // done once a checkpoint triggered from now on commits
+    }
     for (Retirement.Publish p :
         retirement.epochEnded(
             a.request.vertex, r.epoch(), live.retired(), live.liveTaskIds(a.request.vertex))) {
@@ -1342,6 +1502,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         new CoordinatorState(live.copy(), retirement.copy(), taken.size(), reports.size());
     List<Checkpoints.Effect> effects = checkpoints.trigger(now, state, sources, liveTasks, holders);
     long id = checkpoints.pendingId();
+    if (ledger != null) {
+      ledger.triggered(id);
+    }
     if (!checkpointAsked.isEmpty()) {
       checkpointWaiters.computeIfAbsent(id, k -> new ArrayList<>()).addAll(checkpointAsked);
       checkpointAsked.clear();
@@ -1480,6 +1643,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
     getContext().getLog().debug("job {}: checkpoint {} committed", jobId, id);
     carryOut(checkpoints.persisted(id));
+    if (ledger != null) {
+      markDone(ledger.committed(id)); // a restart resumes after their completion
+    }
     checkpoints.latest().filter(c -> c.id() == id).ifPresent(this::writeMetadata);
     List<ActorRef<CheckpointOutcome>> waiting = checkpointWaiters.remove(id);
     if (waiting != null) {
@@ -1545,6 +1711,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     checkpointWaiters.values().forEach(checkpointAsked::addAll);
     checkpointWaiters.clear();
     carryOut(checkpoints.rolledBack(now));
+    if (ledger != null) {
+      ledger.rolledBack(); // the requests taken since the latest checkpoint run again
+    }
     output.rolledBack();
     recovering = true;
     tasks.clear();
@@ -1665,18 +1834,37 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         transferred.lookupTableBytes());
   }
 
-  private static void complete(Queued q, ReconfigurationReport report) {
+  private void complete(Queued q, ReconfigurationReport report) {
+    if (q.replyTo.isEmpty()) {
+      getContext()
+          .getLog()
+          .info("job {}: journaled request {} ran again: {}", jobId, q.seq, report);
+    }
     for (ActorRef<Reconfiguration.Outcome> r : q.replyTo) {
       r.tell(new Reconfiguration.Completed(report));
     }
   }
 
+  /** {@code q} ended without changing the job: a restart does not run it again. */
+  private void endedNow(Queued q) {
+    if (ledger != null) {
+      q.superseded.forEach(old -> markDone(ledger.ended(old)));
+      q.superseded.clear();
+      markDone(ledger.ended(q.seq));
+    }
+  }
+
   /** The job is ending: {@code q} will not be carried out. */
-  private static void reject(Queued q, String reason) {
+  private void reject(Queued q, String reason) {
     reject(q, JOB_ENDING, reason);
   }
 
-  private static void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
+  private void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
+    if (q.replyTo.isEmpty()) {
+      getContext()
+          .getLog()
+          .warn("job {}: journaled request {} was rejected: {}", jobId, q.seq, reason);
+    }
     for (ActorRef<Reconfiguration.Outcome> r : q.replyTo) {
       r.tell(new Reconfiguration.Rejected(kind, reason));
     }
