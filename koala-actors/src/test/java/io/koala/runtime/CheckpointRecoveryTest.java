@@ -276,6 +276,32 @@ class CheckpointRecoveryTest {
   }
 
   @Test
+  void aJobSubmittedAgainAfterARestartBeforeItsFirstCheckpointStartsOverFromNothing(
+      @TempDir Path dir) throws Exception {
+    // no periodic checkpoint: the runtime goes away before the job's first one; with
+    // delete-job-state off it leaves the job's task stores behind, as a kill -9 does
+    // (KillNineRecoveryIT in samples)
+    KoalaConfig config = config(dir, Duration.ofHours(1)).with("koala.delete-job-state", false);
+    String id;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 5_000);
+      id = job.id();
+    }
+    assertThat(List.of(dir.resolve("worker-0").resolve(id), dir.resolve("worker-1").resolve(id)))
+        .as("the first run's task stores")
+        .anyMatch(Files::isDirectory);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(20_000));
+      assertThat(job.id()).isEqualTo(id);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(job.metrics().recordsIn("count")).as("it started over").isEqualTo(RECORDS);
+      // every count from 1: no task started from the stale store of the first run
+      LiveReconfigurationTest.assertExactCounts(job);
+    }
+  }
+
+  @Test
   void aJobRestoredFromACheckpointDirectoryOnAnotherDataDirContinues(@TempDir Path dir)
       throws Exception {
     Path first = dir.resolve("first");

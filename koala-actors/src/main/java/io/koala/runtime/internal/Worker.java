@@ -195,9 +195,17 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   private Behavior<Command> onDeploy(DeployTasks d) {
     List<TaskActor.TaskRef> refs = new ArrayList<>();
+    boolean firstHere = !jobs.containsKey(d.jobId());
     Map<Key, Hosted> tasks = jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
     TaskSetup current = null;
     try {
+      if (firstHere) {
+        // The job's first deployment on this worker in this process: whatever its directory
+        // holds was left by an earlier process (killed before the job ended, or with
+        // delete-job-state off). No task may start from it: a restored task starts from its
+        // snapshot alone, a fresh one from nothing.
+        deleteRecursively(directory.resolve(d.jobId()));
+      }
       ExecutionPlan plan =
           catalog
               .get(d.jobId())
