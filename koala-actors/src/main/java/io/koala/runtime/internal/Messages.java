@@ -50,6 +50,7 @@ final class Messages {
           JobCoordinator.Recovered.class,
           JobCoordinator.WatchTask.class,
           JobCoordinator.Journaled.class,
+          JobCoordinator.RequestJournaled.class,
           CheckpointMetadata.class,
           io.koala.core.reconfig.LiveDeployment.Image.class,
           io.koala.core.reconfig.Retirement.Image.class,
