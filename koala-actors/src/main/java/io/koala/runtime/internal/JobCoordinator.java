@@ -1088,25 +1088,37 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   /** Marks the journaled requests {@code seqs} done: a restart does not run them again. */
   private void markDone(List<Long> seqs) {
     for (long seq : seqs) {
-      getContext()
-          .askWithStatus(
-              JobJournal.RequestDoneAck.class,
-              journal,
-              Duration.ofSeconds(30),
-              r -> new JobJournal.RequestDone(seq, r),
-              (ack, error) -> {
-                if (error != null) {
-                  getContext()
-                      .getLog()
-                      .warn(
-                          "job {}: the journal did not mark request {} done: {}",
-                          jobId,
-                          seq,
-                          error.toString());
-                }
-                return CheckpointTick.INSTANCE;
-              });
+      writeToJournal(
+          JobJournal.RequestDoneAck.class,
+          r -> new JobJournal.RequestDone(seq, r),
+          "mark request " + seq + " done");
     }
+  }
+
+  /**
+   * A journal write whose failure costs only a repeat after a restart (a request run again, a
+   * checkpoint's record kept): sent, and a failure logged.
+   */
+  private <T> void writeToJournal(
+      Class<T> ack,
+      java.util.function.Function<
+              ActorRef<org.apache.pekko.pattern.StatusReply<T>>, JobJournal.Command>
+          command,
+      String what) {
+    getContext()
+        .askWithStatus(
+            ack,
+            journal,
+            Duration.ofSeconds(30),
+            command::apply,
+            (reply, error) -> {
+              if (error != null) {
+                getContext()
+                    .getLog()
+                    .warn("job {}: the journal did not {}: {}", jobId, what, error.toString());
+              }
+              return CheckpointTick.INSTANCE;
+            });
   }
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
@@ -1614,24 +1626,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private void discardInJournal(long id) {
-    getContext()
-        .askWithStatus(
-            JobJournal.DiscardAck.class,
-            journal,
-            Duration.ofSeconds(30),
-            r -> new JobJournal.DiscardCheckpoint(id, r),
-            (ack, error) -> {
-              if (error != null) {
-                getContext()
-                    .getLog()
-                    .warn(
-                        "job {}: the journal did not discard checkpoint {}: {}",
-                        jobId,
-                        id,
-                        error.toString());
-              }
-              return CheckpointTick.INSTANCE;
-            });
+    writeToJournal(
+        JobJournal.DiscardAck.class,
+        r -> new JobJournal.DiscardCheckpoint(id, r),
+        "discard checkpoint " + id);
   }
 
   /** Checkpoint {@code id} is durably recorded: publish its results, then tell the tasks (C4). */
