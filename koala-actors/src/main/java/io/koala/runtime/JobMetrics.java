@@ -3,26 +3,38 @@ package io.koala.runtime;
 import io.koala.core.KoalaMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import org.HdrHistogram.Histogram;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
- * as long as they hold state), and one report per completed reconfiguration. Tasks are named by the
- * first operator of the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below
- * take that name.
+ * as long as they hold state), one report per completed reconfiguration, and the worker each task
+ * of the current deployment runs on ({@code placement}). Tasks are named by the first operator of
+ * the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below take that name.
  */
 public record JobMetrics(
     String jobId,
     JobStatus status,
     long atMillis,
     List<TaskMetricsSnapshot> tasks,
-    List<ReconfigurationReport> reconfigurations)
+    List<ReconfigurationReport> reconfigurations,
+    Map<TaskId, Integer> placement)
     implements KoalaMessage {
 
   public JobMetrics {
     tasks = List.copyOf(tasks);
     reconfigurations = List.copyOf(reconfigurations);
+    placement = new LinkedHashMap<>(placement);
+  }
+
+  /** The tasks of the current deployment that run on worker {@code worker}. */
+  public List<TaskId> tasksOnWorker(int worker) {
+    return placement.entrySet().stream()
+        .filter(e -> e.getValue() == worker)
+        .map(Map.Entry::getKey)
+        .toList();
   }
 
   /**

@@ -46,6 +46,7 @@ public final class KoalaConfig {
   private final Path checkpointDirectory; // null: <data-dir>/checkpoints
   private final int maxRestarts;
   private final Duration restartBackoff;
+  private final Duration redeployTimeout;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -138,6 +139,9 @@ public final class KoalaConfig {
     this.restartBackoff =
         durationIn(
             config, "koala.checkpoint.restart-backoff", Duration.ZERO, Duration.ofMinutes(10));
+    this.redeployTimeout =
+        durationIn(
+            config, "koala.checkpoint.redeploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     if (checkpointInterval != null && remoteStateServices > 0) {
       throw new ConfigurationException(
           "koala.checkpoint.interval = "
@@ -210,6 +214,14 @@ public final class KoalaConfig {
    */
   public KoalaConfig withRestartBackoff(Duration backoff) {
     return with("koala.checkpoint.restart-backoff", backoff.toMillis() + " ms");
+  }
+
+  /**
+   * A copy that gives the redeployment after a rollback {@code timeout} ({@code
+   * koala.checkpoint.redeploy-timeout}).
+   */
+  public KoalaConfig withRedeployTimeout(Duration timeout) {
+    return with("koala.checkpoint.redeploy-timeout", timeout.toMillis() + " ms");
   }
 
   /** The whole underlying configuration (Pekko's settings included). */
@@ -323,6 +335,14 @@ public final class KoalaConfig {
   /** The wait between a failure and the redeployment of the job's tasks. */
   public Duration restartBackoff() {
     return restartBackoff;
+  }
+
+  /**
+   * How long the workers may take to deploy a job's tasks again after a rollback (restoring their
+   * snapshots included) before the attempt counts as failed.
+   */
+  public Duration redeployTimeout() {
+    return redeployTimeout;
   }
 
   /** The effective {@code koala} block, for logging. */

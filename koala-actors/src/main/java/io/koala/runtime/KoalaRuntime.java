@@ -81,6 +81,15 @@ public final class KoalaRuntime implements AutoCloseable {
     return core.dataDir();
   }
 
+  /**
+   * For tests: loses worker {@code worker} with the tasks it hosts, as when its node goes away (its
+   * ActorSystem terminates, or with one ActorSystem its worker actor stops). Not part of the user
+   * API.
+   */
+  void loseWorker(int worker) {
+    core.loseWorker(worker);
+  }
+
   @Override
   public void close() {
     core.close();

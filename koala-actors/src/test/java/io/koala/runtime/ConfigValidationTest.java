@@ -42,6 +42,7 @@ class ConfigValidationTest {
         "koala.checkpoint.max-restarts | -1 | allowed: [0, 1000000]",
         "koala.checkpoint.restart-backoff | -1 s | allowed: [PT0S, PT10M]",
         "koala.checkpoint.restart-backoff | later | expected a duration",
+        "koala.checkpoint.redeploy-timeout | 0 s | allowed: [PT0.001S, PT1H]",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))

@@ -5,6 +5,7 @@ import io.koala.core.ErrorInfo;
 import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.EpochDriver;
+import io.koala.core.reconfig.WorkerPool;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
@@ -288,7 +289,7 @@ public final class DataflowTestDriver implements AutoCloseable {
     checkOpen();
     OperatorId vertex;
     try {
-      vertex = Change.check(change, sim.plan(), sim.deployment(), 1);
+      vertex = Change.check(change, sim.plan(), sim.deployment(), WorkerPool.of(1));
       change.plan(sim.deployment(), vertex); // fails now if it cannot apply
     } catch (IllegalArgumentException e) {
       throw new ReconfigurationException(

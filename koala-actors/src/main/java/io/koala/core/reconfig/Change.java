@@ -34,10 +34,10 @@ public sealed interface Change extends KoalaMessage
    * Checks what does not depend on the deployment at the time the epoch starts, and returns the
    * vertex to reconfigure ({@code operator}, which must head its tasks' chain).
    *
-   * @param workers how many workers new tasks may be placed on
+   * @param workers the workers new tasks may be placed on (a lost one is refused as a target)
    * @throws IllegalArgumentException naming what is wrong
    */
-  static OperatorId check(Change c, ExecutionPlan plan, LiveDeployment live, int workers) {
+  static OperatorId check(Change c, ExecutionPlan plan, LiveDeployment live, WorkerPool workers) {
     OperatorId op = new OperatorId(c.operator());
     ExecutionPlan.Vertex v = plan.vertexOf(op);
     if (!v.id().equals(op)) {
@@ -56,9 +56,8 @@ public sealed interface Change extends KoalaMessage
       throw new IllegalArgumentException(
           "parallelism " + r.parallelism() + " for '" + op + "' is outside [1, " + buckets + "]");
     }
-    if (c instanceof Migrate mg && (mg.worker() < 0 || mg.worker() >= workers)) {
-      throw new IllegalArgumentException(
-          "no worker " + mg.worker() + "; this runtime has workers 0.." + (workers - 1));
+    if (c instanceof Migrate mg) {
+      workers.checkTarget(mg.worker());
     }
     return v.id();
   }

@@ -164,6 +164,21 @@ public final class LiveDeployment {
     return placement.get(task);
   }
 
+  /**
+   * Places tasks on other workers ({@code moves}: task → worker), as after the loss of the worker
+   * they ran on ({@link WorkerPool#replacements}). Their setups stay: tasks reach each other
+   * through the address book of the deployment, not through placement.
+   */
+  public void relocate(Map<TaskId, Integer> moves) {
+    moves.forEach(
+        (task, worker) -> {
+          if (!placement.containsKey(task)) {
+            throw new IllegalArgumentException("no task " + task);
+          }
+          placement.put(task, worker);
+        });
+  }
+
   /** Tasks removed by reconfigurations; they stay as holders of the state they had. */
   public List<TaskId> retired() {
     return List.copyOf(retired);

@@ -30,6 +30,7 @@ import io.koala.core.reconfig.Protocol;
 import io.koala.core.reconfig.ReconfigurationDriver;
 import io.koala.core.reconfig.ReconfigurationPlan;
 import io.koala.core.reconfig.Retirement;
+import io.koala.core.reconfig.WorkerPool;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
@@ -97,10 +98,19 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * Actor names and store directories carry the attempt too. The reconfigurations taken since the
  * checkpoint are queued again, in order, ahead of the queued ones, so a rollback never silently
  * undoes a user's rescale. After {@code koala.checkpoint.max-restarts} rollbacks the next failure
- * fails the job. A checkpoint whose snapshot file is missing or corrupt is dropped and the one
- * before it is tried. A complete checkpoint is recorded in the job's {@link JobJournal} before it
- * is committed (C4); at start the coordinator recovers from that journal, so a job submitted again
- * with the same id on the same data dir resumes from its latest checkpoint.
+ * fails the job. A redeployment that is not complete after {@code
+ * koala.checkpoint.redeploy-timeout} fails its attempt, naming the workers and tasks it waited for.
+ *
+ * <p><b>Workers</b> are DeathWatched. A worker that stops, or whose ActorSystem goes away, is lost
+ * for good ({@link WorkerPool}): no task is placed on it again, and a {@code migrate} to it is
+ * refused. If it hosted tasks of the job, the job rolls back as for a task failure, and the lost
+ * worker's tasks are restored from their snapshots on the least-loaded remaining workers; without
+ * checkpoints, or with no worker left, the job fails naming it. A task that stops unexpectedly is
+ * judged once its worker has answered, so that the tasks of a lost worker count as its loss. A
+ * checkpoint whose snapshot file is missing or corrupt is dropped and the one before it is tried. A
+ * complete checkpoint is recorded in the job's {@link JobJournal} before it is committed (C4); at
+ * start the coordinator recovers from that journal, so a job submitted again with the same id on
+ * the same data dir resumes from its latest checkpoint.
  */
 final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
@@ -176,6 +186,24 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** Coordinator → its attempt's forwarder: watch {@code ref}, reporting {@link TaskTerminated}. */
   record WatchTask(TaskId task, ActorRef<TaskMessage> ref) implements Command {}
+
+  /**
+   * Worker {@code worker} is gone for good: its actor stopped, or its node went away. From the
+   * coordinator's own DeathWatch of the worker, or from the runtime, which knows sooner when a
+   * worker's ActorSystem has terminated (the failure detector of a remote DeathWatch takes about
+   * ten seconds); idempotent.
+   */
+  record WorkerLost(int worker) implements Command {}
+
+  /**
+   * Self: {@code task} of attempt {@code attempt} stopped unexpectedly, and its worker answered
+   * ({@code workerAlive}) or did not within the metrics timeout; a task whose worker is lost is
+   * left to the worker's loss.
+   */
+  record TaskStopChecked(TaskId task, int attempt, boolean workerAlive) implements Command {}
+
+  /** Self: the redeployment of attempt {@code attempt} did not complete in time. */
+  record RedeployTimedOut(int attempt) implements Command {}
 
   /** Self: the restart backoff of attempt {@code attempt} is over; deploy its tasks. */
   record Redeploy(int attempt) implements Command {}
@@ -279,7 +307,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private InputEnds inputEnds = new InputEnds();
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
-  private final Set<Integer> pendingWorkers = new HashSet<>();
+  private final Map<Integer, List<TaskId>> pendingWorkers = new LinkedHashMap<>(); // their tasks
+  private WorkerPool pool; // the workers not lost
   private final Set<TaskId> finished = new HashSet<>();
   private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
   private final Map<TaskId, OperatorId> sinkOf = new HashMap<>();
@@ -297,6 +326,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final LiveDeployment initialDeployment;
   private final int maxRestarts;
   private final Duration restartBackoff;
+  private final Duration redeployTimeout;
+  private static final String REDEPLOY_TIMER = "redeploy";
   private final List<Queued> taken = new ArrayList<>(); // requests whose epoch started, in order
   private final List<ActorRef<CheckpointOutcome>> checkpointAsked = new ArrayList<>();
   private final Map<Long, List<ActorRef<CheckpointOutcome>>> checkpointWaiters = new HashMap<>();
@@ -317,6 +348,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
+      Set<Integer> lostWorkers,
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
@@ -332,6 +364,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                         jobId,
                         plan,
                         workers,
+                        lostWorkers,
                         config,
                         checkpointRoot,
                         journalSettings,
@@ -345,6 +378,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
+      Set<Integer> lostWorkers,
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
@@ -370,6 +404,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.initialDeployment = live.copy();
     this.maxRestarts = config.maxRestarts();
     this.restartBackoff = config.restartBackoff();
+    this.redeployTimeout = config.redeployTimeout();
+    this.pool = new WorkerPool(workers.size(), lostWorkers); // not all: the runtime checked
+    for (int w : pool.survivors()) {
+      ctx.watchWith(workers.get(w), new WorkerLost(w));
+    }
     if (checkpointRoot != null) {
       Duration interval = config.checkpointInterval();
       this.checkpoints =
@@ -387,7 +426,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     this.inbox = forwarder(0);
     this.lastMetrics =
-        new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of());
+        new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of(), Map.of());
     this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
     timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
     if (journalSettings != null) {
@@ -431,6 +470,17 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 from.id(), e.getValue().toString(), from.holders().contains(e.getKey())));
       }
     }
+    Map<TaskId, Integer> placed = new LinkedHashMap<>();
+    for (TaskSetup s : setups) {
+      placed.put(s.task(), live.placement(s.task()));
+    }
+    Map<TaskId, Integer> moves = pool.replacements(placed);
+    if (!moves.isEmpty()) {
+      live.relocate(moves);
+      getContext()
+          .getLog()
+          .warn("job {}: tasks of lost workers {} placed on {}", jobId, pool.lost(), moves);
+    }
     Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
       addClientChannel(s);
@@ -438,7 +488,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     byWorker.forEach(
         (w, mine) -> {
-          pendingWorkers.add(w);
+          pendingWorkers.put(w, mine.stream().map(TaskSetup::task).toList());
           Map<TaskId, Worker.Restore> theirs = new HashMap<>();
           for (TaskSetup s : mine) {
             if (restore.containsKey(s.task())) {
@@ -456,6 +506,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             setups.size(),
             pendingWorkers.size(),
             from == null ? "" : " from checkpoint " + from.id());
+    if (recovering) {
+      timers.startSingleTimer(REDEPLOY_TIMER, new RedeployTimedOut(attempt), redeployTimeout);
+    }
   }
 
   /**
@@ -635,6 +688,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(RequestJournaled.class, this::onRequestJournaled)
         .onMessage(HolderReleased.class, this::onHolderReleased)
         .onMessage(TaskTerminated.class, this::onTaskTerminated)
+        .onMessage(TaskStopChecked.class, this::onTaskStopChecked)
+        .onMessage(WorkerLost.class, this::onWorkerLost)
+        .onMessage(RedeployTimedOut.class, this::onRedeployTimedOut)
         .build();
   }
 
@@ -718,6 +774,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     pendingWorkers.remove(m.worker());
     if (pendingWorkers.isEmpty()) {
+      timers.cancel(REDEPLOY_TIMER);
       List<TaskActor.TaskRef> book = new ArrayList<>(addresses.values());
       if (startMillis == 0) {
         startMillis = System.currentTimeMillis(); // the origin of source rates, once per job
@@ -747,8 +804,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               new TaskId(new OperatorId("coordinator"), 0),
               null,
               new IllegalStateException(
-                  "workers "
-                      + pendingWorkers
+                  describePending()
                       + " did not deploy their tasks in time"
                       + " (koala.deploy-timeout)")));
     }
@@ -844,14 +900,21 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 JobStatus.FINISHED,
                 System.currentTimeMillis(),
                 withReleased(m.tasks()),
-                reports);
+                reports,
+                placement());
         end(JobStatus.FINISHED, null);
       }
       return this;
     }
     ActorRef<JobMetrics> replyTo = metricsRequests.remove(m.request());
     JobMetrics metrics =
-        new JobMetrics(jobId, status, System.currentTimeMillis(), withReleased(m.tasks()), reports);
+        new JobMetrics(
+            jobId,
+            status,
+            System.currentTimeMillis(),
+            withReleased(m.tasks()),
+            reports,
+            placement());
     if (!status.isTerminal()) {
       lastMetrics = metrics;
     }
@@ -859,6 +922,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       replyTo.tell(status.isTerminal() ? lastMetrics : metrics);
     }
     return this;
+  }
+
+  /** The worker each task of the current attempt runs on. */
+  private Map<TaskId, Integer> placement() {
+    Map<TaskId, Integer> out = new LinkedHashMap<>();
+    for (TaskId t : tasks.keySet()) {
+      out.put(t, live.placement(t));
+    }
+    return out;
   }
 
   /**
@@ -966,7 +1038,13 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     checkpointWaiters.clear();
     if (terminal != JobStatus.FINISHED) {
       lastMetrics =
-          new JobMetrics(jobId, terminal, lastMetrics.atMillis(), lastMetrics.tasks(), reports);
+          new JobMetrics(
+              jobId,
+              terminal,
+              lastMetrics.atMillis(),
+              lastMetrics.tasks(),
+              reports,
+              lastMetrics.placement());
     }
     timers.cancel(STEP_TIMER);
     String reason = "job " + jobId + " is " + terminal;
@@ -978,9 +1056,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       active = null;
     }
     rejectQueued(reason);
-    for (ActorRef<Worker.Command> w : workers) {
-      w.tell(new Worker.StopJob(jobId));
-    }
+    timers.cancel(REDEPLOY_TIMER);
+    tellWorkers(new Worker.StopJob(jobId));
     for (ActorRef<JobMetrics> r : metricsRequests.values()) {
       r.tell(lastMetrics);
     }
@@ -1123,7 +1200,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
   private OperatorId check(Change c) {
-    return Change.check(c, plan, live, workers.size());
+    return Change.check(c, plan, live, pool);
   }
 
   /**
@@ -1160,6 +1237,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       ReconfigurationPlan rp;
       ReconfigurationDriver driver;
       try {
+        check(q.change); // again: a worker it names may have been lost while it waited
         rp = q.change.plan(live, q.vertex);
         if (rp.isNoop()) {
           complete(
@@ -1218,7 +1296,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     startNextEpoch(); // rejects what is queued, and lets the source end unless an epoch runs
   }
 
-  /** Places new tasks where the request says, else on the workers with fewest of its tasks. */
+  /**
+   * Places new tasks where the request says, else on the workers not lost with fewest of its tasks.
+   */
   private java.util.function.IntUnaryOperator placer(Queued q) {
     int[] load = new int[workers.size()];
     for (TaskId t : live.liveTaskIds(q.vertex)) {
@@ -1227,12 +1307,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return index -> {
       int w = q.change.workerOf(index);
       if (w < 0) {
-        w = 0;
-        for (int i = 1; i < load.length; i++) {
-          if (load[i] < load[w]) {
-            w = i;
-          }
-        }
+        w = pool.leastLoaded(load);
       }
       load[w]++;
       return w;
@@ -1366,9 +1441,39 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return this;
   }
 
-  /** DeathWatch: a task stopped while the job runs, and not because it was released: fail. */
+  /**
+   * DeathWatch: a task stopped while the job runs, and not because it was released. Its worker is
+   * asked whether it is still there first ({@link TaskStopChecked} follows), so that a task that
+   * stopped with its worker counts as the loss of that worker, whichever news came first.
+   */
   private Behavior<Command> onTaskTerminated(TaskTerminated m) {
     if (status.isTerminal() || released.contains(m.task())) {
+      return this;
+    }
+    int worker = live.placement(m.task());
+    if (!pool.available(worker)) {
+      return this; // stopped with its lost worker: recovered as that loss
+    }
+    int stopped = m.attempt();
+    getContext()
+        .ask(
+            Worker.Alive.class,
+            workers.get(worker),
+            metricsTimeout,
+            Worker.IsAlive::new,
+            (alive, error) -> new TaskStopChecked(m.task(), stopped, alive != null));
+    return this;
+  }
+
+  /**
+   * A task stopped unexpectedly and its worker was heard from (or not): the job fails or rolls
+   * back.
+   */
+  private Behavior<Command> onTaskStopChecked(TaskStopChecked m) {
+    if (m.attempt() != attempt
+        || status.isTerminal()
+        || released.contains(m.task())
+        || !pool.available(live.placement(m.task()))) {
       return this;
     }
     return failed(
@@ -1383,7 +1488,122 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                     + jobId
                     + " is "
                     + status
-                    + " (its worker or node may be gone)")));
+                    + (m.workerAlive()
+                        ? " (its worker " + live.placement(m.task()) + " is still there)"
+                        : " (its worker "
+                            + live.placement(m.task())
+                            + " did not answer within koala.metrics-timeout)"))));
+  }
+
+  /**
+   * DeathWatch: worker {@code w} stopped or its node went away. It is lost for good: no task is
+   * placed on it again. If it hosted tasks of the job (or was deploying some), the job rolls back
+   * and its tasks are restored on the remaining workers ({@link WorkerPool#replacements}); without
+   * checkpoints, or when no worker remains, the job fails naming it.
+   */
+  private Behavior<Command> onWorkerLost(WorkerLost m) {
+    int w = m.worker();
+    if (!pool.available(w)) {
+      return this;
+    }
+    pool = pool.without(w);
+    if (status.isTerminal()) {
+      return this;
+    }
+    List<TaskId> hosted = new ArrayList<>();
+    for (TaskId t : tasks.keySet()) {
+      if (!released.contains(t) && live.placement(t) == w) {
+        hosted.add(t);
+      }
+    }
+    for (TaskId t : pendingWorkers.getOrDefault(w, List.of())) {
+      if (!hosted.contains(t)) {
+        hosted.add(t);
+      }
+    }
+    boolean affected = !hosted.isEmpty() || (active != null && active.deploying.contains(w));
+    getContext()
+        .getLog()
+        .warn(
+            "job {}: worker {} is lost{}; workers left: {}",
+            jobId,
+            w,
+            hosted.isEmpty() ? "" : " with tasks " + hosted,
+            pool.survivors());
+    TaskId where = new TaskId(new OperatorId("worker"), w);
+    if (pool.exhausted()) {
+      return fail(
+          ErrorInfo.of(
+              "worker",
+              where,
+              null,
+              new IllegalStateException(
+                  "every worker of job " + jobId + " is lost (workers " + pool.lost() + ")")));
+    }
+    if (!affected) {
+      return this; // none of the job's tasks was there: placement avoids it from now on
+    }
+    String lost =
+        "worker "
+            + w
+            + " is lost (it stopped, or its node went away) with tasks "
+            + hosted
+            + " of job "
+            + jobId;
+    ErrorInfo error =
+        ErrorInfo.of(
+            "worker",
+            where,
+            null,
+            new IllegalStateException(
+                checkpoints == null
+                    ? lost + "; without checkpoints (koala.checkpoint.interval = off) they are lost"
+                    : lost + "; workers left: " + pool.survivors()));
+    if (recovering && status == JobStatus.RUNNING) {
+      rollback(error.describe()); // part of the failure being recovered from: no restart counted
+      return this;
+    }
+    return failed(error);
+  }
+
+  /** The redeployment after a rollback took too long: the attempt failed. */
+  private Behavior<Command> onRedeployTimedOut(RedeployTimedOut m) {
+    if (m.attempt() != attempt || !recovering || status.isTerminal() || pendingWorkers.isEmpty()) {
+      return this;
+    }
+    return failed(
+        ErrorInfo.of(
+            "deployment",
+            new TaskId(new OperatorId("coordinator"), 0),
+            null,
+            new IllegalStateException(
+                "attempt "
+                    + attempt
+                    + " of job "
+                    + jobId
+                    + ": "
+                    + describePending()
+                    + " did not deploy their tasks within "
+                    + redeployTimeout
+                    + " (koala.checkpoint.redeploy-timeout)")));
+  }
+
+  /** The workers a deployment waits for, with their tasks. */
+  private String describePending() {
+    StringBuilder b = new StringBuilder("workers");
+    String sep = " ";
+    for (Map.Entry<Integer, List<TaskId>> e : pendingWorkers.entrySet()) {
+      b.append(sep).append(e.getKey()).append(" (tasks ").append(e.getValue()).append(')');
+      sep = ", ";
+    }
+    return b.toString();
+  }
+
+  /** Tells every worker not lost {@code command}. */
+  private void tellWorkers(Worker.Command command) {
+    for (int w : pool.survivors()) {
+      workers.get(w).tell(command);
+    }
   }
 
   private Behavior<Command> onEpochStalled(EpochStalled m) {
@@ -1698,10 +1918,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     getContext().stop(inbox); // and with it, the DeathWatch of the attempt's tasks
     attempt++;
     inbox = forwarder(attempt);
-    for (ActorRef<Worker.Command> w : workers) {
-      w.tell(new Worker.StopAttemptsBefore(jobId, attempt));
-    }
+    tellWorkers(new Worker.StopAttemptsBefore(jobId, attempt));
     timers.cancel(STEP_TIMER);
+    timers.cancel(REDEPLOY_TIMER);
     if (active != null) {
       active = null; // its request is among those taken: it runs again
     }

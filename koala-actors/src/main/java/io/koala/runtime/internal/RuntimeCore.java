@@ -23,8 +23,10 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -52,6 +54,9 @@ public final class RuntimeCore implements AutoCloseable {
   private final ActorSystem<Void> main;
   private final List<ActorSystem<Void>> systems = new ArrayList<>();
   private final List<ActorRef<Worker.Command>> workers = new ArrayList<>();
+  private final List<ActorSystem<Void>> workerSystems = new ArrayList<>(); // separate systems only
+  private final Set<Integer> lostWorkers = ConcurrentHashMap.newKeySet();
+  private volatile boolean closing;
   private final DataflowCatalog catalog = new DataflowCatalog();
   private final Path dataDir;
   private final boolean temporaryDataDir;
@@ -135,6 +140,9 @@ public final class RuntimeCore implements AutoCloseable {
         if (config.separateSystems()) {
           host = ActorSystem.create(Behaviors.empty(), "koala-" + n + "-worker-" + w, pekko);
           systems.add(host);
+          workerSystems.add(host);
+          int lost = w;
+          host.getWhenTerminated().thenRun(() -> workerLost(lost));
           for (Class<?> type : config.types()) {
             KoalaSerialization.registry(host).register(type);
           }
@@ -244,6 +252,10 @@ public final class RuntimeCore implements AutoCloseable {
                 + ")");
       }
     }
+    if (lostWorkers.size() == workers.size()) {
+      throw new KoalaException(
+          "cannot run job " + jobId + ": every worker of this runtime is lost " + lostWorkers);
+    }
     jobs.incrementAndGet();
     ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
     for (ActorSystem<Void> s : systems) {
@@ -265,6 +277,7 @@ public final class RuntimeCore implements AutoCloseable {
                 jobId,
                 plan,
                 List.copyOf(workers),
+                Set.copyOf(lostWorkers),
                 config,
                 checkpointRoot,
                 journalSettings,
@@ -372,6 +385,45 @@ public final class RuntimeCore implements AutoCloseable {
     return reply.thenApply(JobCoordinator.Collected::values);
   }
 
+  /**
+   * Loses worker {@code worker} with every task it hosts, as when its node goes away: terminates
+   * its ActorSystem and waits for that (separate systems), or stops its Worker actor (one system).
+   * The coordinators of running jobs learn it through DeathWatch. For tests of recovery.
+   */
+  public void loseWorker(int worker) {
+    if (worker < 0 || worker >= workers.size()) {
+      throw new IllegalArgumentException(
+          "no worker " + worker + "; this runtime has workers 0.." + (workers.size() - 1));
+    }
+    LOG.warn("losing worker {} (requested)", worker);
+    if (workerSystems.isEmpty()) {
+      workers.get(worker).tell(Worker.Stop.INSTANCE); // the coordinators' DeathWatch sees it
+      lostWorkers.add(worker);
+      return;
+    }
+    ActorSystem<Void> system = workerSystems.get(worker);
+    system.terminate();
+    try {
+      system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (Exception e) {
+      throw new KoalaException("ActorSystem " + system.name() + " did not terminate", e);
+    }
+  }
+
+  /**
+   * Worker {@code worker}'s ActorSystem terminated: it is lost for every job, now and later. The
+   * runtime tells the coordinators at once rather than leave it to their remote DeathWatch, whose
+   * failure detector takes about ten seconds to give up on a system that has gone.
+   */
+  private void workerLost(int worker) {
+    if (closing || !lostWorkers.add(worker)) {
+      return;
+    }
+    for (Submitted job : submitted) {
+      job.coordinator().tell(new JobCoordinator.WorkerLost(worker));
+    }
+  }
+
   /** The system that hosts coordinators and clients. */
   public ActorSystem<Void> mainSystem() {
     return main;
@@ -388,6 +440,7 @@ public final class RuntimeCore implements AutoCloseable {
 
   @Override
   public void close() {
+    closing = true;
     for (Submitted job : submitted) {
       try {
         cancel(job).toCompletableFuture().get(askTimeout().toMillis(), TimeUnit.MILLISECONDS);

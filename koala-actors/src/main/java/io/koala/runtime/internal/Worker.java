@@ -32,6 +32,7 @@ import java.util.stream.Stream;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.DispatcherSelector;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -89,6 +90,25 @@ final class Worker extends AbstractBehavior<Worker.Command> {
    * delete its store.
    */
   record StopTask(String jobId, TaskId task, int attempt) implements Command {}
+
+  /**
+   * Runtime → worker: stop at once, with every task hosted here, as a worker whose node went away
+   * does ({@link RuntimeCore#loseWorker}); coordinators learn it through DeathWatch.
+   */
+  enum Stop implements Command {
+    INSTANCE
+  }
+
+  /**
+   * Coordinator → worker: reply {@link Alive} (a task stopped unexpectedly: is its worker still
+   * there, or is the worker lost?).
+   */
+  record IsAlive(ActorRef<Alive> replyTo) implements Command {}
+
+  /** Reply to {@link IsAlive}. */
+  enum Alive implements KoalaMessage {
+    INSTANCE
+  }
 
   /** Self: a task actor has stopped. */
   record TaskStopped(String jobId, TaskId task, int attempt) implements Command {}
@@ -190,7 +210,41 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         .onMessage(StopTask.class, this::onStopTask)
         .onMessage(StopAttemptsBefore.class, this::onStopAttemptsBefore)
         .onMessage(TaskStopped.class, this::onTaskStopped)
+        .onMessage(IsAlive.class, this::onIsAlive)
+        .onMessage(Stop.class, m -> Behaviors.stopped())
+        .onSignal(PostStop.class, s -> onPostStop())
         .build();
+  }
+
+  private Behavior<Command> onIsAlive(IsAlive m) {
+    m.replyTo().tell(Alive.INSTANCE);
+    return this;
+  }
+
+  /**
+   * The worker stopped (lost, or its ActorSystem terminated): its task actors have stopped before
+   * it, without it hearing of each; it closes the stores they leave.
+   */
+  private Behavior<Command> onPostStop() {
+    for (Map<Key, Hosted> tasks : jobs.values()) {
+      for (Map.Entry<Key, Hosted> e : tasks.entrySet()) {
+        if (e.getValue().store != null) {
+          try {
+            e.getValue().store.close();
+          } catch (RuntimeException ex) {
+            getContext()
+                .getLog()
+                .warn(
+                    "worker {}: cannot close the store of {} on stopping: {}",
+                    index,
+                    e.getKey().task(),
+                    ex.toString());
+          }
+        }
+      }
+    }
+    jobs.clear();
+    return this;
   }
 
   private Behavior<Command> onDeploy(DeployTasks d) {
