@@ -78,9 +78,15 @@ class WorkerLossRecoveryIT {
   void aWorkerLostDuringALiveRescaleIsRecoveredAndTheRescaleRunsOnTheOthers(@TempDir Path dir)
       throws Exception {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(100), true))) {
-      JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(6_000));
-      awaitCommittedResults(job);
+      JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(3_000));
+      job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       var rescale = job.rescale("count", 4);
+      // lost once the rescale has deployed its new tasks: in its epoch, or just after it
+      Eventually.await(
+          "the rescale's new tasks",
+          WAIT,
+          () ->
+              rescale.toCompletableFuture().isDone() || job.metrics().tasksOf("count").size() >= 4);
       runtime.loseWorker(2);
       ReconfigurationReport report =
           rescale.toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);

@@ -1158,6 +1158,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       markDone(ledger.ended(old));
     }
     q.superseded.clear();
+    refuseUnplaceable();
     startNextEpoch();
     return this;
   }
@@ -1196,6 +1197,27 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               }
               return CheckpointTick.INSTANCE;
             });
+  }
+
+  /**
+   * Refuses at once the durable queued requests that no longer pass {@link #check} (a {@code
+   * migrate} to a worker lost since it was accepted), rather than when their turn comes: epochs may
+   * be held for long (recovery, checkpoints).
+   */
+  private void refuseUnplaceable() {
+    for (java.util.Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
+      Queued q = it.next();
+      if (!q.durable) {
+        continue; // checked once journaled
+      }
+      try {
+        check(q.change);
+      } catch (IllegalArgumentException e) {
+        it.remove();
+        reject(q, INVALID_REQUEST, e.getMessage());
+        endedNow(q);
+      }
+    }
   }
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
@@ -1510,6 +1532,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (status.isTerminal()) {
       return this;
     }
+    refuseUnplaceable();
     List<TaskId> hosted = new ArrayList<>();
     for (TaskId t : tasks.keySet()) {
       if (!released.contains(t) && live.placement(t) == w) {
