@@ -77,7 +77,10 @@ class WorkerLossRecoveryIT {
   @Test
   void aWorkerLostDuringALiveRescaleIsRecoveredAndTheRescaleRunsOnTheOthers(@TempDir Path dir)
       throws Exception {
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(100), true))) {
+    // every 500 ms: a due checkpoint holds back the next epoch, and the next one is due an interval
+    // after the last was triggered, so where a checkpoint takes longer than the interval (a loaded
+    // machine, at 100 ms) the rescale would not start before the input ends
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofMillis(500), true))) {
       JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(3_000));
       job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       var rescale = job.rescale("count", 4);
