@@ -8,16 +8,18 @@ import org.HdrHistogram.Histogram;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
- * as long as they hold state), and one report per completed reconfiguration. Tasks are named by the
- * first operator of the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below
- * take that name.
+ * as long as they hold state), one report per completed reconfiguration, and how many times the job
+ * has rolled back to a checkpoint (or to its start) after a failure ({@code rollbacks}, DESIGN §8).
+ * Tasks are named by the first operator of the chain they run ({@link
+ * io.koala.plan.TaskId#operator()}); the helpers below take that name.
  */
 public record JobMetrics(
     String jobId,
     JobStatus status,
     long atMillis,
     List<TaskMetricsSnapshot> tasks,
-    List<ReconfigurationReport> reconfigurations)
+    List<ReconfigurationReport> reconfigurations,
+    int rollbacks)
     implements KoalaMessage {
 
   public JobMetrics {
