@@ -1755,6 +1755,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     pendingWorkers.clear();
     finished.clear();
     released.clear();
+    releasedMetrics.clear(); // like every task's counters: the restored run counts afresh
     clientChannels.clear();
     inputEnds = new InputEnds();
     timers.startSingleTimer(new Redeploy(attempt), restartBackoff);

@@ -406,6 +406,11 @@ final class TaskActor {
         return;
       }
       ActorRef<TaskMessage> ref = refs.get(target);
+      if (ref == null && (message instanceof StateMessage.Release || message instanceof Credit)) {
+        // a retired holder that no checkpoint restored here was released for good (its state is
+        // gone: nothing to release), and a credit for what an ended task sent needs no reader
+        return;
+      }
       if (ref == null) {
         throw new IllegalStateException("task " + setup.task() + " has no address for " + target);
       }

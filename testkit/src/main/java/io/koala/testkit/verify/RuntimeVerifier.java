@@ -205,15 +205,14 @@ public final class RuntimeVerifier {
     JobStatus status = awaitEnd(r.job, violations, "run");
     JobStatus refStatus = awaitEnd(r.reference, violations, "reference run");
     int completed = 0;
-    int rollbacks = 0;
     List<String> injected = List.of();
     if (crashes) {
       injected = TaskCrashes.injected(r.job).stream().map(TaskCrashes.Injected::toString).toList();
     }
+    JobMetrics metrics = r.job.metrics(); // the final ones, however the run ended
+    int rollbacks = metrics.rollbacks();
     if (status == JobStatus.FINISHED && refStatus == JobStatus.FINISHED) {
-      JobMetrics metrics = r.job.metrics();
       completed = metrics.reconfigurations().size();
-      rollbacks = metrics.rollbacks();
       if (rollbacks != injected.size()) {
         violations.add(
             rollbacks
