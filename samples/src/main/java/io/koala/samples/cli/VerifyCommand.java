@@ -75,7 +75,7 @@ final class VerifyCommand implements Callable<Integer> {
       description =
           "Records per second per source on the runtime (default 4,000: a run lasts about 1 s,"
               + " 3 s with --separate-systems, where the first connections between workers take a"
-              + " while).")
+              + " while, 10 s with --faults).")
   double rate;
 
   @Option(
