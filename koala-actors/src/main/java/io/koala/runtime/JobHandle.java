@@ -16,6 +16,11 @@ import java.util.concurrent.TimeoutException;
  * that talks to the job's coordinator waits at most {@code koala.metrics-timeout} plus 5 s.
  */
 public final class JobHandle implements AutoCloseable {
+  static {
+    // Koala's own test hooks (io.koala.runtime.testing) reach the job this way, not through the API
+    RuntimeCore.openHandles(h -> new RuntimeCore.Job(h.core, h.job));
+  }
+
   private final RuntimeCore core;
   private final RuntimeCore.Submitted job;
 

@@ -10,9 +10,11 @@ import org.HdrHistogram.Histogram;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
- * as long as they hold state), one report per completed reconfiguration, and the worker each task
- * of the current deployment runs on ({@code placement}). Tasks are named by the first operator of
- * the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers below take that name.
+ * as long as they hold state), one report per completed reconfiguration, the worker each task of
+ * the current deployment runs on ({@code placement}), and how many times the job has rolled back to
+ * a checkpoint (or to its start) after a failure ({@code rollbacks}, DESIGN §8). Tasks are named by
+ * the first operator of the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers
+ * below take that name.
  */
 public record JobMetrics(
     String jobId,
@@ -20,7 +22,8 @@ public record JobMetrics(
     long atMillis,
     List<TaskMetricsSnapshot> tasks,
     List<ReconfigurationReport> reconfigurations,
-    Map<TaskId, Integer> placement)
+    Map<TaskId, Integer> placement,
+    int rollbacks)
     implements KoalaMessage {
 
   public JobMetrics {

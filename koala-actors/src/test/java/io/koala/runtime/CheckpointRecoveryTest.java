@@ -440,4 +440,40 @@ class CheckpointRecoveryTest {
       f.write(b ^ 0x5a);
     }
   }
+
+  /**
+   * A retired holder released before a checkpoint is not in it, but the owner's snapshot still
+   * lists the keys it installed from it, to release once an older checkpoint is no longer
+   * restorable. After a rollback to that checkpoint the release has no address (the holder was not
+   * deployed again): it must be dropped, not fail the task at every commit until no restart is
+   * left. And the released holder's metrics go with the rolled-back run.
+   */
+  @Test
+  void aRollbackPastAReleasedHolderNeitherFailsOnItsReleasesNorCountsItsMetrics(@TempDir Path dir)
+      throws Exception {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 2_000);
+      ReconfigurationReport in =
+          job.rescale("count", 1).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(in.tasksAfter()).containsExactly(0);
+      Eventually.await(
+          "count#1 drained and released",
+          WAIT,
+          () -> !job.metrics().releasedTasks("count").isEmpty());
+      checkpoint(job); // without count#1; count#0's snapshot lists releases for it
+      io.koala.runtime.testing.TaskCrashes.plan(
+          job, 7, List.of(new io.koala.runtime.testing.TaskCrashes.At(0)));
+      checkpoint(job); // after the rollback: its commit releases the keys count#0 got from count#1
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      LiveReconfigurationTest.assertExactCounts(job);
+      JobMetrics metrics = job.metrics();
+      assertThat(metrics.rollbacks()).isEqualTo(1);
+      long handedOver =
+          metrics.tasks().stream().mapToLong(t -> t.reconfiguration().bucketsHandedOver()).sum();
+      long takenOver =
+          metrics.tasks().stream().mapToLong(t -> t.reconfiguration().bucketsTakenOver()).sum();
+      assertThat(handedOver).as("buckets handed over, and taken over").isEqualTo(takenOver);
+    }
+  }
 }

@@ -188,9 +188,15 @@ public final class Checkpoints<H, C> {
     return pending != null ? pending.id : persisting != null ? persisting.id() : -1;
   }
 
-  /** The snapshots the checkpoint in progress has (holders' reused ones included), or 0. */
+  /**
+   * The snapshots the checkpoint in progress has (holders' reused ones included; all of them once
+   * it is complete and being persisted), or 0.
+   */
   public int snapshotsTaken() {
-    return pending == null ? 0 : pending.snapshots.size();
+    if (pending != null) {
+      return pending.snapshots.size();
+    }
+    return persisting != null ? persisting.snapshots().size() : 0;
   }
 
   /** Task {@code task} wrote its snapshot of checkpoint {@code id}. */

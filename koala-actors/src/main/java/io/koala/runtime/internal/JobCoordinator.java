@@ -43,6 +43,7 @@ import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.runtime.internal.journal.JournalState;
+import io.koala.runtime.testing.TaskCrashes;
 import io.koala.serialization.KryoSerde;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -237,6 +238,23 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   record CheckpointOutcome(long checkpointId, String error) implements KoalaMessage {}
 
   /**
+   * Client → coordinator, for testing Koala ({@link TaskCrashes#plan}): plan {@code crashes}, their
+   * victims chosen with {@code seed}.
+   */
+  record PlanCrashes(long seed, List<TaskCrashes.Crash> crashes) implements Command {}
+
+  /** Client → coordinator, for testing Koala: reply {@link InjectedCrashes}. */
+  record GetInjectedCrashes(ActorRef<InjectedCrashes> replyTo) implements Command {}
+
+  /** Reply to {@link GetInjectedCrashes}: the crashes injected so far, in order. */
+  record InjectedCrashes(List<TaskCrashes.Injected> crashes) implements KoalaMessage {}
+
+  /** Self: time to see whether a crash planned at a time is due. */
+  enum CrashTick implements Command {
+    INSTANCE
+  }
+
+  /**
    * What the coordinator keeps of itself with a checkpoint, restored on a rollback to it: the
    * deployment and retiring holders at the trigger, how many requests had been taken and reports
    * made (those taken since are run again).
@@ -251,6 +269,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private static final int FINAL_METRICS = -1;
   private static final String STEP_TIMER = "reconfiguration-step";
+  private static final String CRASH_TIMER = "planned-crash";
 
   /** A reconfiguration waiting for its epoch, and who waits for its outcome. */
   private static final class Queued {
@@ -342,6 +361,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private boolean requestsRecovered; // the journal told the open requests (sequence numbers)
   private final KryoSerde metadataSerde;
   private final Path restoreFrom; // null: resume from the journal, if it has checkpoints
+  private final CrashInjection crashes = new CrashInjection(); // for testing Koala only
+  private boolean epochsTurn; // a checkpoint committed since the last epoch started
   static final String METADATA_FILE = "_metadata";
 
   static Behavior<Command> create(
@@ -426,7 +447,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     this.inbox = forwarder(0);
     this.lastMetrics =
-        new JobMetrics(jobId, status, System.currentTimeMillis(), List.of(), List.of(), Map.of());
+        new JobMetrics(
+            jobId, status, System.currentTimeMillis(), List.of(), List.of(), Map.of(), 0);
     this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
     timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
     if (journalSettings != null) {
@@ -691,6 +713,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(TaskStopChecked.class, this::onTaskStopChecked)
         .onMessage(WorkerLost.class, this::onWorkerLost)
         .onMessage(RedeployTimedOut.class, this::onRedeployTimedOut)
+        .onMessage(PlanCrashes.class, this::onPlanCrashes)
+        .onMessage(CrashTick.class, t -> onCrashTick())
+        .onMessage(GetInjectedCrashes.class, this::onGetInjectedCrashes)
         .build();
   }
 
@@ -901,7 +926,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 System.currentTimeMillis(),
                 withReleased(m.tasks()),
                 reports,
-                placement());
+                placement(),
+                attempt);
         end(JobStatus.FINISHED, null);
       }
       return this;
@@ -914,7 +940,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             System.currentTimeMillis(),
             withReleased(m.tasks()),
             reports,
-            placement());
+            placement(),
+            attempt);
     if (!status.isTerminal()) {
       lastMetrics = metrics;
     }
@@ -1044,7 +1071,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               lastMetrics.atMillis(),
               lastMetrics.tasks(),
               reports,
-              lastMetrics.placement());
+              lastMetrics.placement(),
+              attempt);
     }
     timers.cancel(STEP_TIMER);
     String reason = "job " + jobId + " is " + terminal;
@@ -1227,7 +1255,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /**
    * No epoch starts while a checkpoint is in progress or due (it takes priority, §8), nor while
-   * recovering.
+   * recovering — except that right after a checkpoint commits, the next queued epoch goes first
+   * even if another checkpoint is already due: they take turns, so checkpoints that take longer
+   * than their interval do not hold reconfigurations back for good.
    */
   private boolean epochsHeld() {
     if (recovering) {
@@ -1235,7 +1265,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     return checkpoints != null
         && !inputEnds.finishing()
-        && (checkpoints.inProgress() || checkpointWanted(System.currentTimeMillis()));
+        && (checkpoints.inProgress()
+            || (!epochsTurn && checkpointWanted(System.currentTimeMillis())));
   }
 
   private void startNextEpoch() {
@@ -1287,6 +1318,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       nextEpoch += driver.epochs();
       taken.add(q);
       active = new Active(q, driver, System.currentTimeMillis());
+      epochsTurn = false;
       retirement.epochStarted(q.vertex);
       getContext()
           .getLog()
@@ -1372,6 +1404,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         finishEpoch(done.report());
       }
     }
+    maybeCrash(); // with the phase's commands in flight
   }
 
   private Behavior<Command> onEpochTasksDeployed(TasksDeployed m) {
@@ -1774,6 +1807,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             liveTasks.size(),
             holders.size());
     carryOut(effects);
+    maybeCrash();
   }
 
   private Behavior<Command> onSnapshotTaken(SnapshotTaken m) {
@@ -1789,6 +1823,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       output.cut(m.task(), m.checkpointId()); // a finished task reports once its results are in
     }
     carryOut(checkpoints.snapshotTaken(m.task(), m.checkpointId(), file));
+    maybeCrash();
     return this;
   }
 
@@ -1892,6 +1927,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (waiting != null) {
       waiting.forEach(r -> r.tell(new CheckpointOutcome(id, null)));
     }
+    epochsTurn = true;
     startNextEpoch(); // epochs and input ends held for the checkpoint may go on
     maybeCheckpoint(); // one asked for since this one was triggered
   }
@@ -1940,6 +1976,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             cause);
     getContext().stop(inbox); // and with it, the DeathWatch of the attempt's tasks
     attempt++;
+    crashes.rolledBack();
     inbox = forwarder(attempt);
     tellWorkers(new Worker.StopAttemptsBefore(jobId, attempt));
     timers.cancel(STEP_TIMER);
@@ -1961,6 +1998,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     pendingWorkers.clear();
     finished.clear();
     released.clear();
+    releasedMetrics.clear(); // like every task's counters: the restored run counts afresh
     clientChannels.clear();
     inputEnds = new InputEnds();
     timers.startSingleTimer(new Redeploy(attempt), restartBackoff);
@@ -2115,5 +2153,73 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       reject(q, reason);
     }
     queue.clear();
+  }
+
+  // ---------------------------------------------------------------- crash injection (testing)
+
+  private Behavior<Command> onPlanCrashes(PlanCrashes m) {
+    crashes.plan(m.seed(), m.crashes());
+    if (crashes.timed()) {
+      timers.startTimerWithFixedDelay(CRASH_TIMER, CrashTick.INSTANCE, Duration.ofMillis(10));
+    }
+    maybeCrash();
+    return this;
+  }
+
+  private Behavior<Command> onCrashTick() {
+    maybeCrash();
+    if (!crashes.timed() || status.isTerminal()) {
+      timers.cancel(CRASH_TIMER);
+    }
+    return this;
+  }
+
+  private Behavior<Command> onGetInjectedCrashes(GetInjectedCrashes m) {
+    m.replyTo().tell(new InjectedCrashes(crashes.injected()));
+    return this;
+  }
+
+  /**
+   * Injects the planned crash due now, if any ({@link TaskCrashes}): only while the job runs, is
+   * not recovering, and no source has read all its input. The victim — a task still running or a
+   * retired holder — stops, and its DeathWatch rolls the job back like any task failure.
+   */
+  private void maybeCrash() {
+    if (status != JobStatus.RUNNING || recovering || inputEnds.finishing()) {
+      return;
+    }
+    EpochDriver.Phase phase = active == null ? null : active.driver.phase();
+    boolean checkpointing = checkpoints != null && checkpoints.inProgress();
+    int snapshots = checkpointing ? checkpoints.snapshotsTaken() : -1;
+    long sinceStart = System.currentTimeMillis() - startMillis;
+    TaskCrashes.Crash due = crashes.due(sinceStart, phase, snapshots);
+    if (due == null) {
+      return;
+    }
+    List<TaskId> candidates = new ArrayList<>();
+    for (TaskId t : tasks.keySet()) {
+      if (!released.contains(t) && (!finished.contains(t) || live.retired().contains(t))) {
+        candidates.add(t);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return;
+    }
+    String during =
+        phase != null
+            ? "epoch " + active.driver.epoch() + " " + phase
+            : checkpointing
+                ? "checkpoint " + checkpoints.pendingId() + " (" + snapshots + " snapshots)"
+                : "processing";
+    TaskId victim = crashes.strike(due, candidates, sinceStart, during);
+    getContext()
+        .getLog()
+        .warn(
+            "job {}: crashing task {} during {} (planned for testing: {})",
+            jobId,
+            victim,
+            during,
+            due);
+    tasks.get(victim).tell(TaskActor.CrashNow.INSTANCE);
   }
 }

@@ -8,6 +8,7 @@ import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
+import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
@@ -15,6 +16,7 @@ import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.internal.journal.JournalConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
+import io.koala.runtime.testing.TaskCrashes;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -32,6 +34,7 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -212,6 +215,27 @@ public final class RuntimeCore implements AutoCloseable {
     return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
   }
 
+  /** A job handle's runtime and job, for Koala's test hooks ({@link #jobOf}). */
+  public record Job(RuntimeCore core, Submitted submitted) {}
+
+  private static final AtomicReference<Function<JobHandle, Job>> HANDLES = new AtomicReference<>();
+
+  /**
+   * How {@link JobHandle} opens itself to Koala's test hooks ({@code io.koala.runtime.testing}),
+   * which live outside its package, without widening its API: called once, by its static
+   * initializer.
+   */
+  public static void openHandles(Function<JobHandle, Job> reader) {
+    if (!HANDLES.compareAndSet(null, reader)) {
+      throw new IllegalStateException("job handles are already open");
+    }
+  }
+
+  /** The runtime and job behind {@code handle} (its class is initialized: it has an instance). */
+  public static Job jobOf(JobHandle handle) {
+    return HANDLES.get().apply(java.util.Objects.requireNonNull(handle, "handle"));
+  }
+
   /** The client's view of a submitted job. */
   public record Submitted(
       String jobId,
@@ -372,6 +396,27 @@ public final class RuntimeCore implements AutoCloseable {
             Props.empty());
     job.coordinator().tell(new JobCoordinator.TakeCheckpoint(reply));
     return done;
+  }
+
+  /** See {@link TaskCrashes#plan}. */
+  public void planCrashes(Submitted job, long seed, List<TaskCrashes.Crash> crashes) {
+    job.coordinator().tell(new JobCoordinator.PlanCrashes(seed, crashes));
+  }
+
+  /** See {@link TaskCrashes#injected}. */
+  public List<TaskCrashes.Injected> injectedCrashes(Submitted job) {
+    CompletionStage<JobCoordinator.InjectedCrashes> reply =
+        AskPattern.ask(
+            job.coordinator(),
+            JobCoordinator.GetInjectedCrashes::new,
+            askTimeout(),
+            main.scheduler());
+    try {
+      return reply.toCompletableFuture().join().crashes();
+    } catch (java.util.concurrent.CompletionException e) {
+      throw new KoalaException(
+          "job " + job.jobId() + " did not answer: " + e.getCause(), e.getCause());
+    }
   }
 
   /** Asks the job's coordinator for what a collecting sink has received. */

@@ -73,6 +73,15 @@ final class TaskActor {
     INSTANCE
   }
 
+  /**
+   * Coordinator → task, for testing Koala ({@link io.koala.runtime.testing.TaskCrashes}): stop at
+   * once, as the actor of a task whose node died would; the coordinator's DeathWatch then rolls the
+   * job back.
+   */
+  enum CrashNow implements TaskMessage {
+    INSTANCE
+  }
+
   /** Anyone → task: reply with the task's metrics. */
   record GetMetrics(ActorRef<TaskMetricsSnapshot> replyTo) implements TaskMessage {}
 
@@ -205,6 +214,7 @@ final class TaskActor {
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(Cancel.class, c -> onCancel())
         .onMessage(SnapshotWritten.class, this::onSnapshotWritten)
+        .onMessage(CrashNow.class, c -> Behaviors.stopped())
         .onMessage(
             TaskMessage.class,
             m -> {
@@ -245,6 +255,7 @@ final class TaskActor {
         .onMessage(Tick.class, t -> onTick())
         .onMessage(GetMetrics.class, this::onGetMetrics)
         .onMessage(Cancel.class, c -> onCancel())
+        .onMessage(CrashNow.class, c -> Behaviors.stopped())
         .onMessage(Start.class, s -> Behaviors.same())
         .onSignal(PostStop.class, s -> onStop())
         .build();
@@ -395,6 +406,11 @@ final class TaskActor {
         return;
       }
       ActorRef<TaskMessage> ref = refs.get(target);
+      if (ref == null && (message instanceof StateMessage.Release || message instanceof Credit)) {
+        // a retired holder that no checkpoint restored here was released for good (its state is
+        // gone: nothing to release), and a credit for what an ended task sent needs no reader
+        return;
+      }
       if (ref == null) {
         throw new IllegalStateException("task " + setup.task() + " has no address for " + target);
       }

@@ -61,13 +61,17 @@ class CheckpointsTest {
   @Test
   void completeOnlyWithEverySnapshotAndEveryClientBarrierThenCommittedToAll() {
     c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    assertThat(c.snapshotsTaken()).isZero();
     assertThat(c.snapshotTaken(SRC, 1, "a")).isEmpty();
+    assertThat(c.snapshotsTaken()).isEqualTo(1);
     assertThat(c.snapshotTaken(OP, 1, "b")).as("client barriers missing").isEmpty();
     assertThat(c.clientBarrier(SRC, 1)).isEmpty();
     List<Checkpoints.Effect> persist = c.clientBarrier(OP, 1);
     assertThat(persist).hasSize(1).first().isInstanceOf(Checkpoints.Persist.class);
     assertThat(c.latest()).as("not before it is durable").isEmpty();
+    assertThat(c.snapshotsTaken()).as("complete, being persisted").isEqualTo(2);
     List<Checkpoints.Effect> committed = c.persisted(1);
+    assertThat(c.snapshotsTaken()).isZero();
     assertThat(sends(committed))
         .extracting(Checkpoints.Send::command)
         .containsOnly(new CheckpointMessage.CheckpointCommitted(1, 1));

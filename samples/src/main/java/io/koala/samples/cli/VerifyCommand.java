@@ -24,8 +24,9 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code koala verify}: random reconfiguration schedules over every verification workload on the
- * real runtime, each judged against a reference run. See {@link RuntimeVerifier}.
+ * {@code koala verify}: random reconfiguration schedules over every verification workload, on the
+ * real runtime or in the deterministic simulator, with or without crashes, each judged against a
+ * reference run. See {@link RuntimeVerifier} and {@link SimVerifier}.
  */
 @Command(
     name = "verify",
@@ -39,7 +40,7 @@ import picocli.CommandLine.Spec;
       "Progress goes to stderr; with --json the last stdout line is one JSON object. Exits 1 and"
           + " names the failing seeds on any mismatch or invariant violation, and also when more"
           + " than a tenth of the requests came after their job had read all its input (runs too"
-          + " short for the machine). One unjudged seed warms the JVM up first."
+          + " short for the machine). On the runtime, one unjudged seed warms the JVM up first."
     })
 final class VerifyCommand implements Callable<Integer> {
 
@@ -60,25 +61,32 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--records",
       description =
-          "Records per source per run (default 4,000; 12,000 with --separate-systems; four times"
-              + " that for eager and fluid, whose requests take an epoch per few buckets, and for"
-              + " remote, whose batches wait for their reads).")
+          "Records per source per run on the runtime (default 4,000; 12,000 with"
+              + " --separate-systems; ten times that with --faults, where a request waits for the"
+              + " checkpoint in progress, a due checkpoint goes before the next request, and a"
+              + " rollback runs the requests since its checkpoint again; four times that for"
+              + " eager and fluid, whose requests take an epoch per few buckets, and for remote,"
+              + " whose batches wait for their reads).")
   Long records;
 
   @Option(
       names = "--rate",
       defaultValue = "4000",
       description =
-          "Records per second per source (default 4,000: a run lasts about 1 s, 3 s with"
-              + " --separate-systems, where the first connections between workers take a while).")
+          "Records per second per source on the runtime (default 4,000: a run lasts about 1 s,"
+              + " 3 s with --separate-systems, where the first connections between workers take a"
+              + " while, 10 s with --faults).")
   double rate;
 
-  @Option(names = "--workers", defaultValue = "3", description = "Workers (default 3).")
+  @Option(
+      names = "--workers",
+      defaultValue = "3",
+      description = "Workers on the runtime (default 3).")
   int workers;
 
   @Option(
       names = "--separate-systems",
-      description = "Run each worker in its own ActorSystem over loopback TCP.")
+      description = "On the runtime, run each worker in its own ActorSystem over loopback TCP.")
   boolean separate;
 
   @Option(
@@ -95,14 +103,26 @@ final class VerifyCommand implements Callable<Integer> {
   @Option(
       names = "--faults",
       description =
-          "Inject crashes. Runs in the deterministic simulator (the real task engines and protocol"
-              + " cores in one thread, virtual time, in-memory stores): each run takes a"
-              + " checkpoint every 40 ms of virtual time and crashes a random task 1 to 3 times,"
-              + " at a seeded time, in a phase of an epoch, or while a checkpoint is in progress;"
-              + " each crash rolls the job back to its newest checkpoint and re-runs the"
-              + " reconfigurations since. The published output must still equal the reference"
-              + " run's. --records, --rate, --workers and --separate-systems do not apply.")
+          "Inject crashes: each run takes a checkpoint every 100 ms (40 ms of virtual time in the"
+              + " simulator) and crashes a random task 1 to 3 times, at a seeded time, in a phase"
+              + " of an epoch, or while a checkpoint is in progress; each crash rolls the job back"
+              + " to its newest checkpoint and re-runs the reconfigurations since. The published"
+              + " output must still equal the reference run's, and on the runtime every crash"
+              + " must cause exactly one rollback. Not with --protocol remote.")
   boolean faults;
+
+  @Option(
+      names = "--engine",
+      defaultValue = RUNTIME,
+      description =
+          "Where the runs execute: runtime (actors, LMDB stores, every message serialized) or"
+              + " simulator (the deterministic simulator: the real task engines and protocol"
+              + " cores in one thread, virtual time, in-memory stores; it ignores --records,"
+              + " --rate, --workers and --separate-systems). Default ${DEFAULT-VALUE}.")
+  String engine;
+
+  static final String RUNTIME = "runtime";
+  static final String SIMULATOR = "simulator";
 
   /** The workload names, for the help text. */
   static final class WorkloadNames extends ArrayList<String> {
@@ -116,7 +136,8 @@ final class VerifyCommand implements Callable<Integer> {
   private List<Outcome> runSeed(KoalaConfig config, List<Workload> chosen, long seed) {
     List<Outcome> outcomes = new ArrayList<>();
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
-      RuntimeVerifier v = new RuntimeVerifier(runtime, records, rate, Duration.ofSeconds(120));
+      RuntimeVerifier v =
+          new RuntimeVerifier(runtime, records, rate, Duration.ofSeconds(120), faults);
       List<RuntimeVerifier.Run> started = new ArrayList<>();
       for (Workload w : chosen) {
         started.add(v.start(w, seed, workers));
@@ -149,12 +170,21 @@ final class VerifyCommand implements Callable<Integer> {
     if (chosen.isEmpty()) {
       chosen = Workloads.all();
     }
-    if (faults) {
-      if (separate || protocol.equals(ProtocolChoice.REMOTE)) {
+    if (!engine.equals(RUNTIME) && !engine.equals(SIMULATOR)) {
+      throw new ParameterException(
+          spec.commandLine(), "--engine: '" + engine + "'; engines: " + RUNTIME + ", " + SIMULATOR);
+    }
+    if (faults && protocol.equals(ProtocolChoice.REMOTE)) {
+      throw new ParameterException(
+          spec.commandLine(),
+          "--faults needs checkpoints, which the remote state backend does not take: not with"
+              + " --protocol remote");
+    }
+    if (engine.equals(SIMULATOR)) {
+      if (protocol.equals(ProtocolChoice.REMOTE)) {
         throw new ParameterException(
             spec.commandLine(),
-            "--faults runs in the simulator with local state: not with --separate-systems or"
-                + " --protocol remote");
+            "--engine simulator runs with local state: not with --protocol remote");
       }
       Protocol p;
       try {
@@ -166,7 +196,8 @@ final class VerifyCommand implements Callable<Integer> {
       records = SimVerifier.RECORDS;
       rate = SimVerifier.RATE;
       workers = 1;
-      return judge(seed -> all.stream().map(w -> SimVerifier.verify(w, seed, p, true)).toList());
+      separate = false;
+      return judge(seed -> all.stream().map(w -> SimVerifier.verify(w, seed, p, faults)).toList());
     }
     KoalaConfig config;
     try {
@@ -177,6 +208,9 @@ final class VerifyCommand implements Callable<Integer> {
               .with("pekko.actor.serialize-messages", "on")
               .with("pekko.loglevel", "WARNING");
       config = ProtocolChoice.configure(config, protocol);
+      if (faults) {
+        config = RuntimeVerifier.withCheckpoints(config);
+      }
     } catch (ConfigurationException | IllegalArgumentException e) {
       throw new ParameterException(spec.commandLine(), "--protocol: " + e.getMessage());
     }
@@ -184,7 +218,7 @@ final class VerifyCommand implements Callable<Integer> {
       // a staged protocol takes an epoch per few buckets, and remote state makes every batch wait
       // for its reads: their requests take several times longer, so their runs do too
       boolean slow = config.protocol().staged() || config.remoteStateServices() > 0;
-      records = (separate ? 12_000L : 4_000L) * (slow ? 4 : 1);
+      records = (separate ? 12_000L : 4_000L) * (slow ? 4 : 1) * (faults ? 10 : 1);
     }
     // the first runtime of a JVM runs cold (class loading, JIT): its jobs can fall so far behind
     // their sources that whole inputs are read before the schedule's requests; warm up first
@@ -210,9 +244,11 @@ final class VerifyCommand implements Callable<Integer> {
     for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
       List<Outcome> outcomes = runSeed.apply(seed);
       int steps = 0;
+      int struck = 0;
       for (Outcome o : outcomes) {
         runs++;
         steps += o.reconfigurations();
+        struck += o.crashes().size();
         reconfigurations += o.reconfigurations();
         requests += o.schedule().steps().size();
         late += o.lateRequests();
@@ -231,11 +267,12 @@ final class VerifyCommand implements Callable<Integer> {
       }
       System.err.printf(
           Locale.ROOT,
-          "seed %d: %s (%d runs, %d reconfigurations)%n",
+          "seed %d: %s (%d runs, %d reconfigurations%s)%n",
           seed,
           failing.contains(seed) ? "FAILED" : "ok",
           outcomes.size(),
-          steps);
+          steps,
+          faults ? ", " + struck + " crashes" : "");
     }
     double seconds = (System.nanoTime() - t0) / 1e9;
     String summary =
@@ -262,7 +299,7 @@ final class VerifyCommand implements Callable<Integer> {
             rate,
             seconds,
             faults,
-            faults ? "simulator" : "runtime",
+            engine,
             crashes,
             recoveries);
     if (!failing.isEmpty()) {

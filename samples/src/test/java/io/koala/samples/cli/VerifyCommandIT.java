@@ -28,6 +28,43 @@ class VerifyCommandIT {
   }
 
   @Test
+  void anUnknownEngineIsRefusedNamingTheChoices() {
+    StringWriter err = new StringWriter();
+    int code = run(new StringWriter(), err, "verify", "--engine=nope");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--engine").contains("runtime").contains("simulator");
+  }
+
+  @Test
+  void faultsInTheSimulatorReportTheEngineAndTheCrashes() {
+    Config j =
+        lastJsonLine("--seeds=1", "--workload=keyed-count", "--faults", "--engine=simulator");
+    assertThat(j.getString("engine")).isEqualTo("simulator");
+    assertThat(j.getBoolean("faults")).isTrue();
+    assertThat(j.getInt("crashes")).isPositive();
+    assertThat(j.getInt("recoveries")).isEqualTo(j.getInt("crashes"));
+    assertThat(j.getInt("mismatches")).isZero();
+  }
+
+  /** Runs {@code koala verify} with {@code args} and --json; its summary line. */
+  private static Config lastJsonLine(String... args) {
+    java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
+    java.io.PrintStream previous = System.out;
+    System.setOut(new java.io.PrintStream(bytes, true, java.nio.charset.StandardCharsets.UTF_8));
+    try {
+      java.util.List<String> all = new java.util.ArrayList<>();
+      all.add("verify");
+      all.addAll(java.util.List.of(args));
+      all.add("--json");
+      run(new StringWriter(), new StringWriter(), all.toArray(new String[0]));
+    } finally {
+      System.setOut(previous);
+    }
+    String[] lines = bytes.toString(java.nio.charset.StandardCharsets.UTF_8).strip().split("\n");
+    return ConfigFactory.parseString(lines[lines.length - 1]);
+  }
+
+  @Test
   void theSummaryIsOneJsonObject() {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
     java.io.PrintStream previous = System.out;

@@ -4,9 +4,11 @@ import io.koala.core.reconfig.Change;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
+import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.testing.TaskCrashes;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -24,22 +26,61 @@ import java.util.concurrent.locks.LockSupport;
  * the same input with each operator at its final parallelism from the start, plus the invariants.
  * Requests are made at their point of the run by wall-clock time, so interleavings vary from run to
  * run; the seed fixes the schedule.
+ *
+ * <p>With {@code crashes}, each run also gets one to three crashes from the seed's plan ({@link
+ * CrashPlans}, shared with {@link SimVerifier}): at a time within the run, when the next epoch
+ * enters a phase, or during a checkpoint once some of its snapshots are in. The job's coordinator
+ * injects them ({@link TaskCrashes}); each stops a task's actor and rolls the job back to its
+ * latest checkpoint. Besides the reference and the invariants, every rollback must be one a crash
+ * caused, and every crash must cause one ({@link JobMetrics#rollbacks()} equals the crashes
+ * injected: crashes are injected one at a time, never during a rollback, so none merge). A planned
+ * crash whose moment does not come before the input ends never strikes.
  */
 public final class RuntimeVerifier {
+  /** The checkpoint interval for runs with crashes: several checkpoints per reconfiguration. */
+  public static final Duration CHECKPOINT_INTERVAL = Duration.ofMillis(100);
+
+  /**
+   * Crashes during a checkpoint strike after fewer snapshots than this: the smallest runs'
+   * checkpoints (a source and a keyed operator of one task each, plus a retired holder or two) have
+   * about four, so every such crash can strike.
+   */
+  private static final int CRASH_SNAPSHOTS = 4;
+
   private final KoalaRuntime runtime;
   private final long records;
   private final double rate;
   private final Duration timeout;
+  private final boolean crashes;
 
   /**
    * @param records input records per source
    * @param rate records per second per source, so the run lasts {@code records / rate} seconds
+   * @param crashes whether to inject crashes; the runtime must take checkpoints ({@link
+   *     #withCheckpoints})
    */
-  public RuntimeVerifier(KoalaRuntime runtime, long records, double rate, Duration timeout) {
+  public RuntimeVerifier(
+      KoalaRuntime runtime, long records, double rate, Duration timeout, boolean crashes) {
+    if (crashes && !runtime.config().checkpointing()) {
+      throw new IllegalArgumentException(
+          "crashes need checkpoints, and koala.checkpoint.interval is off: configure the runtime"
+              + " with RuntimeVerifier.withCheckpoints");
+    }
     this.runtime = runtime;
     this.records = records;
     this.rate = rate;
     this.timeout = timeout;
+    this.crashes = crashes;
+  }
+
+  /**
+   * {@code config} for runs with crashes: a checkpoint every {@link #CHECKPOINT_INTERVAL}, and a
+   * restart backoff short enough for a run of a few seconds to roll back three times.
+   */
+  public static KoalaConfig withCheckpoints(KoalaConfig config) {
+    return config
+        .withCheckpointInterval(CHECKPOINT_INTERVAL)
+        .withRestartBackoff(Duration.ofMillis(50));
   }
 
   /** A run in progress: submit several with {@link #start}, then {@link #finish} each. */
@@ -60,6 +101,18 @@ public final class RuntimeVerifier {
           Schedule.random(w, seed, workers, w.dataflow(Map.of(), 1, 1).plan().buckets());
       this.job = runtime.submit(w.dataflow(Map.of(), records, rate));
       this.reference = runtime.submit(w.dataflow(schedule.finalParallelism(), records, 0));
+      if (crashes) {
+        TaskCrashes.plan(
+            job,
+            seed,
+            CrashPlans.random(
+                seed,
+                records / rate * 1000,
+                CrashPlans.phases(runtime.config().protocol(), true),
+                CRASH_SNAPSHOTS,
+                new CrashPlans.Kinds<TaskCrashes.Crash>(
+                    TaskCrashes.At::new, TaskCrashes.InPhase::new, TaskCrashes.InCheckpoint::new)));
+      }
     }
 
     /** Makes the requests that are due; true once all have been made. */
@@ -152,9 +205,21 @@ public final class RuntimeVerifier {
     JobStatus status = awaitEnd(r.job, violations, "run");
     JobStatus refStatus = awaitEnd(r.reference, violations, "reference run");
     int completed = 0;
+    List<String> injected = List.of();
+    if (crashes) {
+      injected = TaskCrashes.injected(r.job).stream().map(TaskCrashes.Injected::toString).toList();
+    }
+    JobMetrics metrics = r.job.metrics(); // the final ones, however the run ended
+    int rollbacks = metrics.rollbacks();
     if (status == JobStatus.FINISHED && refStatus == JobStatus.FINISHED) {
-      JobMetrics metrics = r.job.metrics();
       completed = metrics.reconfigurations().size();
+      if (rollbacks != injected.size()) {
+        violations.add(
+            rollbacks
+                + " rollbacks for "
+                + injected.size()
+                + " crashes injected (each crash must cause one, and nothing else any)");
+      }
       violations.addAll(Invariants.check(metrics.tasks()));
       for (String sink : r.workload.sinks()) {
         mismatches.addAll(
@@ -170,8 +235,8 @@ public final class RuntimeVerifier {
         completed,
         0,
         late,
-        List.of(),
-        0);
+        injected,
+        rollbacks);
   }
 
   private JobStatus awaitEnd(JobHandle job, List<String> violations, String what) {

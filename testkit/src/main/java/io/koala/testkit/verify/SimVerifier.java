@@ -1,7 +1,6 @@
 package io.koala.testkit.verify;
 
 import io.koala.core.ChannelSettings;
-import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.Dataflow;
 import io.koala.testkit.sim.Simulation;
@@ -116,27 +115,23 @@ public final class SimVerifier {
         run.recoveries());
   }
 
+  /** Crashes after up to this many snapshots of a checkpoint: some never strike, as planned. */
+  private static final int CRASH_SNAPSHOTS = 8;
+
   /**
-   * One to three crashes for {@code seed}: at a time within the run, in a phase of the next epoch
-   * that reaches it, or during a checkpoint after a number of its snapshots.
+   * One to three crashes for {@code seed} ({@link CrashPlans}): at a time within the run, in a
+   * phase of the next epoch that reaches it, or during a checkpoint after a number of its
+   * snapshots.
    */
   static List<Simulation.Crash> crashPlan(long seed, double runMillis, Protocol protocol) {
-    java.util.Random rnd = new java.util.Random(seed * 0x9E3779B97F4A7C15L + 17);
-    List<EpochDriver.Phase> phases = new ArrayList<>(List.of(EpochDriver.Phase.values()));
-    phases.remove(EpochDriver.Phase.DONE);
-    phases.remove(EpochDriver.Phase.DEPLOYING); // the simulator deploys new tasks at once
-    if (protocol != Protocol.STOP_RESTART) {
-      phases.remove(EpochDriver.Phase.PAUSING);
-    }
-    List<Simulation.Crash> out = new ArrayList<>();
-    int n = 1 + rnd.nextInt(3);
-    for (int i = 0; i < n; i++) {
-      switch (rnd.nextInt(3)) {
-        case 0 -> out.add(new Simulation.Crash.At((long) (rnd.nextDouble() * runMillis)));
-        case 1 -> out.add(new Simulation.Crash.InPhase(phases.get(rnd.nextInt(phases.size()))));
-        default -> out.add(new Simulation.Crash.InCheckpoint(rnd.nextInt(8)));
-      }
-    }
-    return out;
+    return CrashPlans.random(
+        seed,
+        runMillis,
+        CrashPlans.phases(protocol, false),
+        CRASH_SNAPSHOTS,
+        new CrashPlans.Kinds<>(
+            Simulation.Crash.At::new,
+            Simulation.Crash.InPhase::new,
+            Simulation.Crash.InCheckpoint::new));
   }
 }

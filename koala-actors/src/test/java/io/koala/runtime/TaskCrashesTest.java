@@ -1,0 +1,62 @@
+package io.koala.runtime;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.core.reconfig.EpochDriver;
+import io.koala.runtime.testing.TaskCrashes;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Crashes injected by the coordinator ({@link TaskCrashes}) at a time, in a phase of a live
+ * rescale's epoch and during a checkpoint each stop a task's actor and roll the job back once, and
+ * the output is still exactly once.
+ */
+class TaskCrashesTest {
+
+  @Test
+  void plannedCrashesEachRollTheJobBackOnceAndTheOutputStaysExactlyOnce(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = CheckpointRecoveryTest.config(dir, Duration.ofMillis(100));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      // about 10 s of input: a rollback to the job's start does not shorten it (the sources keep
+      // their rate from the job's first start), so the rescale runs before the input ends
+      JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(4_000));
+      TaskCrashes.plan(
+          job,
+          42,
+          List.of(
+              new TaskCrashes.At(200),
+              new TaskCrashes.InCheckpoint(1),
+              new TaskCrashes.InPhase(EpochDriver.Phase.HANDING_OVER)));
+      // queued until the job runs; re-run after each rollback that undoes it
+      ReconfigurationReport report = LiveReconfigurationTest.done(job.rescale("count", 4));
+      assertThat(report.tasksAfter()).containsExactly(0, 1, 2, 3);
+      assertThat(job.await(LiveReconfigurationTest.WAIT)).isEqualTo(JobStatus.FINISHED);
+      List<TaskCrashes.Injected> injected = TaskCrashes.injected(job);
+      assertThat(injected)
+          .extracting(TaskCrashes.Injected::crash)
+          .containsExactlyInAnyOrder(
+              new TaskCrashes.At(200),
+              new TaskCrashes.InCheckpoint(1),
+              new TaskCrashes.InPhase(EpochDriver.Phase.HANDING_OVER));
+      assertThat(injected)
+          .filteredOn(i -> i.crash() instanceof TaskCrashes.InPhase)
+          .extracting(TaskCrashes.Injected::during)
+          .singleElement()
+          .asString()
+          .endsWith("HANDING_OVER");
+      assertThat(injected)
+          .filteredOn(i -> i.crash() instanceof TaskCrashes.InCheckpoint)
+          .extracting(TaskCrashes.Injected::during)
+          .singleElement()
+          .asString()
+          .startsWith("checkpoint ");
+      assertThat(job.metrics().rollbacks()).as("one rollback per crash").isEqualTo(3);
+      LiveReconfigurationTest.assertExactCounts(job);
+    }
+  }
+}
