@@ -12,7 +12,6 @@ import io.koala.store.WriteTxn;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.lang.management.ThreadMXBean;
 import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,15 +25,18 @@ import java.util.stream.Stream;
  * state entries of {@code stateBytes} random bytes in random key order, then writes the store's
  * snapshot with {@link SnapshotFile#write} again and again (a fresh file each time, fsync included,
  * deleted after) for the warm-up and the measured seconds, and reports the measured writes: wall
- * and writing-thread CPU time per snapshot (median and best), entries and MB per second. Then it
- * verifies the file and restores it once with {@link SnapshotFile#restore} into a fresh store.
- * Everything goes under one temporary directory, deleted at the end.
+ * and writing-thread CPU time per snapshot (median and best), the bytes the writing thread
+ * allocated per snapshot (garbage that collections, which stop the task threads too, pay for),
+ * entries and MB per second. Then it verifies the file and restores it once with {@link
+ * SnapshotFile#restore} into a fresh store. Everything goes under one temporary directory, deleted
+ * at the end.
  */
 public final class SnapshotBench {
   private static final int BUCKETS = 1024;
   private static final byte[] NO_NAMESPACE = new byte[0];
   private static final int LOAD_TXN_ENTRIES = 65_536;
-  private static final ThreadMXBean THREADS = ManagementFactory.getThreadMXBean();
+  private static final com.sun.management.ThreadMXBean THREADS =
+      (com.sun.management.ThreadMXBean) ManagementFactory.getThreadMXBean();
 
   private SnapshotBench() {}
 
@@ -55,7 +57,8 @@ public final class SnapshotBench {
       write(source, dir, s.warmupSeconds(), 0);
       double[] wall = new double[1 << 16];
       double[] cpu = new double[wall.length];
-      int n = write(source, dir, s.seconds(), Math.max(1, s.seconds()), wall, cpu);
+      double[] allocated = new double[wall.length];
+      int n = write(source, dir, s.seconds(), Math.max(1, s.seconds()), wall, cpu, allocated);
       Path file = dir.resolve("last.snap");
       SnapshotHandle handle = snapshot(source, file);
       start = System.nanoTime();
@@ -77,6 +80,7 @@ public final class SnapshotBench {
           .put("writeMsMedian", round(medianWall * 1e3))
           .put("writeMsBest", round(min(wall, n) * 1e3))
           .put("writeCpuMsMedian", round(median(cpu, n) * 1e3))
+          .put("writeAllocatedMbMedian", round(median(allocated, n) / 1e6))
           .put("entriesPerSecond", (long) (handle.totalEntries() / medianWall))
           .put("megabytesPerSecond", round(handle.bytes() / 1e6 / medianWall))
           .put("verifyMs", round(verify * 1e3))
@@ -89,24 +93,32 @@ public final class SnapshotBench {
 
   /** Writes snapshots for {@code seconds} (at least {@code min} of them), discarding the times. */
   private static void write(StateStore store, Path dir, int seconds, int min) {
-    write(store, dir, seconds, min, new double[1], new double[1]);
+    write(store, dir, seconds, min, new double[1], new double[1], new double[1]);
   }
 
   /**
    * Writes snapshots for {@code seconds} (at least {@code min}, at most {@code wall.length}),
-   * recording each one's wall and CPU seconds; returns how many it wrote.
+   * recording each one's wall and CPU seconds and allocated bytes; returns how many it wrote.
    */
   private static int write(
-      StateStore store, Path dir, int seconds, int min, double[] wall, double[] cpu) {
+      StateStore store,
+      Path dir,
+      int seconds,
+      int min,
+      double[] wall,
+      double[] cpu,
+      double[] allocated) {
     long end = System.nanoTime() + seconds * 1_000_000_000L;
     int n = 0;
     while ((n < min || System.nanoTime() < end) && n < wall.length) {
       Path file = dir.resolve("snap-" + n);
+      long allocatedStart = THREADS.getCurrentThreadAllocatedBytes();
       long cpuStart = THREADS.getCurrentThreadCpuTime();
       long start = System.nanoTime();
       snapshot(store, file);
       wall[n] = seconds(start);
       cpu[n] = (THREADS.getCurrentThreadCpuTime() - cpuStart) / 1e9;
+      allocated[n] = THREADS.getCurrentThreadAllocatedBytes() - allocatedStart;
       n++;
       try {
         Files.delete(file);
