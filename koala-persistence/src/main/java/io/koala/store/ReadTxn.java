@@ -4,7 +4,8 @@ import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * A consistent read view of a store. Every byte array it returns is a copy owned by the caller, so
- * nothing refers to store memory after {@link #close()}. A read transaction may be used from any
+ * nothing refers to store memory after {@link #close()}; only {@link #forEach} hands out views of
+ * store memory, valid during each call to its visitor. A read transaction may be used from any
  * thread, but by one thread at a time.
  */
 public interface ReadTxn extends AutoCloseable {
@@ -35,7 +36,7 @@ public interface ReadTxn extends AutoCloseable {
   /**
    * Visits every entry of {@code table}, in key order, as views valid only during each call: the
    * bulk path of a snapshot, which copies a whole table and so should not allocate two arrays per
-   * entry the way {@link #scan} does. The visitor may not use this transaction. The default reads
+   * entry the way {@link #scan} does. The visitor must not use this transaction. The default reads
    * through {@link #scan} a page at a time; a store that can hand out its own memory overrides it.
    *
    * @return the number of entries visited
