@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.util.zip.CRC32C;
+import org.agrona.DirectBuffer;
 
 /**
  * A buffered big-endian writer to a file channel that keeps the CRC32C of every byte written
@@ -48,6 +49,30 @@ final class ChecksummedOutput {
       buffer.put(bytes);
     }
     position += bytes.length;
+  }
+
+  /**
+   * Writes {@code bytes}' length as an {@code int}, then its bytes, copied straight from the buffer
+   * (for instance a store's memory) into this writer's buffer, in pieces when it is larger.
+   */
+  void writeSizedBytes(DirectBuffer bytes) throws IOException {
+    int length = bytes.capacity();
+    if (buffer.remaining() < Integer.BYTES + length) {
+      flush();
+    }
+    buffer.putInt(length);
+    int copied = 0;
+    while (true) {
+      int n = Math.min(length - copied, buffer.remaining());
+      bytes.getBytes(copied, buffer.array(), buffer.arrayOffset() + buffer.position(), n);
+      buffer.position(buffer.position() + n);
+      copied += n;
+      if (copied == length) {
+        break;
+      }
+      flush();
+    }
+    position += Integer.BYTES + length;
   }
 
   /** The CRC32C of every checked byte written so far; flushes the buffer. */

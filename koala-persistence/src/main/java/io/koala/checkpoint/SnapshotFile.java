@@ -26,13 +26,9 @@ import java.util.Objects;
  * <pre>{@code
  * // in the task's handler, at the barrier:
  * ReadTxn txn = store.beginRead();
- * // on a copier thread, while the task keeps processing:
- * SnapshotHandle handle;
- * try {
- *   handle = SnapshotFile.write(txn, "counts#3", 42L, metadata, storage.snapshotPath(job, 42L, "counts#3"));
- * } finally {
- *   txn.close(); // the caller opened it, the caller closes it
- * }
+ * // on a copier thread, while the task keeps processing; write closes the transaction:
+ * SnapshotHandle handle =
+ *     SnapshotFile.write(txn, "counts#3", 42L, metadata, storage.snapshotPath(job, 42L, "counts#3"));
  * // on rollback, into a fresh store:
  * SnapshotInfo info = SnapshotFile.restore(handle.path(), freshStore);
  * }</pre>
@@ -70,8 +66,12 @@ import java.util.Objects;
  * {@link #write} streams the transaction's entries through a 1 MiB buffer (memory does not grow
  * with the store) into {@code <target>.tmp}, forces it to disk, renames it atomically to {@code
  * target} and forces the directory, so a crash never leaves a partial file under the final name. It
- * may run on any thread ({@link ReadTxn} allows that) and never closes the transaction. Note that
- * an LMDB store cannot grow its map while the transaction is open (DESIGN §4.4, hazard C2).
+ * may run on any thread ({@link ReadTxn} allows that). It reads the entries with {@link
+ * ReadTxn#forEach}, straight from the store's memory into its buffer, and closes the transaction as
+ * soon as it has read the last table, before it forces the file: while an LMDB read transaction is
+ * open, the task's writers cannot reuse the pages freed since it began (so they touch fresh ones)
+ * and the map cannot grow (DESIGN §4.4, hazard C2), so it should be open no longer than the reads
+ * need.
  *
  * <h2>Restoring: verify, then load</h2>
  *
@@ -114,16 +114,11 @@ public final class SnapshotFile {
   /** Suffix of the file a snapshot is written to before it is renamed to its final name. */
   public static final String TMP_SUFFIX = ".tmp";
 
-  /** Entries read per scan call, so no single scan counts past {@code int}. */
-  private static final int SCAN_PAGE = 1 << 16;
-
   /** A restore commits after this many entries... */
   static final int RESTORE_TXN_ENTRIES = 100_000;
 
   /** ...or this many bytes of keys and values, whichever comes first. */
   static final long RESTORE_TXN_BYTES = 32L << 20;
-
-  private static final byte[] NO_PREFIX = new byte[0];
 
   private SnapshotFile() {}
 
@@ -134,7 +129,8 @@ public final class SnapshotFile {
    * appears under {@code target}.
    *
    * @param txn the task's read transaction, opened at the barrier; used from the calling thread and
-   *     left open
+   *     closed by this method, as soon as every entry has been read and in every case before it
+   *     returns or throws
    * @param task the task name recorded in the header (non-null, at most 65,535 UTF-8 bytes)
    * @param checkpointId recorded in the header
    * @param metadata the task's opaque metadata, recorded as is (non-null, may be empty)
@@ -145,6 +141,13 @@ public final class SnapshotFile {
   public static SnapshotHandle write(
       ReadTxn txn, String task, long checkpointId, byte[] metadata, Path target) {
     Objects.requireNonNull(txn, "txn");
+    try (txn) {
+      return writeAndRename(txn, task, checkpointId, metadata, target);
+    }
+  }
+
+  private static SnapshotHandle writeAndRename(
+      ReadTxn txn, String task, long checkpointId, byte[] metadata, Path target) {
     Objects.requireNonNull(task, "task");
     Objects.requireNonNull(metadata, "metadata");
     Objects.requireNonNull(target, "target");
@@ -271,6 +274,7 @@ public final class SnapshotFile {
         out.writeLong(entries);
         counts.put(table, entries);
       }
+      txn.close();
       out.writeInt(metadata.length);
       out.writeBytes(metadata);
       long length = out.position() + TRAILER_BYTES;
@@ -282,42 +286,18 @@ public final class SnapshotFile {
     }
   }
 
-  /** Streams one table, a page of scan at a time; returns its number of entries. */
+  /** Streams one table straight from the transaction's buffers; returns its number of entries. */
   private static long writeEntries(ReadTxn txn, Table table, ChecksummedOutput out) {
-    long entries = 0;
-    byte[][] last = {null};
-    EntryWriter writer = new EntryWriter(out);
-    while (true) {
-      int n =
-          txn.scan(
-              table,
-              NO_PREFIX,
-              last[0],
-              SCAN_PAGE,
-              (key, value) -> {
-                writer.write(key, value);
-                last[0] = key;
-                return true;
-              });
-      entries += n;
-      if (n < SCAN_PAGE) {
-        return entries;
-      }
-    }
-  }
-
-  /** Writes entries from inside a scan visitor, which cannot throw {@link IOException}. */
-  private record EntryWriter(ChecksummedOutput out) {
-    void write(byte[] key, byte[] value) {
-      try {
-        out.writeInt(key.length);
-        out.writeBytes(key);
-        out.writeInt(value.length);
-        out.writeBytes(value);
-      } catch (IOException e) {
-        throw new UncheckedIOException(e);
-      }
-    }
+    return txn.forEach(
+        table,
+        (key, value) -> {
+          try {
+            out.writeSizedBytes(key);
+            out.writeSizedBytes(value);
+          } catch (IOException e) {
+            throw new UncheckedIOException(e);
+          }
+        });
   }
 
   /**

@@ -395,6 +395,27 @@ public final class LmdbStateStore implements StateStore {
       }
       return visited;
     }
+
+    /** One cursor walk over the table, handing out LMDB's own buffers: nothing is copied. */
+    @Override
+    public long forEach(Table table, EntryViewVisitor visitor) {
+      Txn<DirectBuffer> txn = readableTxn();
+      Objects.requireNonNull(table, "table");
+      Objects.requireNonNull(visitor, "visitor");
+      long visited = 0;
+      scanStarted();
+      try (Cursor<DirectBuffer> cursor = dbis.get(table).openCursor(txn)) {
+        for (boolean found = cursor.first(); found; found = cursor.next()) {
+          visitor.visit(cursor.key(), cursor.val());
+          visited++;
+        }
+      } catch (LmdbException e) {
+        throw failure("read table " + table, e);
+      } finally {
+        scanEnded();
+      }
+      return visited;
+    }
   }
 
   private final class LmdbReadTxn extends LmdbView {

@@ -1,8 +1,11 @@
 package io.koala.store;
 
+import org.agrona.concurrent.UnsafeBuffer;
+
 /**
  * A consistent read view of a store. Every byte array it returns is a copy owned by the caller, so
- * nothing refers to store memory after {@link #close()}. A read transaction may be used from any
+ * nothing refers to store memory after {@link #close()}; only {@link #forEach} hands out views of
+ * store memory, valid during each call to its visitor. A read transaction may be used from any
  * thread, but by one thread at a time.
  */
 public interface ReadTxn extends AutoCloseable {
@@ -28,6 +31,40 @@ public interface ReadTxn extends AutoCloseable {
   /** Visits every entry whose key starts with {@code prefix}, in key order. */
   default int scan(Table table, byte[] prefix, EntryVisitor visitor) {
     return scan(table, prefix, null, Integer.MAX_VALUE, visitor);
+  }
+
+  /**
+   * Visits every entry of {@code table}, in key order, as views valid only during each call: the
+   * bulk path of a snapshot, which copies a whole table and so should not allocate two arrays per
+   * entry the way {@link #scan} does. The visitor must not use this transaction. The default reads
+   * through {@link #scan} a page at a time; a store that can hand out its own memory overrides it.
+   *
+   * @return the number of entries visited
+   */
+  default long forEach(Table table, EntryViewVisitor visitor) {
+    UnsafeBuffer key = new UnsafeBuffer(new byte[0]);
+    UnsafeBuffer value = new UnsafeBuffer(new byte[0]);
+    byte[][] last = {null};
+    long visited = 0;
+    while (true) {
+      int n =
+          scan(
+              table,
+              new byte[0],
+              last[0],
+              StoreChecks.FOR_EACH_PAGE,
+              (k, v) -> {
+                key.wrap(k);
+                value.wrap(v);
+                visitor.visit(key, value);
+                last[0] = k;
+                return true;
+              });
+      visited += n;
+      if (n < StoreChecks.FOR_EACH_PAGE) {
+        return visited;
+      }
+    }
   }
 
   /** Ends the transaction; idempotent. For a write transaction not yet committed this aborts it. */

@@ -13,6 +13,9 @@ final class StoreChecks {
   /** Unsigned lexicographic order, LMDB's default key order. */
   static final Comparator<byte[]> UNSIGNED = Arrays::compareUnsigned;
 
+  /** Entries per scan call of {@link ReadTxn#forEach}'s default, so no scan counts past int. */
+  static final int FOR_EACH_PAGE = 1 << 16;
+
   private StoreChecks() {}
 
   /**

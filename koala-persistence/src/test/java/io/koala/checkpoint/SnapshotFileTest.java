@@ -3,6 +3,7 @@ package io.koala.checkpoint;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.store.EntryViewVisitor;
 import io.koala.store.EntryVisitor;
 import io.koala.store.InMemoryStateStore;
 import io.koala.store.LmdbStateStore;
@@ -115,6 +116,42 @@ class SnapshotFileTest {
     }
   }
 
+  /**
+   * Values larger than the writer's buffer, and entries that end just before, at and after its
+   * boundary, so that every way an entry can meet the end of the buffer is written once.
+   */
+  @ParameterizedTest
+  @EnumSource(Backend.class)
+  void entriesLargerThanOrStraddlingTheBufferRoundTrip(Backend backend) {
+    Random random = new Random(11);
+    Map<Table, NavigableMap<byte[], byte[]>> model = emptyModel();
+    int[] sizes = {
+      SnapshotFile.BUFFER_BYTES * 2 + 17, SnapshotFile.BUFFER_BYTES, SnapshotFile.BUFFER_BYTES - 1
+    };
+    for (int i = 0; i < sizes.length; i++) {
+      byte[] value = new byte[sizes[i]];
+      random.nextBytes(value);
+      model.get(Table.STATE).put(new byte[] {(byte) i}, value);
+    }
+    // small entries after a large one fill the buffer up to and across its end
+    for (int i = 0; i < 40_000; i++) {
+      byte[] value = new byte[random.nextInt(60)];
+      random.nextBytes(value);
+      model.get(Table.STATE).put(new byte[] {9, (byte) (i >>> 8), (byte) i, 1}, value);
+    }
+    Path file = dir.resolve("large.snap");
+    try (StateStore source = backend.open(dir.resolve("source"))) {
+      load(source, model);
+      try (ReadTxn txn = source.beginRead()) {
+        SnapshotFile.write(txn, "t", 1, new byte[0], file);
+      }
+    }
+    try (StateStore into = backend.open(dir.resolve("restored"))) {
+      SnapshotFile.restore(file, into);
+      assertThat(dump(into)).isEqualTo(dump(model));
+    }
+  }
+
   @ParameterizedTest
   @EnumSource(Backend.class)
   void anEmptyStoreRoundTrips(Backend backend) {
@@ -185,10 +222,8 @@ class SnapshotFileTest {
       }
       gated.open.countDown();
       copier.get(60, TimeUnit.SECONDS);
-      // the copier left the transaction open: it is the task's to close
-      assertThat(barrier.scan(Table.STATE, new byte[0], (k, v) -> true))
-          .isEqualTo(before.get(Table.STATE).size());
-      barrier.close();
+      // the writer closed the transaction (closing the store would fail otherwise)
+      assertThat(gated.closed).isTrue();
     }
     try (StateStore into = backend.open(dir.resolve("restored"))) {
       SnapshotFile.restore(file, into);
@@ -226,18 +261,30 @@ class SnapshotFileTest {
   }
 
   @Test
-  void aFailedWriteLeavesNoFile() {
+  void aFailedWriteLeavesNoFileAndClosesTheTransaction() {
     Path target = dir.resolve("chk-1").resolve("t.snap");
     try (StateStore store = new InMemoryStateStore()) {
       load(store, smallModel());
-      try (ReadTxn txn = store.beginRead()) {
-        ReadTxn failing = new GatedTxn(txn, new IllegalStateException("disk on fire"));
-        assertThatThrownBy(() -> SnapshotFile.write(failing, "t", 1, new byte[0], target))
-            .hasMessage("disk on fire");
-      }
+      GatedTxn failing = new GatedTxn(store.beginRead(), new IllegalStateException("disk on fire"));
+      assertThatThrownBy(() -> SnapshotFile.write(failing, "t", 1, new byte[0], target))
+          .hasMessage("disk on fire");
+      assertThat(failing.closed).isTrue();
     }
     assertThat(target).doesNotExist();
     assertThat(SnapshotFile.tmpPath(target)).doesNotExist();
+  }
+
+  @Test
+  void aWriteRefusedUpFrontClosesTheTransactionToo() throws IOException {
+    Path target = dir.resolve("t.snap");
+    Files.write(target, new byte[] {1});
+    try (StateStore store = new InMemoryStateStore()) {
+      GatedTxn txn = new GatedTxn(store.beginRead());
+      assertThatThrownBy(() -> SnapshotFile.write(txn, "t", 1, new byte[0], target))
+          .isInstanceOf(CheckpointException.class)
+          .hasMessageContaining("already exists");
+      assertThat(txn.closed).isTrue();
+    }
   }
 
   @Test
@@ -362,12 +409,13 @@ class SnapshotFileTest {
   // --- helpers ---------------------------------------------------------------------------------
 
   /**
-   * A read transaction that, on the first entry its scans visit, either stops at a gate until the
-   * test opens it or throws the given failure.
+   * A read transaction that, on the first entry its scans or its {@code forEach} visit, either
+   * stops at a gate until the test opens it or throws the given failure.
    */
   private static final class GatedTxn implements ReadTxn {
     final CountDownLatch reachedGate = new CountDownLatch(1);
     final CountDownLatch open = new CountDownLatch(1);
+    volatile boolean closed;
     private final ReadTxn inner;
     private final RuntimeException failure;
 
@@ -398,6 +446,16 @@ class SnapshotFileTest {
           });
     }
 
+    @Override
+    public long forEach(Table table, EntryViewVisitor visitor) {
+      return inner.forEach(
+          table,
+          (k, v) -> {
+            gate();
+            visitor.visit(k, v);
+          });
+    }
+
     private void gate() {
       if (failure != null) {
         throw failure;
@@ -417,7 +475,8 @@ class SnapshotFileTest {
 
     @Override
     public void close() {
-      throw new AssertionError("the snapshot writer must not close the caller's transaction");
+      closed = true;
+      inner.close();
     }
   }
 

@@ -17,6 +17,7 @@ import java.util.Random;
 import java.util.TreeMap;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Consumer;
+import org.agrona.DirectBuffer;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -546,10 +547,75 @@ abstract class StateStoreContractTest {
       assertThat(before.get(Table.STATE, key("b"))).isNull();
       assertThat(scanAll(before, Table.STATE, new byte[0]))
           .containsExactly(entry(key("a"), value("1")));
+      List<String> viewed = new ArrayList<>();
+      before.forEach(Table.STATE, (k, v) -> viewed.add(entry(heap(k), heap(v))));
+      assertThat(viewed).containsExactly(entry(key("a"), value("1")));
     }
     try (ReadTxn after = store.beginRead()) {
       assertThat(after.get(Table.STATE, key("a"))).isEqualTo(value("2"));
       assertThat(after.get(Table.STATE, key("b"))).isEqualTo(value("2"));
+    }
+  }
+
+  @Test
+  void forEachVisitsATablesEntriesInOrderAsViews() {
+    byte[] large = new byte[100_000];
+    new Random(3).nextBytes(large);
+    write(
+        txn -> {
+          txn.put(Table.STATE, bytes(0x80), value("high"));
+          txn.put(Table.STATE, bytes(0x01, 0x02), new byte[0]);
+          txn.put(Table.STATE, bytes(0x01), large);
+          txn.put(Table.TIMERS, bytes(0x05), value("other table"));
+        });
+    try (ReadTxn txn = store.beginRead()) {
+      List<String> seen = new ArrayList<>();
+      long n = txn.forEach(Table.STATE, (k, v) -> seen.add(entry(heap(k), heap(v))));
+      assertThat(seen)
+          .containsExactly(
+              entry(bytes(0x01), large),
+              entry(bytes(0x01, 0x02), new byte[0]),
+              entry(bytes(0x80), value("high")));
+      assertThat(n).isEqualTo(3);
+      assertThat(txn.forEach(Table.LOCATIONS, (k, v) -> seen.add("none expected"))).isZero();
+      assertThat(seen).hasSize(3);
+    }
+  }
+
+  @Test
+  void forEachVisitsMoreEntriesThanOneScanPage() {
+    int entries = StoreChecks.FOR_EACH_PAGE + 1_000;
+    write(
+        txn -> {
+          for (int i = 0; i < entries; i++) {
+            txn.put(Table.STATE, bytes(i >>> 16, i >>> 8, i), bytes(i));
+          }
+        });
+    try (ReadTxn txn = store.beginRead()) {
+      int[] next = {0};
+      long n =
+          txn.forEach(
+              Table.STATE,
+              (k, v) -> {
+                int i = next[0]++;
+                assertThat(heap(k)).isEqualTo(bytes(i >>> 16, i >>> 8, i));
+                assertThat(heap(v)).isEqualTo(bytes(i));
+              });
+      assertThat(n).isEqualTo(entries);
+      assertThat(next[0]).isEqualTo(entries);
+    }
+  }
+
+  @Test
+  void aWriteTransactionCannotWriteDuringItsOwnForEach() {
+    write(txn -> txn.put(Table.STATE, key("a"), value("1")));
+    try (WriteTxn txn = store.beginWrite()) {
+      assertThatThrownBy(
+              () -> txn.forEach(Table.STATE, (k, v) -> txn.put(Table.STATE, key("b"), value("2"))))
+          .isInstanceOf(IllegalStateException.class)
+          .hasMessageContaining("scanning");
+      txn.put(Table.STATE, key("b"), value("2"));
+      txn.commit();
     }
   }
 
@@ -815,6 +881,16 @@ abstract class StateStoreContractTest {
               });
       assertThat(actual).as(at()).containsExactlyElementsOf(expected);
       assertThat(n).as(at()).isEqualTo(expected.size());
+      checkForEach(txn, model, table);
+    }
+
+    private void checkForEach(
+        ReadTxn txn, Map<Table, NavigableMap<byte[], byte[]>> model, Table table) {
+      List<String> expected = entries(model.get(table));
+      List<String> actual = new ArrayList<>();
+      long n = txn.forEach(table, (k, v) -> actual.add(entry(heap(k), heap(v))));
+      assertThat(actual).as(at()).containsExactlyElementsOf(expected);
+      assertThat(n).as(at()).isEqualTo(expected.size());
     }
 
     private String at() {
@@ -906,6 +982,13 @@ abstract class StateStoreContractTest {
   /** Hex {@code key=value}, which reads well in assertion failures. */
   static String entry(byte[] key, byte[] value) {
     return HEX.formatHex(key) + "=" + HEX.formatHex(value);
+  }
+
+  /** A heap copy of a view {@link ReadTxn#forEach} handed out. */
+  static byte[] heap(DirectBuffer view) {
+    byte[] out = new byte[view.capacity()];
+    view.getBytes(0, out);
+    return out;
   }
 
   static byte[] key(String s) {

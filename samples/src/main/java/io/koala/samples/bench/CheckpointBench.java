@@ -20,9 +20,11 @@ import java.util.stream.Stream;
 /**
  * The cost of checkpoints (issue 7): the keyed-count bench with checkpoints off and every {@code
  * interval}, one after the other on the same machine and settings (throughput and per-batch
- * latency; with a 1 s interval every second of the measured run has a checkpoint in it), and the
- * time a job with {@code keys × stateBytes} of state takes to resume processing after its runtime
- * restarts on the same data directory.
+ * latency; with a 1 s interval every second of the measured run has a checkpoint in it; and the
+ * process's CPU time per record, whose ratio estimates the throughput retained on an idle machine
+ * where the job is CPU-bound, when other load makes the throughputs noisy), and the time a job with
+ * {@code keys × stateBytes} of state takes to resume processing after its runtime restarts on the
+ * same data directory.
  */
 public final class CheckpointBench {
   private CheckpointBench() {}
@@ -44,6 +46,11 @@ public final class CheckpointBench {
         .put("recordsPerSecondOff", offRate)
         .put("recordsPerSecondOn", onRate)
         .put("throughputRetained", round((double) onRate / offRate))
+        .put("cpuNanosPerRecordOff", off.get("cpuNanosPerRecord"))
+        .put("cpuNanosPerRecordOn", on.get("cpuNanosPerRecord"))
+        .put(
+            "cpuPerRecordRetained",
+            round((double) off.get("cpuNanosPerRecord") / (double) on.get("cpuNanosPerRecord")))
         .put("p99BatchLatencyMsOff", offP99)
         .put("p99BatchLatencyMsOn", onP99)
         .put("p99Ratio", round(onP99 / offP99))

@@ -5,6 +5,7 @@ import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.CheckpointBench;
 import io.koala.samples.bench.KeyedCountBench;
+import io.koala.samples.bench.SnapshotBench;
 import io.koala.samples.bench.WindowCountBench;
 import io.koala.samples.bench.klt.KltBench;
 import java.util.concurrent.Callable;
@@ -27,7 +28,8 @@ final class BenchCommand implements Callable<Integer> {
               + " checkpoint-overhead: keyed-count with checkpoints off, then every"
               + " --checkpoint-interval-ms; checkpoint-restart: fills --keys keys of --state-bytes,"
               + " checkpoints, restarts the runtime on the same data directory and times the"
-              + " resume)")
+              + " resume; snapshot: writes the snapshot file of one LMDB store of --keys entries of"
+              + " --state-bytes again and again for --seconds, then restores it once)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -87,7 +89,8 @@ final class BenchCommand implements Callable<Integer> {
     window_count,
     klt,
     checkpoint_overhead,
-    checkpoint_restart;
+    checkpoint_restart,
+    snapshot;
 
     @Override
     public String toString() {
@@ -117,6 +120,7 @@ final class BenchCommand implements Callable<Integer> {
               CheckpointBench.overhead(
                   settings, KoalaConfig.load(), java.time.Duration.ofMillis(checkpointIntervalMs)));
       case checkpoint_restart -> print(CheckpointBench.restart(settings, KoalaConfig.load()));
+      case snapshot -> print(SnapshotBench.run(settings));
       case klt -> {
         // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
         KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
