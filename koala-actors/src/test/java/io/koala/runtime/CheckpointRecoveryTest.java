@@ -9,6 +9,7 @@ import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.testing.TaskCrashes;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.file.Files;
@@ -233,7 +234,7 @@ class CheckpointRecoveryTest {
       }
       assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
     }
-    assertExactCounts(seen);
+    LiveReconfigurationTest.assertExactCounts(seen);
     try (Stream<Path> left = Files.list(dir.resolve("checkpoints"))) {
       assertThat(left).as("a finished job's checkpoints are deleted").isEmpty();
     }
@@ -272,7 +273,7 @@ class CheckpointRecoveryTest {
       assertThat(reports.get(0).operator()).isEqualTo("count");
       assertThat(reports.get(0).tasksAfter()).containsExactly(0, 1, 2, 3);
     }
-    assertExactCounts(seen);
+    LiveReconfigurationTest.assertExactCounts(seen);
   }
 
   @Test
@@ -333,7 +334,7 @@ class CheckpointRecoveryTest {
         seen.get(sink).addAll(job.collected(sink));
       }
     }
-    assertExactCounts(seen);
+    LiveReconfigurationTest.assertExactCounts(seen);
     assertThat(copy.resolve("_metadata")).as("the copy is only read").exists();
   }
 
@@ -375,32 +376,6 @@ class CheckpointRecoveryTest {
         Files.delete(p);
       }
     }
-  }
-
-  /** In both sinks, every key's counts are 1..n, each exactly once, n = its number of records. */
-  static void assertExactCounts(Map<String, List<KeyValue<Long, Long>>> outputs) {
-    Map<Long, Long> expected = new TreeMap<>();
-    for (long i = 0; i < RECORDS; i++) {
-      expected.merge((i * 7919) % KEYS, 1L, Long::sum);
-    }
-    outputs.forEach(
-        (sink, out) -> {
-          Map<Long, List<Long>> seen = new TreeMap<>();
-          for (KeyValue<Long, Long> kv : out) {
-            seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
-          }
-          expected.forEach(
-              (key, n) -> {
-                List<Long> want = new ArrayList<>();
-                for (long c = 1; c <= n; c++) {
-                  want.add(c);
-                }
-                assertThat(seen.get(key))
-                    .as("%s of key %d", sink, key)
-                    .containsExactlyInAnyOrderElementsOf(want);
-              });
-          assertThat(out).as(sink).hasSize(RECORDS);
-        });
   }
 
   @Test
@@ -462,8 +437,7 @@ class CheckpointRecoveryTest {
           WAIT,
           () -> !job.metrics().releasedTasks("count").isEmpty());
       checkpoint(job); // without count#1; count#0's snapshot lists releases for it
-      io.koala.runtime.testing.TaskCrashes.plan(
-          job, 7, List.of(new io.koala.runtime.testing.TaskCrashes.At(0)));
+      TaskCrashes.plan(job, 7, List.of(new TaskCrashes.At(0)));
       checkpoint(job); // after the rollback: its commit releases the keys count#0 got from count#1
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       LiveReconfigurationTest.assertExactCounts(job);

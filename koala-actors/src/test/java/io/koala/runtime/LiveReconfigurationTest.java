@@ -60,29 +60,38 @@ class LiveReconfigurationTest {
 
   /** In both sinks, every key's counts are 1..n, each exactly once, n = its number of records. */
   static void assertExactCounts(JobHandle job) {
+    Map<String, List<KeyValue<Long, Long>>> outputs = new TreeMap<>();
+    for (String sink : List.of("counts", "recounts")) {
+      outputs.put(sink, job.collected(sink));
+    }
+    assertExactCounts(outputs);
+  }
+
+  /** In each sink, every key's counts are 1..n, each exactly once, n = its number of records. */
+  static void assertExactCounts(Map<String, List<KeyValue<Long, Long>>> outputs) {
     Map<Long, Long> expected = new TreeMap<>();
     for (long i = 0; i < RECORDS; i++) {
       expected.merge((i * 7919) % KEYS, 1L, Long::sum);
     }
-    for (String sink : List.of("counts", "recounts")) {
-      List<KeyValue<Long, Long>> out = job.collected(sink);
-      Map<Long, List<Long>> seen = new TreeMap<>();
-      for (KeyValue<Long, Long> kv : out) {
-        seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
-      }
-      assertThat(seen.keySet()).as(sink).isEqualTo(expected.keySet());
-      expected.forEach(
-          (key, n) -> {
-            List<Long> want = new ArrayList<>();
-            for (long c = 1; c <= n; c++) {
-              want.add(c);
-            }
-            assertThat(seen.get(key))
-                .as("%s of key %d", sink, key)
-                .containsExactlyInAnyOrderElementsOf(want);
-          });
-      assertThat(out).as(sink).hasSize(RECORDS);
-    }
+    outputs.forEach(
+        (sink, out) -> {
+          Map<Long, List<Long>> seen = new TreeMap<>();
+          for (KeyValue<Long, Long> kv : out) {
+            seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value());
+          }
+          assertThat(seen.keySet()).as(sink).isEqualTo(expected.keySet());
+          expected.forEach(
+              (key, n) -> {
+                List<Long> want = new ArrayList<>();
+                for (long c = 1; c <= n; c++) {
+                  want.add(c);
+                }
+                assertThat(seen.get(key))
+                    .as("%s of key %d", sink, key)
+                    .containsExactlyInAnyOrderElementsOf(want);
+              });
+          assertThat(out).as(sink).hasSize(RECORDS);
+        });
   }
 
   static ReconfigurationReport done(java.util.concurrent.CompletionStage<ReconfigurationReport> s)

@@ -3,22 +3,35 @@ package io.koala.checkpoint;
 import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
+import java.util.ArrayDeque;
 import java.util.zip.CRC32C;
 import org.agrona.DirectBuffer;
 
 /**
  * A buffered big-endian writer to a file channel that keeps the CRC32C of every byte written
  * through its checked methods. One thread at a time; the caller owns and closes the channel.
+ *
+ * <p>It can hold back what it writes in memory, up to a limit, until {@link #endHold()}: a snapshot
+ * writer reads a store through a transaction that must close as early as possible, so it holds its
+ * output while it reads and writes it to the file once the transaction is closed. Past the limit,
+ * what is held is written and the rest goes straight to the file, so memory stays bounded whatever
+ * the size of the store.
  */
 final class ChecksummedOutput {
   private final FileChannel channel;
-  private final ByteBuffer buffer;
+  private ByteBuffer buffer;
   private final CRC32C crc = new CRC32C();
   private long position;
+  private final ArrayDeque<ByteBuffer> held = new ArrayDeque<>();
+  private long holdRoom; // bytes that may still be held; 0: write through
 
-  ChecksummedOutput(FileChannel channel, int bufferBytes) {
+  /**
+   * @param holdBytes how many bytes to hold in memory until {@link #endHold()} (0: none)
+   */
+  ChecksummedOutput(FileChannel channel, int bufferBytes, long holdBytes) {
     this.channel = channel;
     this.buffer = ByteBuffer.allocate(bufferBytes);
+    this.holdRoom = holdBytes;
   }
 
   /** Bytes written so far, buffered ones included. */
@@ -44,6 +57,7 @@ final class ChecksummedOutput {
     }
     if (bytes.length >= buffer.capacity()) {
       crc.update(bytes, 0, bytes.length);
+      endHold();
       writeFully(ByteBuffer.wrap(bytes));
     } else {
       buffer.put(bytes);
@@ -84,17 +98,33 @@ final class ChecksummedOutput {
   /** Writes {@code value} without adding it to the CRC, then flushes: for the CRC itself. */
   void writeUncheckedIntAndFlush(int value) throws IOException {
     flush();
+    endHold();
     writeFully(ByteBuffer.allocate(Integer.BYTES).putInt(0, value));
     position += Integer.BYTES;
   }
 
-  /** Hands every buffered byte to the channel, adding it to the CRC. */
+  /** Hands every buffered byte to the channel (or holds it), adding it to the CRC. */
   void flush() throws IOException {
     if (buffer.position() > 0) {
       crc.update(buffer.array(), buffer.arrayOffset(), buffer.position());
       buffer.flip();
+      if (buffer.remaining() <= holdRoom) {
+        holdRoom -= buffer.remaining();
+        held.addLast(buffer);
+        buffer = ByteBuffer.allocate(buffer.capacity());
+        return;
+      }
+      endHold();
       writeFully(buffer);
       buffer.clear();
+    }
+  }
+
+  /** Writes what is held to the channel; from now on everything goes straight to it. */
+  void endHold() throws IOException {
+    holdRoom = 0;
+    while (!held.isEmpty()) {
+      writeFully(held.pollFirst());
     }
   }
 

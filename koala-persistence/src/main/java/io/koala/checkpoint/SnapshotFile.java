@@ -63,15 +63,16 @@ import java.util.Objects;
  *
  * <h2>Writing</h2>
  *
- * {@link #write} streams the transaction's entries through a 1 MiB buffer (memory does not grow
- * with the store) into {@code <target>.tmp}, forces it to disk, renames it atomically to {@code
- * target} and forces the directory, so a crash never leaves a partial file under the final name. It
- * may run on any thread ({@link ReadTxn} allows that). It reads the entries with {@link
- * ReadTxn#forEach}, straight from the store's memory into its buffer, and closes the transaction as
- * soon as it has read the last table, before it forces the file: while an LMDB read transaction is
- * open, the task's writers cannot reuse the pages freed since it began (so they touch fresh ones)
- * and the map cannot grow (DESIGN §4.4, hazard C2), so it should be open no longer than the reads
- * need.
+ * {@link #write} streams the transaction's entries through a 1 MiB buffer into {@code
+ * <target>.tmp}, holding the first {@value #HOLD_BYTES} bytes in memory until the transaction is
+ * closed (memory does not grow with the store beyond that), forces the file to disk, renames it
+ * atomically to {@code target} and forces the directory, so a crash never leaves a partial file
+ * under the final name. It may run on any thread ({@link ReadTxn} allows that). It reads the
+ * entries with {@link ReadTxn#forEach}, straight from the store's memory into its buffer, and
+ * closes the transaction as soon as it has read the last table, before it writes what it held and
+ * forces the file: while an LMDB read transaction is open, the task's writers cannot reuse the
+ * pages freed since it began (so they touch fresh ones) and the map cannot grow (DESIGN §4.4,
+ * hazard C2), so it should be open no longer than the reads need.
  *
  * <h2>Restoring: verify, then load</h2>
  *
@@ -107,6 +108,13 @@ public final class SnapshotFile {
 
   /** Length of the trailer: the file length and the CRC32C. */
   static final int TRAILER_BYTES = Long.BYTES + Integer.BYTES;
+
+  /**
+   * What a writer keeps in memory while the transaction is open, so that it closes the transaction
+   * before it writes the file: a snapshot of up to this size holds the transaction only as long as
+   * reading it takes; a larger one writes the rest to the file as it reads.
+   */
+  static final long HOLD_BYTES = 64L << 20;
 
   /** I/O buffer of a writer or reader. */
   static final int BUFFER_BYTES = 1 << 20;
@@ -258,7 +266,7 @@ public final class SnapshotFile {
             StandardOpenOption.CREATE,
             StandardOpenOption.TRUNCATE_EXISTING,
             StandardOpenOption.WRITE)) {
-      ChecksummedOutput out = new ChecksummedOutput(channel, BUFFER_BYTES);
+      ChecksummedOutput out = new ChecksummedOutput(channel, BUFFER_BYTES, HOLD_BYTES);
       out.writeBytes(MAGIC);
       out.writeInt(FORMAT_VERSION);
       out.writeInt(task.length);
@@ -275,6 +283,8 @@ public final class SnapshotFile {
         counts.put(table, entries);
       }
       txn.close();
+      out.flush();
+      out.endHold();
       out.writeInt(metadata.length);
       out.writeBytes(metadata);
       long length = out.position() + TRAILER_BYTES;

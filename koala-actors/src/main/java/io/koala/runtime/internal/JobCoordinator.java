@@ -376,21 +376,24 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       Path restoreFrom,
       ActorRef<JobListener.Event> listener) {
     return Behaviors.setup(
-        ctx ->
-            Behaviors.withTimers(
-                timers ->
-                    new JobCoordinator(
-                        ctx,
-                        timers,
-                        jobId,
-                        plan,
-                        workers,
-                        lostWorkers,
-                        config,
-                        checkpointRoot,
-                        journalSettings,
-                        restoreFrom,
-                        listener)));
+        ctx -> {
+          // named after this class, not the actor cell, so that its log can be configured
+          ctx.setLoggerName(JobCoordinator.class);
+          return Behaviors.withTimers(
+              timers ->
+                  new JobCoordinator(
+                      ctx,
+                      timers,
+                      jobId,
+                      plan,
+                      workers,
+                      lostWorkers,
+                      config,
+                      checkpointRoot,
+                      journalSettings,
+                      restoreFrom,
+                      listener));
+        });
   }
 
   private JobCoordinator(

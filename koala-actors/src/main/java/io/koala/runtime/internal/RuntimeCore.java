@@ -90,8 +90,10 @@ public final class RuntimeCore implements AutoCloseable {
           config.checkpointDirectory() != null
               ? config.checkpointDirectory().toAbsolutePath()
               : dataDir.resolve("checkpoints");
-      // bounded: snapshot copies are disk-bound and must not take the task dispatcher's threads
-      int threads = Math.max(1, Runtime.getRuntime().availableProcessors() / 2);
+      // bounded, and apart from the task dispatcher's threads; one per core, so that a task's
+      // snapshot rarely waits for another's: its read transaction is open from the barrier until
+      // its copy has read the store, and while it is open the task's writes cannot reuse pages
+      int threads = Runtime.getRuntime().availableProcessors();
       AtomicInteger copiers = new AtomicInteger();
       copier =
           java.util.concurrent.Executors.newFixedThreadPool(
