@@ -24,9 +24,12 @@ import java.util.Set;
  *
  * <p>A checkpoint covers every running task (through the barrier the sources emit: each reports its
  * snapshot, and its barrier on the channel to the client cuts its output there) and every task no
- * barrier reaches — retired holders still referenced, and tasks that have finished — which are
- * asked directly, report once all their output has been delivered, and change only by releases
- * afterwards, so a first snapshot serves every later checkpoint while retained (C3). The host
+ * barrier reaches — retired holders, and tasks that have finished — which are asked directly,
+ * report once all their output has been delivered, and change only by releases afterwards, so a
+ * first snapshot serves every later checkpoint while retained (C3). That snapshot also cuts the
+ * output a retired task sent since its last barrier: a holder no owner references any more is left
+ * out only once a retained checkpoint has it, never before (its state is no longer needed, but its
+ * output would otherwise be covered by no checkpoint, and a rollback would lose it). The host
  * persists a complete checkpoint before anything is told (C4), then {@link #persisted} commits it:
  * tasks may release copies installed before the barrier of the oldest retained checkpoint, which is
  * what a rollback — or a fallback from a corrupt newest checkpoint — may restore. A retired holder
@@ -151,7 +154,9 @@ public final class Checkpoints<H, C> {
   /**
    * Triggers the next checkpoint: the barrier starts at {@code sources}; every task of {@code live}
    * (sources included) must report its snapshot and cut its output with the barrier; each of {@code
-   * holders} reuses its snapshot in the newest retained checkpoint or is asked for one.
+   * holders} (every retired task not stopped, and every finished one) reuses its snapshot in the
+   * newest retained checkpoint or is asked for one, except a holder no owner references any more
+   * ({@link #holderUnreferenced}) whose snapshot a retained checkpoint has: it is left out.
    */
   public List<Effect> trigger(
       long nowMillis,
@@ -164,12 +169,16 @@ public final class Checkpoints<H, C> {
     }
     long id = nextId++;
     nextDueMillis = nowMillis + settings.intervalMillis();
-    pending =
-        new Pending<>(
-            id, nowMillis, state, new LinkedHashSet<>(live), new LinkedHashSet<>(holders));
+    Set<TaskId> included = new LinkedHashSet<>();
+    for (TaskId h : holders) {
+      if (!stopWhenFree.contains(h) || !retainedAsHolder(h)) {
+        included.add(h); // the snapshot of a retired task cuts its output (C3): at least once
+      }
+    }
+    pending = new Pending<>(id, nowMillis, state, new LinkedHashSet<>(live), included);
     List<Effect> out = new ArrayList<>();
     Completed<H, C> newest = retained.peekLast();
-    for (TaskId h : holders) {
+    for (TaskId h : included) {
       if (newest != null && newest.holders().contains(h)) {
         pending.snapshots.put(h, newest.snapshots().get(h));
       } else {
@@ -181,6 +190,18 @@ public final class Checkpoints<H, C> {
     }
     out.addAll(checkComplete());
     return out;
+  }
+
+  /**
+   * Whether a retained checkpoint has {@code task}'s snapshot as a holder's (its output is cut).
+   */
+  private boolean retainedAsHolder(TaskId task) {
+    for (Completed<H, C> r : retained) {
+      if (r.holders().contains(task)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** The id of the checkpoint in progress, or -1. */

@@ -225,6 +225,12 @@ public final class Retirement {
     return stop;
   }
 
+  /** Whether {@code task} is a retired holder that no owner references any more. */
+  public boolean unreferenced(TaskId task) {
+    Operator o = operators.get(task.operator());
+    return o != null && o.terminated.contains(task.index());
+  }
+
   /** The retiring holders of {@code operator} not yet terminated. */
   public Set<Integer> retiring(OperatorId operator) {
     Operator o = operators.get(operator);

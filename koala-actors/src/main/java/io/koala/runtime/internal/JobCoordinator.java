@@ -1776,12 +1776,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       if (released.contains(t)) {
         continue;
       }
-      boolean retired = live.retired().contains(t);
-      if (retired && !retirement.retiring(t.operator()).contains(t.index())) {
-        continue; // no owner references it: it stops once no checkpoint needs it
-      }
-      if (retired || finished.contains(t)) {
-        holders.add(t); // no barrier reaches it: it is asked directly
+      if (live.retired().contains(t) || finished.contains(t)) {
+        holders.add(t); // no barrier reaches it: asked directly, or left out if not needed
       } else {
         liveTasks.add(t);
         if (plan.vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE) {
@@ -2032,7 +2028,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         finished.add(h);
       }
       for (TaskId h : restoring.holders()) {
-        retirement.taskFinished(h).forEach(this::holderUnreferenced);
+        retirement.taskFinished(h);
+        if (retirement.unreferenced(h)) {
+          holderUnreferenced(h); // the checkpoint has it for the cut of its output alone
+        }
       }
     }
     for (Retirement.Publish p : retirement.republish(nextEpoch - 1, live::liveTaskIds)) {

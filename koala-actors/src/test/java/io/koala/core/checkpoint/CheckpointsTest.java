@@ -106,6 +106,52 @@ class CheckpointsTest {
     assertThat(complete(300, List.of())).contains(new Checkpoints.StopHolder(HOLDER));
   }
 
+  /**
+   * A task retired since the last checkpoint sent output after its barrier; no owner references it
+   * any more when the next checkpoint is triggered, yet that checkpoint asks it (its snapshot cuts
+   * that output, seed 28 of {@code koala verify --faults}); later ones leave it out, and it stops
+   * once no retained checkpoint has it.
+   */
+  @Test
+  void anUnreferencedHolderIsAskedUntilARetainedCheckpointHasItsSnapshot() {
+    c.trigger(100, "s", List.of(SRC), List.of(SRC, OP, HOLDER), List.of());
+    for (TaskId t : List.of(SRC, OP, HOLDER)) {
+      c.snapshotTaken(t, 1, t + "-1");
+      c.clientBarrier(t, 1);
+    }
+    c.persisted(1);
+    assertThat(c.holderUnreferenced(HOLDER)).as("checkpoint 1 has it").isEmpty();
+
+    assertThat(sends(c.trigger(200, "s", List.of(SRC), List.of(SRC, OP), List.of(HOLDER))))
+        .contains(new Checkpoints.Send(HOLDER, new CheckpointMessage.SnapshotHolder(2)));
+    assertThat(c.cutsAtSnapshot(HOLDER, 2)).isTrue();
+    for (TaskId t : List.of(SRC, OP)) {
+      c.snapshotTaken(t, 2, t + "-2");
+      c.clientBarrier(t, 2);
+    }
+    assertThat(c.snapshotTaken(HOLDER, 2, "holder-2")).hasSize(1);
+    assertThat(c.persisted(2)).noneMatch(e -> e instanceof Checkpoints.StopHolder);
+
+    for (long id = 3; id <= 4; id++) {
+      assertThat(sends(c.trigger(id * 100, "s", List.of(SRC), List.of(SRC, OP), List.of(HOLDER))))
+          .noneMatch(s -> s.task().equals(HOLDER));
+      assertThat(c.cutsAtSnapshot(HOLDER, id)).isFalse();
+      for (TaskId t : List.of(SRC, OP)) {
+        c.snapshotTaken(t, id, t + "-" + id);
+        c.clientBarrier(t, id);
+      }
+      List<Checkpoints.Effect> committed = c.persisted(id);
+      assertThat(c.latest().get().snapshots()).doesNotContainKey(HOLDER);
+      if (id == 3) {
+        assertThat(committed)
+            .as("checkpoint 2 has it")
+            .noneMatch(e -> e instanceof Checkpoints.StopHolder);
+      } else {
+        assertThat(committed).contains(new Checkpoints.StopHolder(HOLDER));
+      }
+    }
+  }
+
   @Test
   void aTaskThatFinishesWithoutItsBarrierIsAskedDirectlyAndCutAtItsSnapshot() {
     c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());

@@ -64,9 +64,13 @@ class RetirementTest {
     assertThat(retirement.on(refs(4, 0, 2), live)).as("task 1 has not reported").isEmpty();
     assertThat(retirement.on(refs(4, 1, 2, 3), live)).isEmpty();
     assertThat(retirement.on(refs(4, 1, 2), live)).containsExactly(t(3));
+    assertThat(retirement.unreferenced(t(3))).isTrue();
+    assertThat(retirement.unreferenced(t(2))).isFalse();
     assertThat(retirement.on(refs(4, 0), live)).isEmpty();
     assertThat(retirement.on(refs(4, 1), live)).containsExactly(t(2));
     assertThat(retirement.retiring(OP)).isEmpty();
+    assertThat(retirement.copy().unreferenced(t(2))).as("kept with a checkpoint").isTrue();
+    assertThat(retirement.unreferenced(t(0))).isFalse();
   }
 
   @Test

@@ -921,12 +921,8 @@ public final class Simulation {
     List<TaskId> holders = new ArrayList<>();
     for (Node n : nodes.values()) {
       TaskId t = n.id;
-      boolean retired = deployment.retired().contains(t);
-      if (retired && !retirement.retiring(t.operator()).contains(t.index())) {
-        continue; // no owner references it: it stops once no checkpoint needs it
-      }
-      if (retired || n.finished) {
-        holders.add(t); // no barrier reaches it: it is asked directly
+      if (deployment.retired().contains(t) || n.finished) {
+        holders.add(t); // no barrier reaches it: asked directly, or left out if not needed
       } else {
         live.add(t);
         if (plan.vertex(t.operator()).head().kind() == io.koala.plan.OperatorNode.Kind.SOURCE) {
@@ -1076,7 +1072,10 @@ public final class Simulation {
         addTask(deployment.setup(e.getKey()), e.getValue(), c.holders().contains(e.getKey()));
       }
       for (TaskId h : c.holders()) {
-        retirement.taskFinished(h).forEach(this::holderUnreferenced);
+        retirement.taskFinished(h);
+        if (retirement.unreferenced(h)) {
+          holderUnreferenced(h); // the checkpoint has it for the cut of its output alone
+        }
       }
     }
     for (Node n : nodes.values()) {
