@@ -218,10 +218,7 @@ class CheckpointRecoveryTest {
       LiveReconfigurationTest.awaitProgress(job, 5_000);
       long c = checkpoint(job);
       assertThat(c).isPositive();
-      for (String sink : List.of("counts", "recounts")) {
-        // with checkpoints on, exactly what the committed checkpoint covers
-        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
-      }
+      collect(seen, job); // with checkpoints on, exactly what the committed checkpoint covers
       id = job.id();
     } // the runtime goes away with the job running
     assertThat(seen.get("counts")).isNotEmpty().hasSizeLessThan(RECORDS);
@@ -229,9 +226,7 @@ class CheckpointRecoveryTest {
       JobHandle job = runtime.submit(dataflow(20_000));
       assertThat(job.id()).isEqualTo(id);
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
-      for (String sink : List.of("counts", "recounts")) {
-        seen.get(sink).addAll(job.collected(sink));
-      }
+      collect(seen, job);
       assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
     }
     LiveReconfigurationTest.assertExactCounts(seen);
@@ -253,9 +248,7 @@ class CheckpointRecoveryTest {
       ReconfigurationReport first =
           job.rescale("count", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(first.tasksAfter()).containsExactly(0, 1, 2, 3);
-      for (String sink : List.of("counts", "recounts")) {
-        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
-      }
+      collect(seen, job);
       id = job.id();
     } // the runtime goes away with the job running, the rescale journaled but not covered
     assertThat(seen.get("counts")).isNotEmpty().hasSizeLessThan(RECORDS);
@@ -263,9 +256,7 @@ class CheckpointRecoveryTest {
       JobHandle job = runtime.submit(dataflow(20_000));
       assertThat(job.id()).isEqualTo(id);
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
-      for (String sink : List.of("counts", "recounts")) {
-        seen.get(sink).addAll(job.collected(sink));
-      }
+      collect(seen, job);
       assertThat(job.metrics().recordsIn("count")).isLessThan(RECORDS); // it did not start over
       // the journaled rescale ran again after the restored checkpoint, with no caller
       List<ReconfigurationReport> reports = job.metrics().reconfigurations();
@@ -312,9 +303,7 @@ class CheckpointRecoveryTest {
       JobHandle job = runtime.submit(dataflow(4_000));
       LiveReconfigurationTest.awaitProgress(job, 5_000);
       long c = checkpoint(job);
-      for (String sink : List.of("counts", "recounts")) {
-        seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
-      }
+      collect(seen, job);
       chk = first.resolve("checkpoints").resolve(job.id()).resolve("chk-" + c);
       assertThat(chk.resolve("_metadata")).exists();
     }
@@ -330,9 +319,7 @@ class CheckpointRecoveryTest {
         KoalaRuntime.embedded(config(dir.resolve("second"), Duration.ofHours(1)))) {
       JobHandle job = runtime.submit(dataflow(20_000), SubmitOptions.restoreFrom(copy));
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
-      for (String sink : List.of("counts", "recounts")) {
-        seen.get(sink).addAll(job.collected(sink));
-      }
+      collect(seen, job);
     }
     LiveReconfigurationTest.assertExactCounts(seen);
     assertThat(copy.resolve("_metadata")).as("the copy is only read").exists();
@@ -375,6 +362,13 @@ class CheckpointRecoveryTest {
       for (Path p : paths.sorted(java.util.Comparator.reverseOrder()).toList()) {
         Files.delete(p);
       }
+    }
+  }
+
+  /** Adds what {@code job} published to each sink to {@code seen}. */
+  static void collect(Map<String, List<KeyValue<Long, Long>>> seen, JobHandle job) {
+    for (String sink : List.of("counts", "recounts")) {
+      seen.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(job.collected(sink));
     }
   }
 

@@ -54,6 +54,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -1236,7 +1237,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
    * be held for long (recovery, checkpoints).
    */
   private void refuseUnplaceable() {
-    for (java.util.Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
+    for (Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
       Queued q = it.next();
       if (!q.durable) {
         continue; // checked once journaled

@@ -465,13 +465,8 @@ final class TaskActor {
       try {
         copy =
             CompletableFuture.supplyAsync(
-                () -> {
-                  try {
-                    return SnapshotFile.write(view, name, checkpointId, metadata, target);
-                  } finally {
-                    view.close();
-                  }
-                },
+                // write closes the view, whatever happens
+                () -> SnapshotFile.write(view, name, checkpointId, metadata, target),
                 snapshots.copier());
       } catch (RuntimeException e) { // the pool refused the copy
         view.close();
