@@ -47,6 +47,7 @@ public final class KoalaConfig {
   private final int maxRestarts;
   private final Duration restartBackoff;
   private final Duration redeployTimeout;
+  private final List<String> scaleOnJoin;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -89,6 +90,7 @@ public final class KoalaConfig {
     int services = intIn(config, "koala.store.remote-services", 1, 64);
     this.remoteStateServices = backend.equals("remote") ? services : 0;
     this.types = classes(config, "koala.serialization.types");
+    this.scaleOnJoin = operatorNames(config, "koala.cluster.scale-on-join");
     this.deployTimeout =
         durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     this.metricsTimeout =
@@ -267,6 +269,15 @@ public final class KoalaConfig {
     return types;
   }
 
+  /**
+   * The operators rescaled onto a worker that joins while a job runs ({@code
+   * koala.cluster.scale-on-join}): each by its average number of tasks per worker. A name not in a
+   * job's dataflow does not concern that job.
+   */
+  public List<String> scaleOnJoin() {
+    return scaleOnJoin;
+  }
+
   public Duration deployTimeout() {
     return deployTimeout;
   }
@@ -422,6 +433,16 @@ public final class KoalaConfig {
           path + " = " + v + " is out of range; allowed: off, or [" + min + ", " + max + "]");
     }
     return v;
+  }
+
+  private static List<String> operatorNames(Config c, String path) {
+    List<String> names = read(path, "a list of operator names", () -> c.getStringList(path));
+    for (String n : names) {
+      if (n.isBlank()) {
+        throw new ConfigurationException(path + " contains a blank operator name: " + names);
+      }
+    }
+    return List.copyOf(names);
   }
 
   private static List<Class<?>> classes(Config c, String path) {

@@ -90,6 +90,16 @@ public final class KoalaRuntime implements AutoCloseable {
     core.loseWorker(worker);
   }
 
+  /**
+   * For tests: drains worker {@code worker} as when its node leaves a cluster gracefully: no task
+   * is placed there any more, and every running job moves its tasks off (keyed tasks by migration,
+   * the others by a checkpoint and a restore). Completes with the problems the jobs reported
+   * (empty: none of their tasks is left there). Not part of the user API.
+   */
+  java.util.concurrent.CompletionStage<java.util.List<String>> drainWorker(int worker) {
+    return core.drainWorker(worker);
+  }
+
   @Override
   public void close() {
     core.close();

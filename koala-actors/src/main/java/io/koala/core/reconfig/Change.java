@@ -4,6 +4,7 @@ import io.koala.core.KoalaMessage;
 import io.koala.core.PartitionPolicy;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
 import java.util.Arrays;
 
 /**
@@ -120,6 +121,11 @@ public sealed interface Change extends KoalaMessage
     @Override
     public int workerOf(int index) {
       return worker;
+    }
+
+    /** The task it moves. */
+    public TaskId taskId() {
+      return new TaskId(new OperatorId(operator), task);
     }
 
     @Override

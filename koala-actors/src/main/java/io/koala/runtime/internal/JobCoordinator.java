@@ -21,6 +21,7 @@ import io.koala.core.TaskSetup;
 import io.koala.core.checkpoint.Checkpoints;
 import io.koala.core.checkpoint.OutputCommit;
 import io.koala.core.reconfig.Change;
+import io.koala.core.reconfig.Departure;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
@@ -59,6 +60,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
@@ -198,6 +200,32 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   record WorkerLost(int worker) implements Command {}
 
   /**
+   * Worker {@code worker} ({@code ref}) joined: its node came Up. It may get tasks from now on;
+   * with {@code scale-on-join} operators, each is rescaled onto it. Indices are handed out in order
+   * and never reused; a join already known is ignored.
+   */
+  record WorkerJoined(int worker, ActorRef<Worker.Command> ref) implements Command {}
+
+  /**
+   * Worker {@code worker}'s node is leaving gracefully (DESIGN §9, C6): it gets no new task, the
+   * job's tasks there are moved off ({@link io.koala.core.reconfig.Departure}), and {@link
+   * WorkerDrained} answers once none is left there (or why they cannot move).
+   */
+  record DrainWorker(int worker, ActorRef<WorkerDrained> replyTo) implements Command {}
+
+  /**
+   * Reply to {@link DrainWorker}: job {@code jobId} has no task left on worker {@code worker}
+   * ({@code error} null), or cannot move them off ({@code error} says why).
+   */
+  record WorkerDrained(String jobId, int worker, String error) implements KoalaMessage {}
+
+  /**
+   * Self: the checkpoint asked for to relocate the tasks of leaving workers committed ({@code
+   * checkpointId}), or did not ({@code error}).
+   */
+  record RelocationCheckpointed(long checkpointId, String error) implements Command {}
+
+  /**
    * Self: {@code task} of attempt {@code attempt} stopped unexpectedly, and its worker answered
    * ({@code workerAlive}) or did not within the metrics timeout; a task whose worker is lost is
    * left to the worker's loss.
@@ -276,6 +304,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private static final class Queued {
     Change change;
     final OperatorId vertex;
+    int departingFrom = -1; // a migration off this leaving worker the coordinator asked for
     final List<ActorRef<Reconfiguration.Outcome>> replyTo = new ArrayList<>();
     long seq; // its journal sequence number (0: not journaled, or checkpoints off)
     boolean durable; // journaled (or checkpoints off): it may start
@@ -306,7 +335,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private final String jobId;
   private final ExecutionPlan plan;
-  private final List<ActorRef<Worker.Command>> workers;
+  private final List<ActorRef<Worker.Command>> workers; // by index; grows as workers join
   private final ActorRef<JobListener.Event> listener;
   private final Duration metricsTimeout;
   private final Duration stepTimeout;
@@ -328,7 +357,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final List<TaskMetricsSnapshot> releasedMetrics = new ArrayList<>();
   private final Map<TaskId, TaskActor.TaskRef> addresses = new LinkedHashMap<>();
   private final Map<Integer, List<TaskId>> pendingWorkers = new LinkedHashMap<>(); // their tasks
-  private WorkerPool pool; // the workers not lost
+  private WorkerPool pool; // the workers not lost, and those leaving
+  private final Map<Integer, List<ActorRef<WorkerDrained>>> departures = new TreeMap<>();
+  private final Set<TaskId> departing = new HashSet<>(); // their migrations, queued or running
+  private boolean relocationAsked; // a checkpoint to relocate the tasks of leaving workers
+  private final ActorRef<CheckpointOutcome> relocation;
+  private final List<String> scaleOnJoin;
   private final Set<TaskId> finished = new HashSet<>();
   private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
   private final Map<TaskId, OperatorId> sinkOf = new HashMap<>();
@@ -370,7 +404,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
-      Set<Integer> lostWorkers,
+      WorkerPool pool,
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
@@ -388,7 +422,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                       jobId,
                       plan,
                       workers,
-                      lostWorkers,
+                      pool,
                       config,
                       checkpointRoot,
                       journalSettings,
@@ -403,7 +437,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       String jobId,
       ExecutionPlan plan,
       List<ActorRef<Worker.Command>> workers,
-      Set<Integer> lostWorkers,
+      WorkerPool pool,
       KoalaConfig config,
       Path checkpointRoot,
       JournalSettings journalSettings,
@@ -413,7 +447,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.restoreFrom = restoreFrom;
     this.jobId = jobId;
     this.plan = plan;
-    this.workers = workers;
+    this.workers = new ArrayList<>(workers);
+    this.scaleOnJoin = config.scaleOnJoin();
+    this.relocation =
+        ctx.messageAdapter(
+            CheckpointOutcome.class, o -> new RelocationCheckpointed(o.checkpointId(), o.error()));
     this.listener = listener;
     this.timers = timers;
     this.settings = config.channels();
@@ -430,7 +468,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.maxRestarts = config.maxRestarts();
     this.restartBackoff = config.restartBackoff();
     this.redeployTimeout = config.redeployTimeout();
-    this.pool = new WorkerPool(workers.size(), lostWorkers); // not all: the runtime checked
+    this.pool = pool; // some worker is placeable: the runtime checked
     for (int w : pool.survivors()) {
       ctx.watchWith(workers.get(w), new WorkerLost(w));
     }
@@ -505,7 +543,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       live.relocate(moves);
       getContext()
           .getLog()
-          .warn("job {}: tasks of lost workers {} placed on {}", jobId, pool.lost(), moves);
+          .warn(
+              "job {}: tasks of lost workers {} and leaving workers {} placed on {}",
+              jobId,
+              pool.lost(),
+              pool.leaving(),
+              moves);
     }
     Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
@@ -521,7 +564,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               theirs.put(s.task(), restore.get(s.task()));
             }
           }
-          workers.get(w).tell(new Worker.DeployTasks(jobId, mine, inbox, attempt, theirs));
+          workers.get(w).tell(new Worker.DeployTasks(jobId, w, mine, inbox, attempt, theirs));
         });
     getContext()
         .getLog()
@@ -716,6 +759,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(TaskTerminated.class, this::onTaskTerminated)
         .onMessage(TaskStopChecked.class, this::onTaskStopChecked)
         .onMessage(WorkerLost.class, this::onWorkerLost)
+        .onMessage(WorkerJoined.class, this::onWorkerJoined)
+        .onMessage(DrainWorker.class, this::onDrainWorker)
+        .onMessage(RelocationCheckpointed.class, this::onRelocationCheckpointed)
         .onMessage(RedeployTimedOut.class, this::onRedeployTimedOut)
         .onMessage(PlanCrashes.class, this::onPlanCrashes)
         .onMessage(CrashTick.class, t -> onCrashTick())
@@ -821,6 +867,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         resumed(); // after a rollback, or from a journaled or given checkpoint
       }
       startNextEpoch();
+      advanceDepartures();
     }
     return this;
   }
@@ -1088,6 +1135,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       active = null;
     }
     rejectQueued(reason);
+    for (int w : List.copyOf(departures.keySet())) {
+      departed(w, null); // its tasks stop with the job
+    }
     timers.cancel(REDEPLOY_TIMER);
     tellWorkers(new Worker.StopJob(jobId));
     for (ActorRef<JobMetrics> r : metricsRequests.values()) {
@@ -1395,7 +1445,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         byWorker.forEach(
             (w, setups) -> {
               a.deploying.add(w);
-              workers.get(w).tell(new Worker.DeployTasks(jobId, setups, inbox, attempt, Map.of()));
+              workers
+                  .get(w)
+                  .tell(new Worker.DeployTasks(jobId, w, setups, inbox, attempt, Map.of()));
             });
       } else if (e instanceof EpochDriver.Send send) {
         ActorRef<TaskMessage> ref = tasks.get(send.to());
@@ -1497,6 +1549,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .getLog()
         .info("job {}: retired task {} holds no state any more; stopping it", jobId, m.task());
     workers.get(live.placement(m.task())).tell(new Worker.StopTask(jobId, m.task(), attempt));
+    advanceDepartures();
     return this;
   }
 
@@ -1569,6 +1622,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (status.isTerminal()) {
       return this;
     }
+    if (departures.containsKey(w)) {
+      departed(
+          w,
+          "worker "
+              + w
+              + " was lost before the tasks of job "
+              + jobId
+              + " were moved off; the job recovers as from a crash");
+    }
     refuseUnplaceable();
     List<TaskId> hosted = new ArrayList<>();
     for (TaskId t : tasks.keySet()) {
@@ -1624,6 +1686,231 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       return this;
     }
     return failed(error);
+  }
+
+  // ---------------------------------------------------------------- membership
+
+  /** A worker joined: it may get tasks, and the {@code scale-on-join} operators grow onto it. */
+  private Behavior<Command> onWorkerJoined(WorkerJoined m) {
+    int w = m.worker();
+    if (w < pool.size()) {
+      return this; // known already
+    }
+    while (workers.size() < w) {
+      workers.add(getContext().getSystem().deadLetters()); // a join missed: lost in the pool
+    }
+    workers.add(m.ref());
+    pool = pool.joined(w);
+    getContext().watchWith(m.ref(), new WorkerLost(w));
+    getContext()
+        .getLog()
+        .info("job {}: worker {} joined; workers that take tasks: {}", jobId, w, pool.placeable());
+    if (status.isTerminal()) {
+      return this;
+    }
+    for (String operator : scaleOnJoin) {
+      OperatorId vertex = plan.vertexOf(new OperatorId(operator)).id();
+      int parallelism = live.liveTaskIds(vertex).size();
+      Set<Integer> hosts = new HashSet<>();
+      for (TaskId t : live.liveTaskIds(vertex)) {
+        hosts.add(live.placement(t));
+      }
+      // the operator's average tasks per worker, onto the new worker (the least loaded)
+      int buckets = live.setup(live.liveTaskIds(vertex).get(0)).buckets();
+      int target = Math.min(buckets, parallelism + (parallelism + hosts.size() - 1) / hosts.size());
+      if (target > parallelism) {
+        getContext()
+            .getLog()
+            .info(
+                "job {}: scaling {} from {} to {} tasks onto worker {} (koala.cluster.scale-on-join)",
+                jobId,
+                operator,
+                parallelism,
+                target,
+                w);
+        onReconfigure(
+            new Reconfigure(
+                new Change.Rescale(operator, target, io.koala.core.PartitionPolicy.even()),
+                getContext().getSystem().ignoreRef()));
+      }
+    }
+    return this;
+  }
+
+  /** A worker's node is leaving: no task goes there any more, and the job's tasks move off. */
+  private Behavior<Command> onDrainWorker(DrainWorker m) {
+    int w = m.worker();
+    if (!pool.available(w)) {
+      m.replyTo()
+          .tell(
+              new WorkerDrained(
+                  jobId,
+                  w,
+                  pool.size() > w && w >= 0
+                      ? null // lost already: nothing of the job runs there
+                      : "job " + jobId + " has no worker " + w));
+      return this;
+    }
+    if (status.isTerminal()) {
+      m.replyTo().tell(new WorkerDrained(jobId, w, null));
+      return this;
+    }
+    pool = pool.leavingOne(w);
+    refuseUnplaceable(); // queued migrations to it
+    departures.computeIfAbsent(w, k -> new ArrayList<>()).add(m.replyTo());
+    getContext()
+        .getLog()
+        .info(
+            "job {}: worker {} is leaving; moving its tasks to workers {}",
+            jobId,
+            w,
+            pool.placeable());
+    advanceDepartures();
+    return this;
+  }
+
+  /**
+   * Moves the job's tasks off every leaving worker one step further ({@link Departure#next}), and
+   * answers the departures that are complete. Called whenever that may have changed: an epoch or a
+   * deployment ended, a holder was released, a relocation's checkpoint committed.
+   */
+  private void advanceDepartures() {
+    if (departures.isEmpty() || status != JobStatus.RUNNING) {
+      return;
+    }
+    String busy = recovering ? "a recovery under way" : null;
+    for (int w : List.copyOf(departures.keySet())) {
+      Departure.Step step =
+          Departure.next(
+              w,
+              hostedOn(w),
+              departing,
+              busy != null ? busy : deployingOn(w),
+              checkpoints != null,
+              pool,
+              loadByOperator());
+      if (step instanceof Departure.Done) {
+        departed(w, null);
+      } else if (step instanceof Departure.Fail f) {
+        departed(w, f.reason());
+      } else if (step instanceof Departure.Relocate r) {
+        if (!relocationAsked) {
+          relocationAsked = true;
+          getContext()
+              .getLog()
+              .info(
+                  "job {}: tasks {} of leaving worker {} move by a checkpoint and a restore",
+                  jobId,
+                  r.tasks(),
+                  w);
+          checkpointAsked.add(relocation);
+          maybeCheckpoint();
+        }
+      } else if (step instanceof Departure.Migrate mg) {
+        for (Change.Migrate c : mg.requests()) {
+          departing.add(c.taskId());
+          Queued q = new Queued(c, check(c));
+          q.departingFrom = w;
+          queue.add(q);
+          journalRequest(q);
+        }
+        startNextEpoch();
+      }
+    }
+  }
+
+  /** The job's tasks on worker {@code w}, by what can move them. */
+  private Departure.Hosted hostedOn(int w) {
+    List<TaskId> owners = new ArrayList<>();
+    List<TaskId> unmovable = new ArrayList<>();
+    List<TaskId> holders = new ArrayList<>();
+    for (TaskId t : tasks.keySet()) {
+      if (released.contains(t) || live.placement(t) != w) {
+        continue;
+      }
+      if (live.retired().contains(t) || finished.contains(t)) {
+        holders.add(t); // stops once drained, or with the job
+      } else if (plan.vertex(t.operator()).isKeyed()) {
+        owners.add(t);
+      } else {
+        unmovable.add(t);
+      }
+    }
+    return new Departure.Hosted(owners, unmovable, holders);
+  }
+
+  /** Why nothing may start on worker {@code w} now: tasks are being deployed there. */
+  private String deployingOn(int w) {
+    if (!pendingWorkers.getOrDefault(w, List.of()).isEmpty()
+        || (active != null && active.deploying.contains(w))) {
+      return "tasks being deployed on worker " + w;
+    }
+    if (inputEnds.finishing()) {
+      return "the job finishing (source task " + inputEnds.first() + " read all its input)";
+    }
+    return null;
+  }
+
+  /** The live tasks of each keyed operator per worker. */
+  private Map<String, int[]> loadByOperator() {
+    Map<String, int[]> load = new HashMap<>();
+    for (TaskId t : tasks.keySet()) {
+      if (!released.contains(t) && !live.retired().contains(t)) {
+        load.computeIfAbsent(t.operator().name(), k -> new int[pool.size()])[live.placement(t)]++;
+      }
+    }
+    return load;
+  }
+
+  /** The departure of worker {@code w} is over: answers whoever waits for it. */
+  private void departed(int w, String error) {
+    List<ActorRef<WorkerDrained>> waiting = departures.remove(w);
+    if (waiting == null) {
+      return;
+    }
+    if (error == null) {
+      getContext().getLog().info("job {}: no task left on leaving worker {}", jobId, w);
+    } else {
+      getContext().getLog().warn("job {}: leaving worker {}: {}", jobId, w, error);
+    }
+    for (ActorRef<WorkerDrained> r : waiting) {
+      r.tell(new WorkerDrained(jobId, w, error));
+    }
+  }
+
+  /**
+   * The checkpoint asked for to relocate the tasks of leaving workers committed: the job rolls back
+   * to it at once, and the restore places every task of a leaving worker elsewhere ({@link
+   * WorkerPool#replacements}). No restart is counted: nothing failed.
+   */
+  private Behavior<Command> onRelocationCheckpointed(RelocationCheckpointed m) {
+    relocationAsked = false;
+    if (status != JobStatus.RUNNING) {
+      return this;
+    }
+    if (m.error() != null) {
+      getContext()
+          .getLog()
+          .warn("job {}: the checkpoint to relocate tasks did not complete: {}", jobId, m.error());
+      advanceDepartures(); // asks again if still needed (a rollback may have moved them already)
+      return this;
+    }
+    List<Integer> stranded = new ArrayList<>();
+    for (int w : departures.keySet()) {
+      if (!hostedOn(w).unmovable().isEmpty()) {
+        stranded.add(w);
+      }
+    }
+    if (stranded.isEmpty() || recovering) {
+      advanceDepartures();
+      return this;
+    }
+    rollback(
+        "leaving workers "
+            + stranded
+            + " hold tasks that move only by a restore: relocating them from checkpoint "
+            + m.checkpointId());
+    return this;
   }
 
   /** The redeployment after a rollback took too long: the attempt failed. */
@@ -1725,6 +2012,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       }
     }
     startNextEpoch();
+    advanceDepartures();
   }
 
   // ---------------------------------------------------------------- checkpoints
@@ -2116,7 +2404,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private void complete(Queued q, ReconfigurationReport report) {
-    if (q.replyTo.isEmpty()) {
+    if (q.departingFrom >= 0) {
+      departing.remove(((Change.Migrate) q.change).taskId());
+    } else if (q.replyTo.isEmpty()) {
       getContext()
           .getLog()
           .info("job {}: journaled request {} ran again: {}", jobId, q.seq, report);
@@ -2141,7 +2431,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   private void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
-    if (q.replyTo.isEmpty()) {
+    if (q.departingFrom >= 0) {
+      departing.remove(((Change.Migrate) q.change).taskId());
+      if (kind != JOB_ENDING) {
+        departed(q.departingFrom, "cannot migrate " + q.change + ": " + reason);
+      }
+    } else if (q.replyTo.isEmpty()) {
       getContext()
           .getLog()
           .warn("job {}: journaled request {} was rejected: {}", jobId, q.seq, reason);

@@ -6,6 +6,7 @@ import io.koala.KoalaException;
 import io.koala.core.ChannelSettings;
 import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
+import io.koala.core.reconfig.WorkerPool;
 import io.koala.dataflow.Dataflow;
 import io.koala.plan.ExecutionPlan;
 import io.koala.runtime.JobHandle;
@@ -25,6 +26,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
@@ -45,9 +47,12 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * The actor side of an embedded runtime: its ActorSystems (one, or one per worker plus one for the
- * coordinators), the workers, and job submission. {@link io.koala.runtime.KoalaRuntime} is its
- * public face.
+ * The actor side of a runtime: its ActorSystems, the workers, and job submission. Embedded ({@link
+ * io.koala.runtime.KoalaRuntime} is its public face), it starts its systems (one, or one per worker
+ * plus one for the coordinators) and {@code koala.workers} workers. On a cluster node ({@link
+ * #onNode}) it runs in the node's ActorSystem, starts no worker of its own accord, and learns of
+ * the workers of the cluster as they join ({@link #addWorker}), leave ({@link #drainWorker}) or are
+ * lost ({@link #workerLost}); its coordinators then know workers by the index it gave them.
  */
 public final class RuntimeCore implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
@@ -56,7 +61,9 @@ public final class RuntimeCore implements AutoCloseable {
   private final KoalaConfig config;
   private final ActorSystem<Void> main;
   private final List<ActorSystem<Void>> systems = new ArrayList<>();
-  private final List<ActorRef<Worker.Command>> workers = new ArrayList<>();
+  private final List<ActorRef<Worker.Command>> workers = new ArrayList<>(); // guarded by this
+  private final Set<Integer> leavingWorkers = ConcurrentHashMap.newKeySet();
+  private final boolean node; // on a cluster node: the ActorSystem is the application's
   private final List<ActorSystem<Void>> workerSystems = new ArrayList<>(); // separate systems only
   private final Set<Integer> lostWorkers = ConcurrentHashMap.newKeySet();
   private volatile boolean closing;
@@ -70,9 +77,25 @@ public final class RuntimeCore implements AutoCloseable {
   private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
 
-  /** Starts the systems and workers. */
+  /** Starts the systems and workers of an embedded runtime. */
   public RuntimeCore(KoalaConfig config) {
+    this(config, null);
+  }
+
+  /**
+   * A runtime in {@code system}, a node of a cluster: no worker is started here ({@link
+   * #startWorker} starts this node's); a job's id is its dataflow's name, which every node that
+   * hosts its tasks has {@link #define defined}. With checkpoints on, {@code system} must carry the
+   * journal's Pekko settings ({@link JournalConfig#pekkoConfig}). Closing it leaves {@code system}
+   * running.
+   */
+  public static RuntimeCore onNode(ActorSystem<Void> system, KoalaConfig config) {
+    return new RuntimeCore(config, Objects.requireNonNull(system, "system"));
+  }
+
+  private RuntimeCore(KoalaConfig config, ActorSystem<Void> nodeSystem) {
     this.config = config;
+    this.node = nodeSystem != null;
     int n = RUNTIMES.incrementAndGet();
     try {
       if (config.dataDir() == null) {
@@ -108,7 +131,27 @@ public final class RuntimeCore implements AutoCloseable {
       copier = null;
     }
     Config pekko = systemConfig(config);
-    if (config.checkpointing()) {
+    if (node) {
+      if (config.checkpointing()) {
+        if (config.checkpointDirectory() == null) {
+          throw new io.koala.runtime.ConfigurationException(
+              "koala.checkpoint.directory is not set: on a cluster it must name storage that every"
+                  + " node reads and writes at the same path (a lost node's tasks are restored"
+                  + " elsewhere from their snapshots)");
+        }
+        JournalConfig journal = JournalConfig.from(nodeSystem.settings().config(), dataDir);
+        journal.createSchema();
+        journalSettings = journal.settings();
+      } else {
+        journalSettings = null;
+      }
+      main = nodeSystem;
+      for (Class<?> type : config.types()) {
+        KoalaSerialization.registry(main).register(type);
+      }
+      LOG.info("Koala runtime started on node {}, data in {}", main.address(), dataDir);
+      return;
+    } else if (config.checkpointing()) {
       // the checkpoint-metadata journal lives with the coordinators, in the main system
       JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
       journal.createSchema();
@@ -255,7 +298,15 @@ public final class RuntimeCore implements AutoCloseable {
    * io.koala.runtime.SubmitOptions#restoreFrom}).
    */
   public synchronized Submitted submit(Dataflow dataflow, Path restoreFrom) {
-    String jobId = sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+    String jobId = node ? jobIdOf(dataflow) : sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+    if (node) {
+      for (Submitted s : submitted) {
+        if (s.jobId().equals(jobId)) {
+          throw new KoalaException(
+              "job " + jobId + " is already running on this node; cancel it or wait for its end");
+        }
+      }
+    }
     if (restoreFrom != null) {
       if (!config.checkpointing()) {
         throw new io.koala.runtime.ConfigurationException(
@@ -278,43 +329,203 @@ public final class RuntimeCore implements AutoCloseable {
                 + ")");
       }
     }
-    if (lostWorkers.size() == workers.size()) {
+    WorkerPool pool = pool();
+    if (pool == null || pool.placeable().isEmpty()) {
       throw new KoalaException(
-          "cannot run job " + jobId + ": every worker of this runtime is lost " + lostWorkers);
+          "cannot run job "
+              + jobId
+              + ": "
+              + (pool == null
+                  ? "no worker has joined yet"
+                  : pool.exhausted()
+                      ? "every worker of this runtime is lost " + pool.lost()
+                      : "no worker can take tasks (lost "
+                          + pool.lost()
+                          + ", leaving "
+                          + pool.leaving()
+                          + ")"));
     }
-    jobs.incrementAndGet();
-    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
-    for (ActorSystem<Void> s : systems) {
-      TypeRegistry registry = KoalaSerialization.registry(s);
-      for (Class<?> type : dataflow.plan().types()) {
-        registry.register(type);
-      }
+    ExecutionPlan plan = node ? define(dataflow) : ExecutionPlan.of(dataflow.plan());
+    checkScaleOnJoin(jobId, plan, config);
+    int n = jobs.incrementAndGet();
+    if (!node) {
+      registerTypes(dataflow);
+      catalog.put(jobId, plan);
     }
-    catalog.put(jobId, plan);
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
-    completion.whenComplete((s, e) -> catalog.remove(jobId));
+    if (!node) {
+      completion.whenComplete((s, e) -> catalog.remove(jobId));
+    }
+    String names = node ? jobId + "-" + n : jobId; // a node runs a job again under its name
     ActorRef<JobListener.Event> listener =
         main.systemActorOf(
-            JobListener.create(jobId, status, completion), jobId + "-listener", Props.empty());
+            JobListener.create(jobId, status, completion), names + "-listener", Props.empty());
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
             JobCoordinator.create(
                 jobId,
                 plan,
-                List.copyOf(workers),
-                Set.copyOf(lostWorkers),
+                workersNow(),
+                pool,
                 config,
                 checkpointRoot,
                 journalSettings,
                 restoreFrom,
                 listener),
-            jobId + "-coordinator",
+            names + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
     submitted.add(job);
     completion.whenComplete((st, e) -> submitted.remove(job));
     return job;
+  }
+
+  /**
+   * Checks that every {@code koala.cluster.scale-on-join} operator of {@code plan} can be rescaled:
+   * keyed, and heading its tasks. Names not in the dataflow do not concern the job.
+   *
+   * @throws io.koala.runtime.ConfigurationException naming the operator and the path
+   */
+  static void checkScaleOnJoin(String jobId, ExecutionPlan plan, KoalaConfig config) {
+    for (String name : config.scaleOnJoin()) {
+      io.koala.plan.OperatorId op = new io.koala.plan.OperatorId(name);
+      ExecutionPlan.Vertex v;
+      try {
+        v = plan.vertexOf(op);
+      } catch (IllegalArgumentException absent) {
+        continue;
+      }
+      if (!v.id().equals(op) || !v.isKeyed()) {
+        throw new io.koala.runtime.ConfigurationException(
+            "koala.cluster.scale-on-join names operator '"
+                + name
+                + "' of job "
+                + jobId
+                + ", which cannot be rescaled: "
+                + (v.isKeyed()
+                    ? "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'"
+                    : "it does not read keyed input"));
+      }
+    }
+  }
+
+  /**
+   * Makes {@code dataflow} known on this node under its job id ({@link #jobIdOf}), so that its
+   * tasks can be deployed here; every node of a cluster defines the dataflows it may run, as it has
+   * their code. Defining the same name again replaces the definition for jobs submitted later.
+   */
+  public ExecutionPlan define(Dataflow dataflow) {
+    ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
+    registerTypes(dataflow);
+    catalog.put(jobIdOf(dataflow), plan);
+    return plan;
+  }
+
+  /** The id of a job of {@code dataflow} on a cluster: its name, made safe for actor names. */
+  public static String jobIdOf(Dataflow dataflow) {
+    return sanitize(dataflow.name());
+  }
+
+  private void registerTypes(Dataflow dataflow) {
+    List<ActorSystem<Void>> all = node ? List.of(main) : systems;
+    for (ActorSystem<Void> s : all) {
+      TypeRegistry registry = KoalaSerialization.registry(s);
+      for (Class<?> type : dataflow.plan().types()) {
+        registry.register(type);
+      }
+    }
+  }
+
+  /** The workers now, by index. */
+  private synchronized List<ActorRef<Worker.Command>> workersNow() {
+    return List.copyOf(workers);
+  }
+
+  /** The workers now as a pool, or null when there is none yet. */
+  private synchronized WorkerPool pool() {
+    return workers.isEmpty() ? null : new WorkerPool(workers.size(), lostWorkers, leavingWorkers);
+  }
+
+  /**
+   * Starts this node's worker (on a cluster node), its state under {@code <data-dir>/worker}. The
+   * caller makes it known to the cluster.
+   */
+  public ActorRef<Worker.Command> startWorker() {
+    if (!node) {
+      throw new IllegalStateException("an embedded runtime starts its own workers");
+    }
+    return main.systemActorOf(
+        Worker.create(
+            0,
+            dataDir.resolve("worker"),
+            catalog,
+            KoalaSerialization.registry(main),
+            config.store(),
+            config.deleteJobState(),
+            List.of(),
+            checkpointRoot,
+            copier),
+        "koala-worker",
+        Props.empty());
+  }
+
+  /**
+   * Worker {@code ref} joined (its node came Up): it gets the next index, and the running jobs may
+   * place tasks on it from now on. Returns its index.
+   */
+  public synchronized int addWorker(ActorRef<Worker.Command> ref) {
+    int index = workers.size();
+    workers.add(ref);
+    for (Submitted job : submitted) {
+      job.coordinator().tell(new JobCoordinator.WorkerJoined(index, ref));
+    }
+    LOG.info("worker {} joined: {}", index, ref.path());
+    return index;
+  }
+
+  /**
+   * Worker {@code worker}'s node is leaving: no job places a task there any more, and every running
+   * job moves its tasks off (DESIGN §9). Completes once every job has answered, with the problems
+   * they reported (empty: nothing of any job is left there). No timeout: the caller bounds it.
+   */
+  public CompletionStage<List<String>> drainWorker(int worker) {
+    List<Submitted> jobsNow;
+    synchronized (this) {
+      if (worker < 0 || worker >= workers.size()) {
+        throw new IllegalArgumentException(
+            "no worker " + worker + "; this runtime has workers 0.." + (workers.size() - 1));
+      }
+      leavingWorkers.add(worker);
+      jobsNow = List.copyOf(submitted);
+    }
+    List<CompletableFuture<String>> answers = new ArrayList<>();
+    for (Submitted job : jobsNow) {
+      CompletableFuture<String> answer = new CompletableFuture<>();
+      ActorRef<JobCoordinator.WorkerDrained> reply =
+          main.systemActorOf(
+              Behaviors.receive(JobCoordinator.WorkerDrained.class)
+                  .onMessage(
+                      JobCoordinator.WorkerDrained.class,
+                      d -> {
+                        answer.complete(
+                            d.error() == null ? null : "job " + d.jobId() + ": " + d.error());
+                        return Behaviors.stopped();
+                      })
+                  .build(),
+              job.jobId() + "-drain-" + replies.incrementAndGet(),
+              Props.empty());
+      job.completion().whenComplete((st, e) -> answer.complete(null)); // its tasks stopped
+      job.coordinator().tell(new JobCoordinator.DrainWorker(worker, reply));
+      answers.add(answer);
+    }
+    return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+        .thenApply(
+            v ->
+                answers.stream()
+                    .map(CompletableFuture::join)
+                    .filter(java.util.Objects::nonNull)
+                    .toList());
   }
 
   /** Asks the job's coordinator to cancel it. */
@@ -462,7 +673,7 @@ public final class RuntimeCore implements AutoCloseable {
    * runtime tells the coordinators at once rather than leave it to their remote DeathWatch, whose
    * failure detector takes about ten seconds to give up on a system that has gone.
    */
-  private void workerLost(int worker) {
+  public void workerLost(int worker) {
     if (closing || !lostWorkers.add(worker)) {
       return;
     }

@@ -56,19 +56,17 @@ final class Worker extends AbstractBehavior<Worker.Command> {
    * Coordinator → worker: create these tasks of attempt {@code attempt}, each task named in {@code
    * restore} from its snapshot file; reply {@link JobCoordinator.TasksDeployed}, else {@link
    * JobCoordinator.DeployFailed} or {@link JobCoordinator.SnapshotUnusable}. The tasks report to
-   * {@code coordinator}.
+   * {@code coordinator}. {@code worker} is this worker's index as the coordinator knows it (in a
+   * cluster each node's coordinators number the workers they have seen), given back in the reply.
    */
   record DeployTasks(
       String jobId,
+      int worker,
       List<TaskSetup> tasks,
       ActorRef<JobCoordinator.Command> coordinator,
       int attempt,
       Map<TaskId, Restore> restore)
-      implements Command {
-    DeployTasks(String jobId, List<TaskSetup> tasks, ActorRef<JobCoordinator.Command> coordinator) {
-      this(jobId, tasks, coordinator, 0, Map.of());
-    }
-  }
+      implements Command {}
 
   /**
    * A task's snapshot to restore from: checkpoint {@code checkpointId}'s {@code file}; {@code
@@ -319,7 +317,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         tasks.put(new Key(setup.task(), d.attempt()), new Hosted(ref, server, store, dir));
         refs.add(new TaskActor.TaskRef(setup.task(), ref, server));
       }
-      d.coordinator().tell(new JobCoordinator.TasksDeployed(index, refs));
+      d.coordinator().tell(new JobCoordinator.TasksDeployed(d.worker(), refs));
     } catch (Unusable e) {
       getContext()
           .getLog()
@@ -334,7 +332,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       d.coordinator()
           .tell(
               new JobCoordinator.SnapshotUnusable(
-                  index,
+                  d.worker(),
                   current.task(),
                   e.restore.checkpointId(),
                   e.restore.file(),
@@ -348,11 +346,11 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       d.coordinator()
           .tell(
               new JobCoordinator.DeployFailed(
-                  index,
+                  d.worker(),
                   ErrorInfo.of(
                       task == null ? "deployment" : task.operator().name(),
                       task == null
-                          ? new TaskId(new io.koala.plan.OperatorId("worker"), index)
+                          ? new TaskId(new io.koala.plan.OperatorId("worker"), d.worker())
                           : task,
                       null,
                       e)));

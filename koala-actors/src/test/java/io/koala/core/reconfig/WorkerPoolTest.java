@@ -92,7 +92,7 @@ class WorkerPoolTest {
     assertThat(none.survivors()).isEmpty();
     assertThatThrownBy(() -> none.replacements(roundRobin(2, 1, "a")))
         .isInstanceOf(IllegalStateException.class)
-        .hasMessageContaining("every worker is lost");
+        .hasMessageContaining("no worker can take tasks");
     assertThat(none.replacements(Map.of())).isEmpty();
   }
 
@@ -132,5 +132,51 @@ class WorkerPoolTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("no worker 2");
     assertThatThrownBy(() -> WorkerPool.of(0)).isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
+  void aLeavingWorkerKeepsRunningButGetsNoTask() {
+    WorkerPool pool = WorkerPool.of(3).leavingOne(1);
+    assertThat(pool.available(1)).isTrue(); // its tasks still run and are judged as usual
+    assertThat(pool.placeable(1)).isFalse();
+    assertThat(pool.survivors()).containsExactly(0, 1, 2);
+    assertThat(pool.placeable()).containsExactly(0, 2);
+    assertThat(pool.leastLoaded(new int[] {5, 0, 4})).isEqualTo(2);
+    assertThatThrownBy(() -> pool.checkTarget(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("worker 1 is leaving")
+        .hasMessageContaining("available workers: [0, 2]");
+    // its tasks go, like a lost worker's, to the least loaded of the others
+    Map<TaskId, Integer> moves = pool.replacements(roundRobin(3, 3, "a"));
+    assertThat(moves).hasSize(1);
+    assertThat(moves.values()).allMatch(w -> w == 0 || w == 2);
+    // lost while leaving: no longer available either
+    assertThat(pool.without(1).available(1)).isFalse();
+  }
+
+  @Test
+  void aJoinedWorkerTakesTheNextIndexAndTasks() {
+    WorkerPool pool = WorkerPool.of(2).without(0).joined(2);
+    assertThat(pool.size()).isEqualTo(3);
+    assertThat(pool.placeable()).containsExactly(1, 2);
+    assertThat(pool.leastLoaded(new int[] {0, 3, 0})).isEqualTo(2);
+    pool.checkTarget(2);
+    assertThatThrownBy(() -> pool.joined(1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("already in the pool");
+    // an index skipped (a join missed) is unknown, so never placed on
+    WorkerPool gap = WorkerPool.of(1).joined(3);
+    assertThat(gap.placeable()).containsExactly(0, 3);
+    assertThat(gap.lost()).containsExactly(1, 2);
+  }
+
+  @Test
+  void withEveryOtherWorkerLeavingOrLostNothingCanMove() {
+    WorkerPool pool = WorkerPool.of(2).without(0).leavingOne(1);
+    assertThat(pool.exhausted()).isFalse(); // worker 1 still runs its tasks
+    assertThatThrownBy(() -> pool.replacements(roundRobin(2, 2, "a")))
+        .isInstanceOf(IllegalStateException.class)
+        .hasMessageContaining("no worker can take tasks")
+        .hasMessageContaining("leaving [1]");
   }
 }
