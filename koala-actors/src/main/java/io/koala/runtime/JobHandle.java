@@ -29,6 +29,14 @@ public final class JobHandle implements AutoCloseable {
     this.job = job;
   }
 
+  /**
+   * The handle of {@code job}, submitted to {@code core}: for Koala's own runtimes in other modules
+   * (the cluster's). Not part of the user API; users get handles from {@code submit}.
+   */
+  public static JobHandle of(RuntimeCore core, RuntimeCore.Submitted job) {
+    return new JobHandle(core, job);
+  }
+
   public String id() {
     return job.jobId();
   }

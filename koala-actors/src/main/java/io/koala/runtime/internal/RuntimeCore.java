@@ -139,7 +139,7 @@ public final class RuntimeCore implements AutoCloseable {
                   + " node reads and writes at the same path (a lost node's tasks are restored"
                   + " elsewhere from their snapshots)");
         }
-        JournalConfig journal = JournalConfig.from(nodeSystem.settings().config(), dataDir);
+        JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
         journal.createSchema();
         journalSettings = journal.settings();
       } else {
@@ -233,18 +233,27 @@ public final class RuntimeCore implements AutoCloseable {
     return out;
   }
 
-  private static Config systemConfig(KoalaConfig config) {
+  /**
+   * The Pekko settings every ActorSystem that runs Koala has, embedded or on a cluster node: SLF4J
+   * logging, no Java serialization, and Artery's frame at Koala's size (the same in every mode, so
+   * a job that runs in one ActorSystem also runs distributed).
+   */
+  public static String basePekkoSettings() {
     StringBuilder s = new StringBuilder();
     s.append("pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]\n");
     s.append("pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"\n");
     s.append("pekko.log-dead-letters-during-shutdown = off\n");
     s.append("pekko.actor.allow-java-serialization = off\n");
-    s.append("pekko.coordinated-shutdown.exit-jvm = off\n");
-    s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
-    // The same frame in both modes, so a job that runs in one ActorSystem also runs distributed.
     s.append("pekko.remote.artery.advanced.maximum-frame-size = ")
         .append(ChannelSettings.FRAME_BYTES)
         .append("\n");
+    return s.toString();
+  }
+
+  private static Config systemConfig(KoalaConfig config) {
+    StringBuilder s = new StringBuilder(basePekkoSettings());
+    s.append("pekko.coordinated-shutdown.exit-jvm = off\n");
+    s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
     if (config.separateSystems()) {
       s.append("pekko.actor.provider = remote\n");
       s.append("pekko.remote.artery.transport = tcp\n");
@@ -442,6 +451,12 @@ public final class RuntimeCore implements AutoCloseable {
     return List.copyOf(workers);
   }
 
+  /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
+  public int placeableWorkers() {
+    WorkerPool pool = pool();
+    return pool == null ? 0 : pool.placeable().size();
+  }
+
   /** The workers now as a pool, or null when there is none yet. */
   private synchronized WorkerPool pool() {
     return workers.isEmpty() ? null : new WorkerPool(workers.size(), lostWorkers, leavingWorkers);
@@ -451,7 +466,7 @@ public final class RuntimeCore implements AutoCloseable {
    * Starts this node's worker (on a cluster node), its state under {@code <data-dir>/worker}. The
    * caller makes it known to the cluster.
    */
-  public ActorRef<Worker.Command> startWorker() {
+  ActorRef<Worker.Command> startWorker() {
     if (!node) {
       throw new IllegalStateException("an embedded runtime starts its own workers");
     }

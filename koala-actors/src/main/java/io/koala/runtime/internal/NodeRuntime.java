@@ -1,0 +1,197 @@
+package io.koala.runtime.internal;
+
+import io.koala.core.KoalaMessage;
+import io.koala.runtime.KoalaConfig;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.actor.typed.ActorRef;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.javadsl.AskPattern;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.receptionist.Receptionist;
+import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Koala on one node of a cluster (DESIGN §9): a {@link RuntimeCore} in the node's ActorSystem, the
+ * node's worker, and its <b>directory</b>. Workers and directories find each other through the
+ * Receptionist (with Pekko Cluster's provider, it spans the cluster):
+ *
+ * <ul>
+ *   <li>every worker that appears — its node came Up — is given the next index by each node's
+ *       directory and offered to the jobs coordinated there ({@link RuntimeCore#addWorker});
+ *   <li>a worker that disappears — its node left or was downed and removed — is lost for those jobs
+ *       ({@link RuntimeCore#workerLost}); their coordinators' DeathWatch says the same;
+ *   <li>a node that leaves gracefully first asks every directory to drain its worker ({@link
+ *       #drainThisNode}): each moves the tasks of its jobs off and answers when none is left.
+ * </ul>
+ *
+ * <p>The ActorSystem must use Pekko Cluster's provider (or be a single node) and Koala's
+ * serialization settings. Thread-safe.
+ */
+public final class NodeRuntime implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeRuntime.class);
+
+  static final ServiceKey<Worker.Command> WORKERS =
+      ServiceKey.create(Worker.Command.class, "koala-worker");
+  static final ServiceKey<Command> DIRECTORIES =
+      ServiceKey.create(Command.class, "koala-directory");
+
+  /** What a directory understands. */
+  public interface Command extends KoalaMessage {}
+
+  /** Receptionist (adapted): the workers registered in the cluster now, unreachable ones too. */
+  record WorkersListed(List<ActorRef<Worker.Command>> workers) implements Command {}
+
+  /**
+   * A leaving node → every directory: move your jobs' tasks off {@code worker}; reply when done.
+   */
+  record Drain(ActorRef<Worker.Command> worker, ActorRef<Drained> replyTo) implements Command {}
+
+  /** Reply to {@link Drain}: what could not be moved ({@code problems} empty: nothing is left). */
+  record Drained(List<String> problems) implements KoalaMessage {}
+
+  /** Self: the drain for {@code replyTo} ended. */
+  record DrainEnded(ActorRef<Drained> replyTo, List<String> problems) implements Command {}
+
+  private final ActorSystem<Void> system;
+  private final RuntimeCore core;
+  private final ActorRef<Worker.Command> worker;
+  private final ActorRef<Command> directory;
+
+  private NodeRuntime(ActorSystem<Void> system, KoalaConfig config) {
+    this.system = system;
+    this.core = RuntimeCore.onNode(system, config);
+    try {
+      this.worker = core.startWorker();
+      this.directory = system.systemActorOf(directory(core), "koala-directory", Props.empty());
+      system.receptionist().tell(Receptionist.register(WORKERS, worker));
+    } catch (RuntimeException e) {
+      core.close();
+      throw e;
+    }
+  }
+
+  /** Starts Koala on the node of {@code system}: its runtime, worker and directory. */
+  public static NodeRuntime start(ActorSystem<Void> system, KoalaConfig config) {
+    return new NodeRuntime(system, config);
+  }
+
+  public RuntimeCore core() {
+    return core;
+  }
+
+  /**
+   * Moves every job's tasks off this node's worker, wherever the job is coordinated: asks each
+   * node's directory, and completes with the problems reported — a job that could not move its
+   * tasks, or a directory that did not answer within {@code timeout} — empty when nothing is left
+   * here. The worker keeps running the tasks not moved. Only the directories of nodes that are
+   * still {@code member}s are asked.
+   */
+  public CompletionStage<List<String>> drainThisNode(
+      Duration timeout, java.util.function.Predicate<org.apache.pekko.actor.Address> member) {
+    CompletionStage<Receptionist.Listing> found =
+        AskPattern.ask(
+            system.receptionist(),
+            r -> Receptionist.find(DIRECTORIES, r),
+            Duration.ofSeconds(10),
+            system.scheduler());
+    return found.thenCompose(
+        listing -> {
+          List<CompletableFuture<List<String>>> answers = new ArrayList<>();
+          for (ActorRef<Command> d : listing.getServiceInstances(DIRECTORIES)) {
+            if (d.path().address().hasGlobalScope() && !member.test(d.path().address())) {
+              continue; // of a node gone: the Receptionist forgets it a little later
+            }
+            CompletionStage<Drained> answer =
+                AskPattern.ask(d, r -> new Drain(worker, r), timeout, system.scheduler());
+            answers.add(
+                answer
+                    .handle(
+                        (drained, error) ->
+                            error == null
+                                ? drained.problems()
+                                : List.of(
+                                    "the directory of node "
+                                        + d.path().address()
+                                        + " did not answer within "
+                                        + timeout
+                                        + ": "
+                                        + error))
+                    .toCompletableFuture());
+          }
+          return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
+              .thenApply(v -> answers.stream().flatMap(a -> a.join().stream()).toList());
+        });
+  }
+
+  /** Stops this node's jobs (their coordinators live here) and its runtime; the system runs on. */
+  @Override
+  public void close() {
+    system.receptionist().tell(Receptionist.deregister(WORKERS, worker));
+    core.close();
+  }
+
+  /** The node's directory: the cluster's workers, by the index this node's jobs know them by. */
+  private static Behavior<Command> directory(RuntimeCore core) {
+    return Behaviors.setup(
+        ctx -> {
+          ctx.getSystem().receptionist().tell(Receptionist.register(DIRECTORIES, ctx.getSelf()));
+          ActorRef<Receptionist.Listing> listings =
+              ctx.messageAdapter(
+                  Receptionist.Listing.class,
+                  l -> new WorkersListed(new ArrayList<>(l.getAllServiceInstances(WORKERS))));
+          ctx.getSystem().receptionist().tell(Receptionist.subscribe(WORKERS, listings));
+          Map<ActorRef<Worker.Command>, Integer> known = new HashMap<>();
+          return Behaviors.receive(Command.class)
+              .onMessage(
+                  WorkersListed.class,
+                  m -> {
+                    for (ActorRef<Worker.Command> w : m.workers()) {
+                      if (!known.containsKey(w)) {
+                        known.put(w, core.addWorker(w));
+                      }
+                    }
+                    for (ActorRef<Worker.Command> w : List.copyOf(known.keySet())) {
+                      if (!m.workers().contains(w)) {
+                        int index = known.remove(w);
+                        LOG.warn("worker {} ({}) left the cluster", index, w.path());
+                        core.workerLost(index);
+                      }
+                    }
+                    return Behaviors.same();
+                  })
+              .onMessage(
+                  Drain.class,
+                  m -> {
+                    Integer index = known.get(m.worker());
+                    if (index == null) {
+                      m.replyTo().tell(new Drained(List.of())); // no job here knows it
+                      return Behaviors.same();
+                    }
+                    ctx.pipeToSelf(
+                        core.drainWorker(index),
+                        (problems, error) ->
+                            new DrainEnded(
+                                m.replyTo(),
+                                error == null ? problems : List.of(String.valueOf(error))));
+                    return Behaviors.same();
+                  })
+              .onMessage(
+                  DrainEnded.class,
+                  m -> {
+                    m.replyTo().tell(new Drained(m.problems()));
+                    return Behaviors.same();
+                  })
+              .build();
+        });
+  }
+}

@@ -1,0 +1,349 @@
+package io.koala.cluster;
+
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigException;
+import com.typesafe.config.ConfigFactory;
+import io.koala.dataflow.Dataflow;
+import io.koala.runtime.ConfigurationException;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.NodeRuntime;
+import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.journal.JournalConfig;
+import java.time.Duration;
+import java.util.List;
+import java.util.Objects;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
+import org.apache.pekko.Done;
+import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Koala on a node of a Pekko cluster (DESIGN §9). Every node runs a worker; the jobs submitted on a
+ * node are coordinated there and place their tasks on every member's worker:
+ *
+ * <ul>
+ *   <li>a member that comes Up takes tasks from then on, and with {@code
+ *       koala.cluster.scale-on-join} the named operators are rescaled onto it;
+ *   <li>a member that leaves gracefully — {@link #leave}, {@code CoordinatedShutdown}, or a JVM
+ *       shutdown with the node configuration — first has every job move its tasks off, in the
+ *       {@code before-cluster-shutdown} phase, within {@code koala.cluster.leave-timeout}: keyed
+ *       tasks by migration (their state drained with a forced full transfer), the others by a
+ *       checkpoint and a restore elsewhere;
+ *   <li>a member that is downed (the split-brain resolver downs one unreachable for {@code
+ *       koala.node.down-unreachable-after}) has its tasks recovered from the job's latest
+ *       checkpoint on the remaining members.
+ * </ul>
+ *
+ * <p>A dataflow's operators are code, so every node that may host its tasks {@link #define defines}
+ * it (the same dataflow, by name); the job's id is the dataflow's name. Checkpoints need storage
+ * every node reads at the same path ({@code koala.checkpoint.directory}).
+ *
+ * <pre>{@code
+ * Config config = KoalaCluster.systemConfig(ConfigFactory.parseFile(file));
+ * ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "koala", config);
+ * KoalaCluster koala = KoalaCluster.start(system, KoalaConfig.from(config));
+ * koala.define(orders);                      // on every node
+ * JobHandle job = koala.submit(orders);      // on one node
+ * }</pre>
+ *
+ * <p>Not yet built: a job's coordinator lives on the node it was submitted on and ends with it.
+ */
+public final class KoalaCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(KoalaCluster.class);
+
+  private final ActorSystem<Void> system;
+  private final NodeRuntime node;
+  private final Duration leaveTimeout;
+
+  private KoalaCluster(ActorSystem<Void> system, KoalaConfig config) {
+    this.system = system;
+    Config c = config.underlying();
+    this.leaveTimeout = leaveTimeout(c);
+    String provider = system.settings().config().getString("pekko.actor.provider");
+    if (!provider.equals("cluster") && !provider.endsWith("ClusterActorRefProvider")) {
+      throw new ConfigurationException(
+          "pekko.actor.provider is \""
+              + provider
+              + "\"; Koala on a cluster needs \"cluster\" (KoalaCluster.systemConfig sets it)");
+    }
+    String phase = "pekko.coordinated-shutdown.phases.before-cluster-shutdown.timeout";
+    Duration phaseTimeout = system.settings().config().getDuration(phase);
+    if (phaseTimeout.compareTo(leaveTimeout) <= 0) {
+      throw new ConfigurationException(
+          phase
+              + " ("
+              + phaseTimeout
+              + ") must be longer than koala.cluster.leave-timeout ("
+              + leaveTimeout
+              + "), or a leaving node stops before its tasks have moved");
+    }
+    this.node = NodeRuntime.start(system, config);
+    CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
+    shutdown.addTask(
+        CoordinatedShutdown.PhaseBeforeClusterShutdown(), "koala-leave", this::drainOnShutdown);
+    shutdown.addTask(
+        CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
+        "koala-stop",
+        () -> {
+          node.close();
+          return CompletableFuture.completedFuture(Done.getInstance());
+        });
+  }
+
+  /**
+   * Starts Koala on the node of {@code system}, an ActorSystem with Pekko Cluster's provider and
+   * Koala's settings ({@link #systemConfig}), which joins (or has joined) the cluster.
+   *
+   * @throws ConfigurationException naming the first invalid setting
+   */
+  public static KoalaCluster start(ActorSystem<?> system, KoalaConfig config) {
+    @SuppressWarnings("unchecked")
+    ActorSystem<Void> s = (ActorSystem<Void>) Objects.requireNonNull(system, "system");
+    return new KoalaCluster(s, Objects.requireNonNull(config, "config"));
+  }
+
+  /**
+   * The configuration of a node's ActorSystem from {@code config} (an application's, or a node
+   * file's), over Koala's and Pekko's defaults: Pekko Cluster over Artery TCP at {@code
+   * koala.node.host}:{@code koala.node.port}, joining {@code koala.node.seed-nodes}, the
+   * split-brain resolver (keep-majority) downing a member unreachable for {@code
+   * koala.node.down-unreachable-after}, Koala's serializer with Java serialization off, the {@code
+   * before-cluster-shutdown} phase long enough for {@code koala.cluster.leave-timeout}, and with
+   * checkpoints the checkpoint-metadata journal. These settings win over {@code config}'s; the rest
+   * of {@code config} (other Pekko settings included) is kept.
+   *
+   * @throws ConfigurationException naming the first invalid setting
+   */
+  public static Config systemConfig(Config config) {
+    Config c = config.withFallback(ConfigFactory.defaultReference()).resolve();
+    KoalaConfig koala = KoalaConfig.from(c); // validates koala.*
+    String name = string(c, "koala.node.system-name");
+    if (!name.matches("[A-Za-z0-9][A-Za-z0-9_-]*")) {
+      throw new ConfigurationException(
+          "koala.node.system-name = \"" + name + "\" is invalid; use letters, digits, - and _");
+    }
+    String host = string(c, "koala.node.host");
+    int port = port(c, "koala.node.port");
+    StringBuilder s = new StringBuilder(RuntimeCore.basePekkoSettings());
+    s.append("pekko.actor.provider = cluster\n");
+    s.append("pekko.remote.artery.transport = tcp\n");
+    s.append("pekko.remote.artery.canonical.hostname = ").append(quote(host)).append('\n');
+    s.append("pekko.remote.artery.canonical.port = ").append(port).append('\n');
+    s.append("pekko.cluster.seed-nodes = [");
+    String sep = "";
+    for (String seed : list(c, "koala.node.seed-nodes")) {
+      s.append(sep).append(quote("pekko://" + name + "@" + hostPort(seed)));
+      sep = ", ";
+    }
+    s.append("]\n");
+    s.append("pekko.cluster.roles = [");
+    sep = "";
+    for (String role : list(c, "koala.node.roles")) {
+      s.append(sep).append(quote(role));
+      sep = ", ";
+    }
+    s.append("]\n");
+    Duration down = duration(c, "koala.node.down-unreachable-after");
+    s.append(
+        "pekko.cluster.downing-provider-class ="
+            + " \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n");
+    s.append("pekko.cluster.split-brain-resolver.active-strategy = keep-majority\n");
+    s.append("pekko.cluster.split-brain-resolver.stable-after = ")
+        .append(down.toMillis())
+        .append(" ms\n");
+    Duration phase = leaveTimeout(c).plusSeconds(30);
+    s.append("pekko.coordinated-shutdown.phases.before-cluster-shutdown.timeout = ")
+        .append(phase.toMillis())
+        .append(" ms\n");
+    Config node = ConfigFactory.parseString(s.toString());
+    if (koala.checkpointing()) {
+      if (koala.dataDir() == null) {
+        throw new ConfigurationException(
+            "koala.data-dir is not set: a node that takes checkpoints keeps its checkpoint journal"
+                + " there, and must find it again after a restart");
+      }
+      node = JournalConfig.from(c, koala.dataDir()).pekkoConfig().withFallback(node);
+    }
+    return node.withFallback(c);
+  }
+
+  /**
+   * Makes {@code dataflows} known on this node, so that their tasks can run here. Every node that
+   * may host a job's tasks defines its dataflow; returns this.
+   */
+  public KoalaCluster define(Dataflow... dataflows) {
+    for (Dataflow d : dataflows) {
+      node.core().define(Objects.requireNonNull(d, "dataflow"));
+    }
+    return this;
+  }
+
+  /**
+   * Runs {@code dataflow} (defined here by this call, and on the other nodes by theirs) as job
+   * {@code <its name>}, coordinated on this node, its tasks spread over every member's worker.
+   *
+   * @throws io.koala.KoalaException when no worker has joined yet, or the job runs already
+   */
+  public JobHandle submit(Dataflow dataflow) {
+    RuntimeCore core = node.core();
+    return JobHandle.of(core, core.submit(Objects.requireNonNull(dataflow, "dataflow"), null));
+  }
+
+  /**
+   * Leaves the cluster gracefully: runs CoordinatedShutdown, whose {@code before-cluster-shutdown}
+   * phase moves every job's tasks off this node first (within {@code koala.cluster.leave-timeout}).
+   * Completes when the ActorSystem has terminated.
+   */
+  public CompletionStage<Done> leave() {
+    return CoordinatedShutdown.get(system).runAll(CoordinatedShutdown.clusterLeavingReason());
+  }
+
+  /** Moves every job's tasks off this node now, as a leave does first; see {@link #leave}. */
+  public CompletionStage<List<String>> drain() {
+    return node.drainThisNode(leaveTimeout, this::isMember);
+  }
+
+  /**
+   * How many workers jobs submitted on this node can place tasks on now: the members' workers this
+   * node has seen (through the Receptionist, shortly after they come Up), less those lost or
+   * leaving.
+   */
+  public int workers() {
+    return node.core().placeableWorkers();
+  }
+
+  public ActorSystem<Void> system() {
+    return system;
+  }
+
+  /** Stops the jobs coordinated on this node and Koala's runtime here; the system runs on. */
+  @Override
+  public void close() {
+    node.close();
+  }
+
+  /** Whether {@code address} is a node of the cluster, neither down nor removed. */
+  private boolean isMember(org.apache.pekko.actor.Address address) {
+    for (org.apache.pekko.cluster.Member m :
+        org.apache.pekko.cluster.typed.Cluster.get(system).state().getMembers()) {
+      if (m.address().equals(address)
+          && m.status() != org.apache.pekko.cluster.MemberStatus.removed()
+          && m.status() != org.apache.pekko.cluster.MemberStatus.down()) {
+        return true;
+      }
+    }
+    return false;
+  }
+
+  private CompletionStage<Done> drainOnShutdown() {
+    var reason = CoordinatedShutdown.get(system).getShutdownReason();
+    if (reason.isPresent() && reason.get() == CoordinatedShutdown.clusterDowningReason()) {
+      LOG.warn(
+          "node {} was downed: its tasks are recovered on the other nodes from their checkpoints",
+          system.address());
+      return CompletableFuture.completedFuture(Done.getInstance());
+    }
+    long start = System.nanoTime();
+    LOG.info(
+        "node {} is leaving: moving its tasks to the other nodes (koala.cluster.leave-timeout ="
+            + " {})",
+        system.address(),
+        leaveTimeout);
+    return node.drainThisNode(leaveTimeout, this::isMember)
+        .handle(
+            (problems, error) -> {
+              long ms = (System.nanoTime() - start) / 1_000_000;
+              if (error != null) {
+                LOG.error(
+                    "node {}: moving its tasks off failed after {} ms",
+                    system.address(),
+                    ms,
+                    error);
+              } else if (problems.isEmpty()) {
+                LOG.info("node {}: no task left here after {} ms; leaving", system.address(), ms);
+              } else {
+                LOG.warn(
+                    "node {}: leaving after {} ms with tasks not moved; their jobs recover them"
+                        + " from checkpoints: {}",
+                    system.address(),
+                    ms,
+                    problems);
+              }
+              return Done.getInstance();
+            });
+  }
+
+  private static Duration leaveTimeout(Config c) {
+    Duration d = duration(c, "koala.cluster.leave-timeout");
+    if (d.isNegative() || d.isZero()) {
+      throw new ConfigurationException("koala.cluster.leave-timeout must be positive, not " + d);
+    }
+    return d;
+  }
+
+  private static String hostPort(String seed) {
+    int colon = seed.lastIndexOf(':');
+    boolean ok = colon > 0 && colon < seed.length() - 1;
+    if (ok) {
+      try {
+        int p = Integer.parseInt(seed.substring(colon + 1));
+        ok = p > 0 && p <= 65535;
+      } catch (NumberFormatException e) {
+        ok = false;
+      }
+    }
+    if (!ok) {
+      throw new ConfigurationException(
+          "koala.node.seed-nodes: \"" + seed + "\" is not host:port (port 1..65535)");
+    }
+    return seed;
+  }
+
+  private static int port(Config c, String path) {
+    int p;
+    try {
+      p = c.getInt(path);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          path + ": expected a port number 0..65535 (" + e.getMessage() + ")", e);
+    }
+    if (p < 0 || p > 65535) {
+      throw new ConfigurationException(path + " = " + p + " is outside 0..65535");
+    }
+    return p;
+  }
+
+  private static String string(Config c, String path) {
+    try {
+      return c.getString(path);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(path + ": expected a string (" + e.getMessage() + ")", e);
+    }
+  }
+
+  private static List<String> list(Config c, String path) {
+    try {
+      return c.getStringList(path);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          path + ": expected a list of strings (" + e.getMessage() + ")", e);
+    }
+  }
+
+  private static Duration duration(Config c, String path) {
+    try {
+      return c.getDuration(path);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          path + ": expected a duration such as \"30 s\" (" + e.getMessage() + ")", e);
+    }
+  }
+
+  private static String quote(String s) {
+    return com.typesafe.config.ConfigUtil.quoteString(s);
+  }
+}
