@@ -14,6 +14,7 @@ import java.util.regex.Pattern;
  */
 public final class KryoSerde {
   private static final Pattern UNREGISTERED = Pattern.compile("Class is not registered: (\\S+)");
+  private static final Pattern TOO_DEEP = Pattern.compile("Max depth exceeded: (\\d+)");
 
   private final TypeRegistry registry;
   private final Kryo kryo;
@@ -99,15 +100,39 @@ public final class KryoSerde {
     }
     Throwable t = e;
     while (t != null) {
-      Matcher m = UNREGISTERED.matcher(String.valueOf(t.getMessage()));
+      String message = String.valueOf(t.getMessage());
+      Matcher m = UNREGISTERED.matcher(message);
       if (m.find()) {
         return unregistered(m.group(1), e);
+      }
+      Matcher deep = TOO_DEEP.matcher(message);
+      if (deep.find()) {
+        return tooDeep(subject, Integer.parseInt(deep.group(1)), e);
       }
       t = t.getCause();
     }
     String what = e instanceof KryoException ? "Kryo" : e.getClass().getSimpleName();
     return new SerializationException(
         "cannot serialize " + subject + " (" + what + ": " + e.getMessage() + ")", e);
+  }
+
+  /**
+   * The error for a value nested deeper than the registry's {@link TypeRegistry#maxDepth()}. Kryo's
+   * own message carries a serialization trace as long as the graph is deep; this one names the
+   * value's class and the limit only.
+   */
+  static SerializationException tooDeep(String subject, int limit, Throwable cause) {
+    return new SerializationException(
+        "cannot serialize "
+            + subject
+            + ": its object graph is nested more than "
+            + limit
+            + " levels deep, the limit set by koala.serialization.max-depth = "
+            + limit
+            + " (a record, list or map inside another is one level down; a linked chain or a tree"
+            + " of records nests one level per element: flatten it into a list, or raise the"
+            + " limit)",
+        cause);
   }
 
   /** The error for a class that is not registered. */
