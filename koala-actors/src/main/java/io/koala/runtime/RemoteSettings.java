@@ -164,7 +164,7 @@ public final class RemoteSettings {
   private static Path file(String path, String name) {
     if (name.isBlank()) {
       throw new ConfigurationException(
-          path + " is empty; with " + TLS + ".enabled = on it must name a key store file");
+          path + " is empty; with " + TLS + ".enabled = on it must name a JKS or PKCS12 file");
     }
     Path p = Path.of(name).toAbsolutePath().normalize();
     if (!Files.isRegularFile(p)) {

@@ -109,7 +109,7 @@ class RemoteSettingsTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessage(
             "koala.remote.tls.key-store is empty; with koala.remote.tls.enabled = on it must name"
-                + " a key store file");
+                + " a JKS or PKCS12 file");
   }
 
   @Test

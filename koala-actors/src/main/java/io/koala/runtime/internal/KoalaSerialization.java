@@ -65,7 +65,13 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     // plain ActorSystem, a cluster node) gets the same check here
     Config config = system.settings().config();
     if (config.hasPath(MAX_DEPTH)) {
-      int depth = config.getInt(MAX_DEPTH);
+      int depth;
+      try {
+        depth = config.getInt(MAX_DEPTH);
+      } catch (com.typesafe.config.ConfigException e) {
+        throw new ConfigurationException(
+            MAX_DEPTH + " is invalid: " + e.getMessage() + "; expected an integer", e);
+      }
       try {
         registry.setMaxDepth(depth);
       } catch (IllegalArgumentException e) {
