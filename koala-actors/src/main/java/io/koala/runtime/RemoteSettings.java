@@ -168,13 +168,14 @@ public final class RemoteSettings {
     }
     Path p = Path.of(name).toAbsolutePath().normalize();
     if (!Files.isRegularFile(p)) {
+      String resolved = p.toString().equals(name) ? "" : " (" + p + ")";
       throw new ConfigurationException(
           path
               + " = \""
               + name
-              + "\": no such file ("
-              + p
-              + "); "
+              + "\": no such file"
+              + resolved
+              + "; "
               + TLS
               + ".enabled = on needs it");
     }
@@ -205,11 +206,9 @@ public final class RemoteSettings {
   }
 
   private void checkKey(KeyStore keys) {
-    List<String> aliases;
     try {
-      aliases = Collections.list(keys.aliases());
       boolean hasKey = false;
-      for (String alias : aliases) {
+      for (String alias : Collections.list(keys.aliases())) {
         hasKey |= keys.isKeyEntry(alias);
       }
       if (!hasKey) {

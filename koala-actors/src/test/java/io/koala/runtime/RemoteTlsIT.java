@@ -60,7 +60,6 @@ class RemoteTlsIT {
   @TempDir static Path dir;
   static Path keyA;
   static Path keyB;
-  static Path trustA;
   static Path trustB;
   static Path trustAb;
 
@@ -70,7 +69,6 @@ class RemoteTlsIT {
     CompletableFuture<Path> a = CompletableFuture.supplyAsync(() -> stores.keyStore("node-a"));
     keyB = stores.keyStore("node-b");
     keyA = a.join();
-    trustA = stores.trustStore("trust-a", "node-a");
     trustB = stores.trustStore("trust-b", "node-b");
     trustAb = stores.trustStore("trust-ab", "node-a", "node-b");
   }
@@ -95,7 +93,12 @@ class RemoteTlsIT {
         .keyBy(w -> w)
         .count("count")
         .sink(SinkSpec.collecting("counts"));
-    KoalaConfig config = tls(keyA, trustA).withWorkers(2).withSeparateSystems(true);
+    KoalaConfig config =
+        tls(keyA, trustAb)
+            .withWorkers(2)
+            .withSeparateSystems(true)
+            // an application's wish that Koala overrides: its systems never use Java serialization
+            .with("pekko.actor.allow-java-serialization", "on");
 
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(b.build());
@@ -111,8 +114,9 @@ class RemoteTlsIT {
       assertThat(job.metrics().tasksOnWorker(1)).isNotEmpty();
       Config pekko = RuntimeCore.jobOf(job).core().mainSystem().settings().config();
       assertThat(pekko.getString("pekko.remote.artery.transport")).isEqualTo("tls-tcp");
+      assertThat(pekko.getBoolean("pekko.actor.allow-java-serialization")).isFalse();
       assertThat(pekko.getString("pekko.remote.artery.ssl.config-ssl-engine.trust-store"))
-          .isEqualTo(trustA.toString());
+          .isEqualTo(trustAb.toString());
     }
   }
 

@@ -8,7 +8,9 @@ import com.typesafe.config.ConfigFactory;
 import io.koala.core.Deliver;
 import io.koala.core.RecordBatch;
 import io.koala.runtime.ConfigurationException;
+import io.koala.serialization.KryoSerde;
 import io.koala.serialization.SerializationException;
+import io.koala.serialization.TypeRegistry;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Adapter;
@@ -63,7 +65,19 @@ class SerializerDepthTest {
 
       assertThatThrownBy(() -> serializer.toBinary(deliver(chain(40))))
           .isInstanceOf(SerializationException.class)
-          .hasMessageStartingWith("cannot serialize " + Deliver.class.getName() + ":")
+          .hasMessageStartingWith(Deliver.class.getName() + " nests objects more than 20 levels")
+          .hasMessageContaining("koala.serialization.max-depth = 20");
+
+      // written where the limit is higher, refused where it is not
+      TypeRegistry lenient = TypeRegistry.withDefaults();
+      KoalaSerialization.registerMessages(lenient);
+      lenient.register(Link.class);
+      lenient.setMaxDepth(TypeRegistry.MAX_MAX_DEPTH);
+      byte[] deep = new KryoSerde(lenient).toBytes(deliver(chain(40)));
+      assertThatThrownBy(() -> serializer.fromBinary(deep))
+          .isInstanceOf(SerializationException.class)
+          .hasMessageStartingWith(
+              "a message (" + Deliver.class.getName() + ") nests objects more than 20 levels")
           .hasMessageContaining("koala.serialization.max-depth = 20");
     } finally {
       system.terminate();
