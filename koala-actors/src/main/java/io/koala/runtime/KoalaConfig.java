@@ -8,6 +8,7 @@ import com.typesafe.config.ConfigValueFactory;
 import io.koala.core.ChannelSettings;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.Protocol;
+import io.koala.serialization.TypeRegistry;
 import io.koala.store.StoreOptions;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -35,6 +36,8 @@ public final class KoalaConfig {
   private final StoreOptions store;
   private final int remoteStateServices;
   private final List<Class<?>> types;
+  private final int serializationMaxDepth;
+  private final RemoteSettings remote;
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
@@ -91,6 +94,13 @@ public final class KoalaConfig {
     this.remoteStateServices = backend.equals("remote") ? services : 0;
     this.types = classes(config, "koala.serialization.types");
     this.scaleOnJoin = operatorNames(config, "koala.cluster.scale-on-join");
+    this.serializationMaxDepth =
+        intIn(
+            config,
+            "koala.serialization.max-depth",
+            TypeRegistry.MIN_MAX_DEPTH,
+            TypeRegistry.MAX_MAX_DEPTH);
+    this.remote = RemoteSettings.from(config);
     this.deployTimeout =
         durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     this.metricsTimeout =
@@ -171,6 +181,39 @@ public final class KoalaConfig {
   /** A copy with {@code path} set to {@code value} (validated like everything else). */
   public KoalaConfig with(String path, Object value) {
     return new KoalaConfig(config.withValue(path, ConfigValueFactory.fromAnyRef(value)));
+  }
+
+  /**
+   * A copy whose ActorSystems talk over TLS ({@code koala.remote.tls}) with this node's key and
+   * certificate in {@code keyStore} and the certificates it trusts in {@code trustStore}, both
+   * checked now; the other TLS settings keep their values. Set at once because TLS on without its
+   * stores is invalid.
+   *
+   * <pre>{@code
+   * KoalaConfig config =
+   *     KoalaConfig.load()
+   *         .withSeparateSystems(true)
+   *         .withTls(Path.of("node.p12"), keyPassword, Path.of("trust.p12"), trustPassword);
+   * }</pre>
+   *
+   * @throws ConfigurationException naming the setting and the file when a store cannot be used
+   */
+  public KoalaConfig withTls(
+      Path keyStore, String keyStorePassword, Path trustStore, String trustStorePassword) {
+    Config tls =
+        ConfigFactory.parseMap(
+            java.util.Map.of(
+                "enabled",
+                true,
+                "key-store",
+                keyStore.toAbsolutePath().toString(),
+                "key-store-password",
+                keyStorePassword,
+                "trust-store",
+                trustStore.toAbsolutePath().toString(),
+                "trust-store-password",
+                trustStorePassword));
+    return new KoalaConfig(tls.atPath("koala.remote.tls").withFallback(config));
   }
 
   public KoalaConfig withWorkers(int n) {
@@ -278,6 +321,23 @@ public final class KoalaConfig {
     return scaleOnJoin;
   }
 
+  /**
+   * The deepest object graph Koala's serializer writes or reads ({@code
+   * koala.serialization.max-depth}), in Kryo's levels: every object, and every field or element
+   * written as an object, is one level below the one that holds it.
+   */
+  public int serializationMaxDepth() {
+    return serializationMaxDepth;
+  }
+
+  /**
+   * How Koala's ActorSystems reach each other ({@code koala.remote}): Artery over TCP or TLS, and
+   * the Pekko settings for it.
+   */
+  public RemoteSettings remote() {
+    return remote;
+  }
+
   public Duration deployTimeout() {
     return deployTimeout;
   }
@@ -356,17 +416,21 @@ public final class KoalaConfig {
     return redeployTimeout;
   }
 
-  /** The effective {@code koala} block, for logging. */
+  /** The effective {@code koala} block, for logging; passwords show as {@code "***"}. */
   public String render() {
-    return config
-        .getConfig("koala")
-        .root()
-        .render(ConfigRenderOptions.concise().setFormatted(true).setJson(false));
+    Config koala = config.getConfig("koala");
+    for (String secret : List.of("key-store-password", "key-password", "trust-store-password")) {
+      String path = "remote.tls." + secret;
+      if (koala.hasPath(path) && !koala.getString(path).isEmpty()) {
+        koala = koala.withValue(path, ConfigValueFactory.fromAnyRef("***"));
+      }
+    }
+    return koala.root().render(ConfigRenderOptions.concise().setFormatted(true).setJson(false));
   }
 
   // ---------------------------------------------------------------- readers
 
-  private static <T> T read(String path, String expected, java.util.function.Supplier<T> r) {
+  static <T> T read(String path, String expected, java.util.function.Supplier<T> r) {
     try {
       return r.get();
     } catch (ConfigException.Missing e) {
@@ -377,11 +441,11 @@ public final class KoalaConfig {
     }
   }
 
-  private static String string(Config c, String path) {
+  static String string(Config c, String path) {
     return read(path, "a string", () -> c.getString(path));
   }
 
-  private static boolean bool(Config c, String path) {
+  static boolean bool(Config c, String path) {
     return read(path, "on/off (true/false)", () -> c.getBoolean(path));
   }
 

@@ -14,6 +14,8 @@ import java.util.regex.Pattern;
  */
 public final class KryoSerde {
   private static final Pattern UNREGISTERED = Pattern.compile("Class is not registered: (\\S+)");
+  private static final Pattern TOO_DEEP = Pattern.compile("Max depth exceeded: (\\d+)");
+  private static final Pattern TRACE_ENTRY = Pattern.compile("(?m)^\\S+ \\(([\\w.$]+)\\)$");
 
   private final TypeRegistry registry;
   private final Kryo kryo;
@@ -99,15 +101,65 @@ public final class KryoSerde {
     }
     Throwable t = e;
     while (t != null) {
-      Matcher m = UNREGISTERED.matcher(String.valueOf(t.getMessage()));
+      String message = String.valueOf(t.getMessage());
+      Matcher m = UNREGISTERED.matcher(message);
       if (m.find()) {
         return unregistered(m.group(1), e);
+      }
+      Matcher deep = TOO_DEEP.matcher(message);
+      if (deep.find()) {
+        return tooDeep(subject, Integer.parseInt(deep.group(1)), e);
       }
       t = t.getCause();
     }
     String what = e instanceof KryoException ? "Kryo" : e.getClass().getSimpleName();
     return new SerializationException(
         "cannot serialize " + subject + " (" + what + ": " + e.getMessage() + ")", e);
+  }
+
+  /**
+   * The error for a value nested deeper than the registry's {@link TypeRegistry#maxDepth()}, in
+   * either direction. Kryo's own message carries a serialization trace as long as the graph is
+   * deep; this one names the class and the limit only: {@code subject} when it is a class, else the
+   * outermost class of the trace (a value being read is known only from there).
+   */
+  static SerializationException tooDeep(String subject, int limit, Throwable cause) {
+    String what = subject;
+    if (subject.startsWith("a ")) {
+      String traced = outermostTraced(cause);
+      if (traced != null) {
+        what = subject + " (" + traced + ")";
+      }
+    }
+    return new SerializationException(
+        what
+            + " nests objects more than "
+            + limit
+            + " levels deep, beyond koala.serialization.max-depth = "
+            + limit
+            + ", so Koala's serializer refuses it (a record, list or map inside another is one"
+            + " level down; a linked chain or a tree of records nests one level per element:"
+            + " flatten it into a list, or raise the limit)",
+        cause);
+  }
+
+  /** The last, outermost, class of Kryo's serialization trace in {@code e}'s message, or null. */
+  private static String outermostTraced(Throwable e) {
+    for (Throwable t = e; t != null; t = t.getCause()) {
+      String message = String.valueOf(t.getMessage());
+      int at = message.indexOf("Serialization trace:");
+      if (at >= 0) {
+        String last = null;
+        Matcher m = TRACE_ENTRY.matcher(message.substring(at));
+        while (m.find()) {
+          last = m.group(1);
+        }
+        if (last != null) {
+          return last;
+        }
+      }
+    }
+    return null;
   }
 
   /** The error for a class that is not registered. */

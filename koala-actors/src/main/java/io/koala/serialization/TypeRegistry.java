@@ -39,11 +39,24 @@ public final class TypeRegistry {
   private static final int FIRST_ID = 1000;
   private static final int ID_SPACE = 1 << 24;
 
+  /**
+   * The deepest object graph a registry's Kryo instances write or read unless told otherwise, as
+   * {@code koala.serialization.max-depth} documents it.
+   */
+  public static final int DEFAULT_MAX_DEPTH = 64;
+
+  /** The least {@link #setMaxDepth} allows: Koala's own messages nest up to 10 levels. */
+  public static final int MIN_MAX_DEPTH = 16;
+
+  /** The most {@link #setMaxDepth} allows: deeper recursion risks a task thread's stack. */
+  public static final int MAX_MAX_DEPTH = 1024;
+
   private final Map<Class<?>, Integer> ids = new ConcurrentHashMap<>();
   private final Map<Integer, Class<?>> classes = new ConcurrentHashMap<>();
   private final Map<Class<?>, Function<TypeRegistry, Serializer<?>>> serializers =
       new ConcurrentHashMap<>();
   private final Map<Class<?>, Class<?>> aliases = new ConcurrentHashMap<>();
+  private volatile int maxDepth = DEFAULT_MAX_DEPTH;
   private volatile int version;
   private Kryo template; // guarded by this
   private int templateVersion; // guarded by this
@@ -184,6 +197,38 @@ public final class TypeRegistry {
     }
   }
 
+  /**
+   * Bounds the object graphs this registry's Kryo instances write and read to {@code depth} levels
+   * (Kryo counts one for every object written inside another); a deeper value fails with a {@link
+   * SerializationException} naming its class and the limit, and a deeper message received is
+   * refused before it can exhaust the stack. Instances made before pick it up with their next
+   * {@link #refresh(Kryo, int)}.
+   *
+   * @throws IllegalArgumentException when {@code depth} is outside [{@link #MIN_MAX_DEPTH}, {@link
+   *     #MAX_MAX_DEPTH}]
+   */
+  public synchronized void setMaxDepth(int depth) {
+    if (depth < MIN_MAX_DEPTH || depth > MAX_MAX_DEPTH) {
+      throw new IllegalArgumentException(
+          "max depth "
+              + depth
+              + " is out of range; allowed: ["
+              + MIN_MAX_DEPTH
+              + ", "
+              + MAX_MAX_DEPTH
+              + "]");
+    }
+    if (depth != maxDepth) {
+      maxDepth = depth;
+      version++;
+    }
+  }
+
+  /** The deepest object graph this registry's Kryo instances write or read. */
+  public int maxDepth() {
+    return maxDepth;
+  }
+
   /** Registration version; grows with every change. */
   public int version() {
     return version;
@@ -209,6 +254,7 @@ public final class TypeRegistry {
     if (knownVersion == version) {
       return version;
     }
+    kryo.setMaxDepth(maxDepth);
     ((AliasingClassResolver) kryo.getClassResolver()).aliases = Map.copyOf(aliases);
     for (Map.Entry<Class<?>, Integer> e : ids.entrySet()) {
       Registration current = kryo.getClassResolver().getRegistration(e.getKey());

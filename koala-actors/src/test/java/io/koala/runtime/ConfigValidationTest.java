@@ -3,6 +3,7 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.serialization.TypeRegistry;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -43,6 +44,11 @@ class ConfigValidationTest {
         "koala.checkpoint.restart-backoff | -1 s | allowed: [PT0S, PT10M]",
         "koala.checkpoint.restart-backoff | later | expected a duration",
         "koala.checkpoint.redeploy-timeout | 0 s | allowed: [PT0.001S, PT1H]",
+        "koala.serialization.max-depth | 8 | allowed: [16, 1024]",
+        "koala.serialization.max-depth | 5000 | allowed: [16, 1024]",
+        "koala.serialization.max-depth | deep | expected an integer",
+        "koala.remote.tls.enabled | perhaps | expected on/off",
+        "koala.remote.tls.require-mutual-authentication | perhaps | expected on/off",
       })
   void invalidValueNamesItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaConfig.load().with(path, value))
@@ -127,5 +133,8 @@ class ConfigValidationTest {
     KoalaConfig c = KoalaConfig.load();
     assertThat(c.workers()).isPositive();
     assertThat(c.render()).contains("workers");
+    assertThat(c.serializationMaxDepth()).isEqualTo(TypeRegistry.DEFAULT_MAX_DEPTH);
+    assertThat(c.remote().tlsEnabled()).isFalse();
+    assertThat(c.remote().transport()).isEqualTo("tcp");
   }
 }

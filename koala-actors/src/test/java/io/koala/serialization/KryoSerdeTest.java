@@ -46,6 +46,17 @@ class KryoSerdeTest {
   /** Never registered. */
   record Unregistered(int x) {}
 
+  /** A linked chain of records: each link is written one Kryo level below the one before. */
+  record Link(int n, Link next) {}
+
+  static Link chain(int links) {
+    Link head = null;
+    for (int i = links; i > 0; i--) {
+      head = new Link(i, head);
+    }
+    return head;
+  }
+
   private static KryoSerde serde(Class<?>... types) {
     TypeRegistry registry = TypeRegistry.withDefaults();
     registry.register(types);
@@ -239,5 +250,104 @@ class KryoSerdeTest {
   @Test
   void arraysAsListIsNotClaimedToBeRegistered() {
     assertThat(TypeRegistry.withDefaults().isRegistered(Arrays.asList(1, 2).getClass())).isFalse();
+  }
+
+  @Test
+  void aValueNestedDeeperThanTheLimitFailsNamingItsClassAndTheLimit() {
+    KryoSerde serde = serde(Link.class);
+    assertThat(serde.registry().maxDepth()).isEqualTo(TypeRegistry.DEFAULT_MAX_DEPTH).isEqualTo(64);
+    assertThat(serde.fromBytes(serde.toBytes(chain(20)))).isEqualTo(chain(20));
+    assertThatThrownBy(() -> serde.toBytes(chain(100)))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith(Link.class.getName() + " nests objects more than 64 levels deep")
+        .hasMessageContaining("beyond koala.serialization.max-depth = 64")
+        .hasMessageNotContaining("Serialization trace");
+    assertThatThrownBy(() -> serde.toBytes(chain(100), Link.class))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("koala.serialization.max-depth = 64");
+    // the failed writes left the instance at depth 0: a normal value still passes
+    assertThat(serde.fromBytes(serde.toBytes(chain(20)))).isEqualTo(chain(20));
+    assertThat(serde.fromBytes(serde.toBytes(List.of(chain(3), chain(3)))))
+        .isEqualTo(List.of(chain(3), chain(3)));
+  }
+
+  @Test
+  void aDeeperValueReceivedIsRefusedBeforeItIsBuilt() {
+    TypeRegistry lenient = TypeRegistry.withDefaults();
+    lenient.register(Link.class);
+    lenient.setMaxDepth(TypeRegistry.MAX_MAX_DEPTH);
+    byte[] deep = new KryoSerde(lenient).toBytes(chain(100));
+    KryoSerde strict = serde(Link.class);
+    assertThatThrownBy(() -> strict.fromBytes(deep))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageStartingWith("a value (" + Link.class.getName() + ") nests objects more than 64")
+        .hasMessageContaining("koala.serialization.max-depth = 64");
+    assertThatThrownBy(() -> strict.fromBytes(deep, Link.class))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("koala.serialization.max-depth = 64");
+  }
+
+  @Test
+  void aLowerLimitReachesSerdesMadeBefore() {
+    KryoSerde serde = serde(Link.class);
+    byte[] bytes = serde.toBytes(chain(20));
+    serde.registry().setMaxDepth(TypeRegistry.MIN_MAX_DEPTH);
+    assertThatThrownBy(() -> serde.toBytes(chain(20)))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("koala.serialization.max-depth = 16");
+    assertThatThrownBy(() -> serde.fromBytes(bytes)).isInstanceOf(SerializationException.class);
+    assertThat(serde.fromBytes(serde.toBytes(chain(5)))).isEqualTo(chain(5));
+  }
+
+  @Test
+  void theLimitHasBounds() {
+    TypeRegistry r = TypeRegistry.withDefaults();
+    assertThatThrownBy(() -> r.setMaxDepth(TypeRegistry.MIN_MAX_DEPTH - 1))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("allowed: [16, 1024]");
+    assertThatThrownBy(() -> r.setMaxDepth(TypeRegistry.MAX_MAX_DEPTH + 1))
+        .isInstanceOf(IllegalArgumentException.class);
+    assertThat(r.maxDepth()).isEqualTo(TypeRegistry.DEFAULT_MAX_DEPTH);
+  }
+
+  /**
+   * The highest limit allowed is still reached before the stack of a thread of the JVM's default
+   * size (1 MiB on 64-bit Linux) runs out, writing and reading.
+   */
+  @Test
+  void theHighestLimitIsReachedBeforeADefaultStackOverflows() throws Exception {
+    TypeRegistry r = TypeRegistry.withDefaults();
+    r.register(Link.class);
+    r.setMaxDepth(TypeRegistry.MAX_MAX_DEPTH);
+    KryoSerde serde = new KryoSerde(r);
+    java.util.concurrent.atomic.AtomicReference<Throwable> failure =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    java.util.concurrent.atomic.AtomicReference<Object> back =
+        new java.util.concurrent.atomic.AtomicReference<>();
+    Thread t =
+        new Thread(
+            null,
+            () -> {
+              try {
+                back.set(serde.fromBytes(serde.toBytes(chain(1000))));
+                serde.toBytes(chain(2000));
+              } catch (Throwable e) {
+                failure.set(e);
+              }
+            },
+            "default-stack",
+            1 << 20);
+    t.start();
+    t.join();
+    assertThat(failure.get()).isNotInstanceOf(StackOverflowError.class);
+    // walked, not compared: a record's equals recurses too, and deeper than Kryo per level
+    int links = 0;
+    for (Link l = (Link) back.get(); l != null; l = l.next()) {
+      assertThat(l.n()).isEqualTo(++links);
+    }
+    assertThat(links).isEqualTo(1000);
+    assertThat(failure.get())
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("koala.serialization.max-depth = 1024");
   }
 }

@@ -108,13 +108,13 @@ public final class KoalaCluster implements AutoCloseable {
 
   /**
    * The configuration of a node's ActorSystem from {@code config} (an application's, or a node
-   * file's), over Koala's and Pekko's defaults: Pekko Cluster over Artery TCP at {@code
-   * koala.node.host}:{@code koala.node.port}, joining {@code koala.node.seed-nodes}, the
-   * split-brain resolver (keep-majority) downing a member unreachable for {@code
-   * koala.node.down-unreachable-after}, Koala's serializer with Java serialization off, the {@code
-   * before-cluster-shutdown} phase long enough for {@code koala.cluster.leave-timeout}, and with
-   * checkpoints the checkpoint-metadata journal. These settings win over {@code config}'s; the rest
-   * of {@code config} (other Pekko settings included) is kept.
+   * file's), over Koala's and Pekko's defaults: Pekko Cluster over Artery TCP (TLS with {@code
+   * koala.remote.tls}) at {@code koala.node.host}:{@code koala.node.port}, joining {@code
+   * koala.node.seed-nodes}, the split-brain resolver (keep-majority) downing a member unreachable
+   * for {@code koala.node.down-unreachable-after}, Koala's serializer with Java serialization off,
+   * the {@code before-cluster-shutdown} phase long enough for {@code koala.cluster.leave-timeout},
+   * and with checkpoints the checkpoint-metadata journal. These settings win over {@code config}'s;
+   * the rest of {@code config} (other Pekko settings included) is kept.
    *
    * @throws ConfigurationException naming the first invalid setting
    */
@@ -130,9 +130,6 @@ public final class KoalaCluster implements AutoCloseable {
     int port = port(c, "koala.node.port");
     StringBuilder s = new StringBuilder(RuntimeCore.basePekkoSettings());
     s.append("pekko.actor.provider = cluster\n");
-    s.append("pekko.remote.artery.transport = tcp\n");
-    s.append("pekko.remote.artery.canonical.hostname = ").append(quote(host)).append('\n');
-    s.append("pekko.remote.artery.canonical.port = ").append(port).append('\n');
     s.append("pekko.cluster.seed-nodes = [");
     String sep = "";
     for (String seed : list(c, "koala.node.seed-nodes")) {
@@ -159,7 +156,12 @@ public final class KoalaCluster implements AutoCloseable {
     s.append("pekko.coordinated-shutdown.phases.before-cluster-shutdown.timeout = ")
         .append(phase.toMillis())
         .append(" ms\n");
-    Config node = ConfigFactory.parseString(s.toString());
+    // transport (TCP, or TLS with koala.remote.tls), address, frame and no Java serialization
+    Config node =
+        koala
+            .remote()
+            .pekkoConfig(host, port)
+            .withFallback(ConfigFactory.parseString(s.toString()));
     if (koala.checkpointing()) {
       if (koala.dataDir() == null) {
         throw new ConfigurationException(

@@ -4,6 +4,7 @@ import com.esotericsoftware.kryo.Kryo;
 import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
+import com.typesafe.config.Config;
 import io.koala.core.ChannelSettings;
 import io.koala.core.Credit;
 import io.koala.core.Deliver;
@@ -20,6 +21,7 @@ import io.koala.core.reconfig.StateMessage;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
+import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.serialization.TypeRegistry;
@@ -53,9 +55,38 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     return ID;
   }
 
+  /** The configuration path of the deepest object graph the serializer accepts. */
+  static final String MAX_DEPTH = "koala.serialization.max-depth";
+
   @Override
   public Registry createExtension(ExtendedActorSystem system) {
     TypeRegistry registry = TypeRegistry.withDefaults();
+    // KoalaConfig validated it when the runtime started; a system started some other way (a
+    // plain ActorSystem, a cluster node) gets the same check here
+    Config config = system.settings().config();
+    if (config.hasPath(MAX_DEPTH)) {
+      int depth;
+      try {
+        depth = config.getInt(MAX_DEPTH);
+      } catch (com.typesafe.config.ConfigException e) {
+        throw new ConfigurationException(
+            MAX_DEPTH + " is invalid: " + e.getMessage() + "; expected an integer", e);
+      }
+      try {
+        registry.setMaxDepth(depth);
+      } catch (IllegalArgumentException e) {
+        throw new ConfigurationException(
+            MAX_DEPTH
+                + " = "
+                + depth
+                + " is out of range; allowed: ["
+                + TypeRegistry.MIN_MAX_DEPTH
+                + ", "
+                + TypeRegistry.MAX_MAX_DEPTH
+                + "]",
+            e);
+      }
+    }
     registerMessages(registry);
     ActorRefResolver resolver = ActorRefResolver.get(Adapter.toTyped(system));
     registry.register(ActorRef.class, r -> new ActorRefSerializer(resolver));

@@ -3,7 +3,6 @@ package io.koala.runtime.internal;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.koala.KoalaException;
-import io.koala.core.ChannelSettings;
 import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.WorkerPool;
@@ -234,19 +233,14 @@ public final class RuntimeCore implements AutoCloseable {
   }
 
   /**
-   * The Pekko settings every ActorSystem that runs Koala has, embedded or on a cluster node: SLF4J
-   * logging, no Java serialization, and Artery's frame at Koala's size (the same in every mode, so
-   * a job that runs in one ActorSystem also runs distributed).
+   * The Pekko settings every ActorSystem that runs Koala has, embedded or on a cluster node, beside
+   * those of {@link io.koala.runtime.RemoteSettings#pekkoConfig}: logging through SLF4J.
    */
   public static String basePekkoSettings() {
     StringBuilder s = new StringBuilder();
     s.append("pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]\n");
     s.append("pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"\n");
     s.append("pekko.log-dead-letters-during-shutdown = off\n");
-    s.append("pekko.actor.allow-java-serialization = off\n");
-    s.append("pekko.remote.artery.advanced.maximum-frame-size = ")
-        .append(ChannelSettings.FRAME_BYTES)
-        .append("\n");
     return s.toString();
   }
 
@@ -256,9 +250,6 @@ public final class RuntimeCore implements AutoCloseable {
     s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
     if (config.separateSystems()) {
       s.append("pekko.actor.provider = remote\n");
-      s.append("pekko.remote.artery.transport = tcp\n");
-      s.append("pekko.remote.artery.canonical.hostname = \"127.0.0.1\"\n");
-      s.append("pekko.remote.artery.canonical.port = 0\n");
       // DeathWatch between the worker systems (the coordinator watches every task, an owner the
       // holders it fetches from: DESIGN §6.8) is off outside a cluster unless this is on; the
       // workers of one runtime share its life, so the features it guards are safe here
@@ -266,7 +257,14 @@ public final class RuntimeCore implements AutoCloseable {
       // remoting without the cluster is deliberate here: the systems are one runtime's workers
       s.append("pekko.remote.warn-about-direct-use = off\n");
     }
-    return ConfigFactory.parseString(s.toString()).withFallback(config.underlying()).resolve();
+    // Transport, TLS, frame size and no Java serialization, in both modes (inert without remoting),
+    // so that a job that runs in one ActorSystem is held to the frame it will meet distributed.
+    return config
+        .remote()
+        .pekkoConfig("127.0.0.1", 0)
+        .withFallback(ConfigFactory.parseString(s.toString()))
+        .withFallback(config.underlying())
+        .resolve();
   }
 
   /** A job handle's runtime and job, for Koala's test hooks ({@link #jobOf}). */
