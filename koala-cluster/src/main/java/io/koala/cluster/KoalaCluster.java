@@ -58,6 +58,8 @@ public final class KoalaCluster implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final NodeRuntime node;
   private final Duration leaveTimeout;
+  private final java.util.concurrent.atomic.AtomicLong remotingDrops =
+      new java.util.concurrent.atomic.AtomicLong();
 
   private KoalaCluster(ActorSystem<Void> system, KoalaConfig config) {
     this.system = system;
@@ -81,7 +83,28 @@ public final class KoalaCluster implements AutoCloseable {
               + leaveTimeout
               + "), or a leaving node stops before its tasks have moved");
     }
-    this.node = NodeRuntime.start(system, config);
+    this.node = NodeRuntime.start(system, config, runsTasks(c));
+    // Artery drops a message when an outbound queue overflows, and publishes it as Dropped
+    org.apache.pekko.actor.typed.ActorRef<org.apache.pekko.actor.Dropped> drops =
+        system.systemActorOf(
+            org.apache.pekko.actor.typed.javadsl.Behaviors.receive(
+                    org.apache.pekko.actor.Dropped.class)
+                .onMessage(
+                    org.apache.pekko.actor.Dropped.class,
+                    d -> {
+                      if (d.reason().contains("overflow")) {
+                        remotingDrops.incrementAndGet();
+                      }
+                      return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+                    })
+                .build(),
+            "koala-remoting-drops",
+            org.apache.pekko.actor.typed.Props.empty());
+    system
+        .eventStream()
+        .tell(
+            new org.apache.pekko.actor.typed.eventstream.EventStream.Subscribe<>(
+                org.apache.pekko.actor.Dropped.class, drops));
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     shutdown.addTask(
         CoordinatedShutdown.PhaseBeforeClusterShutdown(), "koala-leave", this::drainOnShutdown);
@@ -218,6 +241,14 @@ public final class KoalaCluster implements AutoCloseable {
     return node.core().placeableWorkers();
   }
 
+  /**
+   * Messages this node's remoting dropped because an outbound queue overflowed, since start.
+   * Koala's channels are credit-based, so it stays 0 under any overload; anything else is a bug.
+   */
+  public long remotingDrops() {
+    return remotingDrops.get();
+  }
+
   public ActorSystem<Void> system() {
     return system;
   }
@@ -277,6 +308,15 @@ public final class KoalaCluster implements AutoCloseable {
               }
               return Done.getInstance();
             });
+  }
+
+  private static boolean runsTasks(Config c) {
+    try {
+      return c.getBoolean("koala.node.worker");
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          "koala.node.worker: expected on or off (" + e.getMessage() + ")", e);
+    }
   }
 
   private static Duration leaveTimeout(Config c) {

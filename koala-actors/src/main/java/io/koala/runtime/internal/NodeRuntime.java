@@ -64,25 +64,29 @@ public final class NodeRuntime implements AutoCloseable {
 
   private final ActorSystem<Void> system;
   private final RuntimeCore core;
-  private final ActorRef<Worker.Command> worker;
-  private final ActorRef<Command> directory;
+  private final ActorRef<Worker.Command> worker; // null: this node runs no tasks
 
-  private NodeRuntime(ActorSystem<Void> system, KoalaConfig config) {
+  private NodeRuntime(ActorSystem<Void> system, KoalaConfig config, boolean runsTasks) {
     this.system = system;
     this.core = RuntimeCore.onNode(system, config);
     try {
-      this.worker = core.startWorker();
-      this.directory = system.systemActorOf(directory(core), "koala-directory", Props.empty());
-      system.receptionist().tell(Receptionist.register(WORKERS, worker));
+      this.worker = runsTasks ? core.startWorker() : null;
+      system.systemActorOf(directory(core), "koala-directory", Props.empty());
+      if (worker != null) {
+        system.receptionist().tell(Receptionist.register(WORKERS, worker));
+      }
     } catch (RuntimeException e) {
       core.close();
       throw e;
     }
   }
 
-  /** Starts Koala on the node of {@code system}: its runtime, worker and directory. */
-  public static NodeRuntime start(ActorSystem<Void> system, KoalaConfig config) {
-    return new NodeRuntime(system, config);
+  /**
+   * Starts Koala on the node of {@code system}: its runtime, its directory, and unless {@code
+   * runsTasks} is false its worker (a node without one coordinates jobs and runs no task).
+   */
+  public static NodeRuntime start(ActorSystem<Void> system, KoalaConfig config, boolean runsTasks) {
+    return new NodeRuntime(system, config, runsTasks);
   }
 
   public RuntimeCore core() {
@@ -98,6 +102,9 @@ public final class NodeRuntime implements AutoCloseable {
    */
   public CompletionStage<List<String>> drainThisNode(
       Duration timeout, java.util.function.Predicate<org.apache.pekko.actor.Address> member) {
+    if (worker == null) {
+      return CompletableFuture.completedFuture(List.of()); // no task runs here
+    }
     CompletionStage<Receptionist.Listing> found =
         AskPattern.ask(
             system.receptionist(),
@@ -136,7 +143,9 @@ public final class NodeRuntime implements AutoCloseable {
   /** Stops this node's jobs (their coordinators live here) and its runtime; the system runs on. */
   @Override
   public void close() {
-    system.receptionist().tell(Receptionist.deregister(WORKERS, worker));
+    if (worker != null) {
+      system.receptionist().tell(Receptionist.deregister(WORKERS, worker));
+    }
     core.close();
   }
 

@@ -16,6 +16,7 @@ import picocli.CommandLine.Command;
       MigrateCommand.class,
       MultiOperatorCommand.class,
       MicroCommand.class,
-      UniformCommand.class
+      UniformCommand.class,
+      ClusterCommand.class
     })
 final class ExperimentCommand {}

@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       BenchCommand.class,
       DemoCommand.class,
       ExperimentCommand.class,
+      NodeCommand.class,
       VerifyCommand.class,
       CommandLine.HelpCommand.class
     })

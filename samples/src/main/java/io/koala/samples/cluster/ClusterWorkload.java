@@ -1,0 +1,147 @@
+package io.koala.samples.cluster;
+
+import com.typesafe.config.Config;
+import io.koala.dataflow.Collector;
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.KeyedProcessFunction;
+import io.koala.dataflow.RateSchedule;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.ConfigurationException;
+import io.koala.samples.PaddedState;
+import io.koala.state.Codec;
+import io.koala.state.KeyedStateContext;
+import io.koala.state.ValueState;
+
+/**
+ * The workload every node of {@code ./koala node} defines, and that {@code ./koala experiment
+ * cluster} runs: {@code records} generated records over {@code keys} keys ({@code i * 7919 mod
+ * keys}, every key equally often) read by {@code sources} source tasks at {@code rate} records/s in
+ * all, a keyed running count ({@value #TARGET}, {@code parallelism} tasks) that keeps {@code
+ * state-bytes} bytes per key and emits (key, count), and a collecting sink ({@value #SINK}). A key
+ * with n records emits 1..n, each once: the reference run's output, whatever the reconfigurations
+ * and failures. Settings from {@code koala.node.workload} (the same on every node).
+ */
+public record ClusterWorkload(
+    long records, int keys, int sources, int parallelism, double rate, int stateBytes) {
+
+  public static final String NAME = "cluster-count";
+  public static final String TARGET = "count";
+  public static final String SINK = "counts";
+
+  public ClusterWorkload {
+    check(records >= 1, "records", records);
+    check(keys >= 1, "keys", keys);
+    check(sources >= 1, "sources", sources);
+    check(parallelism >= 1, "parallelism", parallelism);
+    check(rate > 0, "rate", rate);
+    check(stateBytes >= 8, "state-bytes", stateBytes);
+  }
+
+  private static void check(boolean ok, String name, Object value) {
+    if (!ok) {
+      throw new ConfigurationException(
+          "koala.node.workload." + name + " = " + value + " is out of range");
+    }
+  }
+
+  /** The workload {@code koala.node.workload} of {@code config} describes. */
+  public static ClusterWorkload from(Config config) {
+    Config w = config.getConfig("koala.node.workload");
+    try {
+      return new ClusterWorkload(
+          w.getLong("records"),
+          w.getInt("keys"),
+          w.getInt("sources"),
+          w.getInt("parallelism"),
+          w.getDouble("rate"),
+          w.getInt("state-bytes"));
+    } catch (com.typesafe.config.ConfigException e) {
+      throw new ConfigurationException("koala.node.workload: " + e.getMessage(), e);
+    }
+  }
+
+  /** The HOCON of this workload, for a node's configuration file. */
+  public String hocon() {
+    return "koala.node.workload { records = "
+        + records
+        + ", keys = "
+        + keys
+        + ", sources = "
+        + sources
+        + ", parallelism = "
+        + parallelism
+        + ", rate = "
+        + rate
+        + ", state-bytes = "
+        + stateBytes
+        + " }\n";
+  }
+
+  /** The key of record {@code index}. */
+  public long keyOf(long index) {
+    return (index * 7919) % keys;
+  }
+
+  /** The dataflow, at {@code rate} records/s (the reference run reads as fast as it can). */
+  public Dataflow dataflow(double rate) {
+    int k = keys;
+    int bytes = stateBytes;
+    DataflowBuilder b = Dataflow.builder(NAME).parallelism(parallelism);
+    b.source(
+            SourceSpec.generator("n", (i, seed) -> (i * 7919) % k)
+                .partitions(sources)
+                .count(records)
+                .rate(RateSchedule.constant(rate)))
+        .parallelism(sources)
+        .keyBy(x -> x)
+        .process(TARGET, () -> new PaddedCount(bytes))
+        .sink(SinkSpec.collecting(SINK));
+    return b.build();
+  }
+
+  /** The dataflow at the workload's rate. */
+  public Dataflow dataflow() {
+    return dataflow(rate);
+  }
+
+  /** A running count per key, kept in a state of exactly {@code stateBytes} bytes. */
+  static final class PaddedCount extends KeyedProcessFunction<Long, Long, KeyValue<Long, Long>> {
+    private final int stateBytes;
+    private ValueState<Counter> count;
+
+    PaddedCount(int stateBytes) {
+      this.stateBytes = stateBytes;
+    }
+
+    @Override
+    public void open(KeyedStateContext ctx) {
+      count = ctx.valueState("count", Counter.codec(stateBytes));
+    }
+
+    @Override
+    public void process(Long key, Context<Long> ctx, Collector<KeyValue<Long, Long>> out) {
+      Counter c = count.value();
+      long n = c == null ? 1 : c.count() + 1;
+      count.update(new Counter(n, c == null ? new byte[stateBytes - Counter.BYTES] : c.padding()));
+      out.collect(new KeyValue<>(key, n));
+    }
+  }
+
+  /** A counter and its padding. */
+  record Counter(long count, byte[] padding) {
+    static final int BYTES = 8;
+
+    static Codec<Counter> codec(int stateBytes) {
+      return PaddedState.codec(
+          stateBytes,
+          BYTES,
+          "a counter",
+          Counter::padding,
+          (c, buf) -> buf.putLong(c.count()),
+          (buf, padding) -> new Counter(buf.getLong(), padding));
+    }
+  }
+}
