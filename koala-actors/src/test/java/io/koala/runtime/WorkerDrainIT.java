@@ -127,6 +127,7 @@ class WorkerDrainIT {
         assertThat(drained.releasedTasks(t.operator().name())).as("released").contains(t);
       }
       assertRefusedAsLeaving(job, w);
+      assertThat(drain(runtime, w)).as("problems of a second drain").isEmpty();
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       LiveReconfigurationTest.assertExactCounts(job);
@@ -197,6 +198,11 @@ class WorkerDrainIT {
       assertThat(job.metrics().tasksOnWorker(source)).containsAll(unmovable); // still running
       assertRefusedAsLeaving(job, source);
       assertRefusedAsLeaving(job, keyed);
+      // a job submitted now places nothing on either
+      JobHandle next = runtime.submit(LiveReconfigurationTest.dataflow(6_000));
+      Eventually.await("the next job to run", WAIT, () -> next.status() == JobStatus.RUNNING);
+      assertThat(next.metrics().placement().values()).doesNotContain(keyed, source).isNotEmpty();
+      next.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       LiveReconfigurationTest.assertExactCounts(job);
