@@ -361,6 +361,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final Map<Integer, List<ActorRef<WorkerDrained>>> departures = new TreeMap<>();
   private final Set<TaskId> departing = new HashSet<>(); // their migrations, queued or running
   private boolean relocationAsked; // a checkpoint to relocate the tasks of leaving workers
+  private boolean replanDepartures; // a migration they asked for was overtaken: plan them again
   private final ActorRef<CheckpointOutcome> relocation;
   private final List<String> scaleOnJoin;
   private final Set<TaskId> finished = new HashSet<>();
@@ -538,7 +539,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     for (TaskSetup s : setups) {
       placed.put(s.task(), live.placement(s.task()));
     }
-    Map<TaskId, Integer> moves = pool.replacements(placed);
+    // tasks leave leaving workers only for a placeable one; with none (every other worker lost or
+    // leaving too, a departure that failed), they stay where they run, and only those of lost
+    // workers move: to the leaving ones, which still run tasks
+    Map<TaskId, Integer> moves =
+        (pool.placeable().isEmpty() ? new WorkerPool(pool.size(), pool.lost()) : pool)
+            .replacements(placed);
     if (!moves.isEmpty()) {
       live.relocate(moves);
       getContext()
@@ -1300,6 +1306,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         endedNow(q);
       }
     }
+    replanDepartures();
   }
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
@@ -1384,6 +1391,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               rp.moves().size());
       apply(driver.start());
     }
+    replanDepartures();
     if (active == null
         && status == JobStatus.RUNNING
         && !recovering
@@ -1415,6 +1423,17 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return index -> {
       int w = q.change.workerOf(index);
       if (w < 0) {
+        if (pool.placeable().isEmpty()) {
+          // called while the epoch is planned, in startNextEpoch: refused like an invalid request
+          throw new IllegalArgumentException(
+              "no worker can take the new tasks of '"
+                  + q.vertex
+                  + "' (lost "
+                  + pool.lost()
+                  + ", leaving "
+                  + pool.leaving()
+                  + ")");
+        }
         w = pool.leastLoaded(load);
       }
       load[w]++;
@@ -1819,17 +1838,29 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
   }
 
+  /**
+   * Plans the departures again once a migration they asked for was rejected as overtaken ({@link
+   * #reject}); not from within {@code reject}, which runs while the queue is being iterated.
+   */
+  private void replanDepartures() {
+    if (replanDepartures) {
+      replanDepartures = false;
+      advanceDepartures();
+    }
+  }
+
   /** The job's tasks on worker {@code w}, by what can move them. */
   private Departure.Hosted hostedOn(int w) {
     List<TaskId> owners = new ArrayList<>();
     List<TaskId> unmovable = new ArrayList<>();
     List<TaskId> holders = new ArrayList<>();
     for (TaskId t : tasks.keySet()) {
-      if (released.contains(t) || live.placement(t) != w) {
+      if (live.placement(t) != w) {
         continue;
       }
-      if (live.retired().contains(t) || finished.contains(t)) {
-        holders.add(t); // stops once drained, or with the job
+      if (released.contains(t) || live.retired().contains(t) || finished.contains(t)) {
+        // stops once drained, or with the job; released, it is there until HolderReleased
+        holders.add(t);
       } else if (plan.vertex(t.operator()).isKeyed()) {
         owners.add(t);
       } else {
@@ -2432,8 +2463,19 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
     if (q.departingFrom >= 0) {
-      departing.remove(((Change.Migrate) q.change).taskId());
-      if (kind != JOB_ENDING) {
+      Change.Migrate mg = (Change.Migrate) q.change;
+      departing.remove(mg.taskId());
+      if (kind == JOB_ENDING) {
+        // the departure is answered when the job ends
+      } else if (!hostedOn(q.departingFrom).owners().contains(mg.taskId())
+          || !pool.placeable(mg.worker())) {
+        // overtaken while queued: the task was retired (a scale-in) or moved, or its target is
+        // leaving or lost now; the departure is planned again from what is there now
+        getContext()
+            .getLog()
+            .info("job {}: {} is void ({}); planning the departure again", jobId, mg, reason);
+        replanDepartures = true;
+      } else {
         departed(q.departingFrom, "cannot migrate " + q.change + ": " + reason);
       }
     } else if (q.replyTo.isEmpty()) {
