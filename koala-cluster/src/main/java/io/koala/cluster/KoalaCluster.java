@@ -242,6 +242,16 @@ public final class KoalaCluster implements AutoCloseable {
   }
 
   /**
+   * The node of each worker this node's jobs know, by worker index (as {@link
+   * io.koala.runtime.JobMetrics#placement()} names them): the address of its ActorSystem, {@code
+   * pekko://<system>@host:port}, or without host and port for this node's own worker. Workers that
+   * left stay at their index.
+   */
+  public List<String> workerNodes() {
+    return node.core().workerAddresses();
+  }
+
+  /**
    * Messages this node's remoting dropped because an outbound queue overflowed, since start.
    * Koala's channels are credit-based, so it stays 0 under any overload; anything else is a bug.
    */

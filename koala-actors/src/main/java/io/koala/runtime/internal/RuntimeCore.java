@@ -449,6 +449,18 @@ public final class RuntimeCore implements AutoCloseable {
     return List.copyOf(workers);
   }
 
+  /**
+   * The address of each worker's ActorSystem, by the index jobs know the worker by ({@link
+   * io.koala.runtime.JobMetrics#placement()}).
+   */
+  public synchronized List<String> workerAddresses() {
+    List<String> out = new ArrayList<>();
+    for (ActorRef<Worker.Command> w : workers) {
+      out.add(w.path().address().toString());
+    }
+    return out;
+  }
+
   /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
   public int placeableWorkers() {
     WorkerPool pool = pool();

@@ -23,7 +23,10 @@ final class ClusterCommand implements Callable<Integer> {
   @Option(names = "--nodes", defaultValue = "3", description = "Node processes (default 3).")
   int nodes;
 
-  @Option(names = "--records", defaultValue = "400000", description = "Records (default 400000).")
+  @Option(
+      names = "--records",
+      defaultValue = "1200000",
+      description = "Records (default 1200000: a minute at the default rate).")
   long records;
 
   @Option(names = "--keys", defaultValue = "20000", description = "Keys (default 20000).")

@@ -102,6 +102,7 @@ public final class ClusterExperiment {
     List<NodeProcess> processes = new ArrayList<>();
     long drops = 0;
     ActorSystem<Void> driverSystem = null;
+    Transferred transferred = null;
     try {
       for (int i = 0; i < nodes - 1; i++) {
         processes.add(NodeProcess.start("node-" + i, nodeConfig(dir, i, ports, w)));
@@ -109,33 +110,21 @@ public final class ClusterExperiment {
       for (NodeProcess p : processes) {
         p.awaitUp(STEP);
       }
-      Config driverConfig =
-          KoalaCluster.systemConfig(
-              ConfigFactory.parseString(common(dir, ports, w))
-                  .withFallback(
-                      ConfigFactory.parseString(
-                          "koala.node.port = 0\nkoala.node.worker = off\n"
-                              + "koala.data-dir = \""
-                              + dir.resolve("driver")
-                              + "\"\n"
-                              + "pekko.coordinated-shutdown.exit-jvm = off\n"
-                              + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"))
-                  .withFallback(ConfigFactory.load()));
-      driverSystem = ActorSystem.create(Behaviors.empty(), "koala", driverConfig);
-      KoalaCluster driver = KoalaCluster.start(driverSystem, KoalaConfig.from(driverConfig));
+      driverSystem = driverSystem(dir, common(dir, ports, w));
+      KoalaCluster driver =
+          KoalaCluster.start(driverSystem, KoalaConfig.from(driverSystem.settings().config()));
       await("the workers of " + (nodes - 1) + " nodes", () -> driver.workers() == nodes - 1);
       log.accept((nodes - 1) + " nodes up; submitting " + ClusterWorkload.NAME);
       long start = System.nanoTime();
       JobHandle job = driver.submit(w.dataflow());
-      await("first results", () -> job.metrics().recordsIn(ClusterWorkload.TARGET) > 0);
-      await("a tenth of the input", () -> processed(job) > w.records() / 10);
-
+      transferred = new Transferred(job);
       log.accept("node-" + (nodes - 1) + " joins");
       processes.add(NodeProcess.start("node-" + (nodes - 1), nodeConfig(dir, nodes - 1, ports, w)));
       processes.get(nodes - 1).awaitUp(STEP);
-      await("the rescale onto the new node", () -> !job.metrics().reconfigurations().isEmpty());
+      await(
+          job, "the rescale onto the new node", () -> !job.metrics().reconfigurations().isEmpty());
       log.accept("rescaled: " + job.metrics().reconfigurations().get(0));
-      await("half the input", () -> processed(job) > w.records() / 2);
+      await(job, "60% of the input", () -> processed(job) > w.records() * 6 / 10);
 
       NodeProcess leaving = processes.get(1);
       log.accept(leaving.name() + " leaves gracefully");
@@ -144,6 +133,7 @@ public final class ClusterExperiment {
       JobStatus status = job.await(Duration.ofHours(1));
       double seconds = (System.nanoTime() - start) / 1e9;
       JobMetrics m = job.metrics();
+      long bytes = transferred.stop(m);
       Map<Long, List<Long>> out = outputs(job);
       for (NodeProcess p : processes) {
         if (p.alive()) {
@@ -160,13 +150,16 @@ public final class ClusterExperiment {
           w,
           seconds,
           w.records() / seconds,
-          m.stateBytesTransferred(),
+          bytes,
           m.keysTransferred(),
           kinds,
           m.rollbacks(),
           drops,
           status == JobStatus.FINISHED && out.equals(reference));
     } finally {
+      if (transferred != null) {
+        transferred.stop(null);
+      }
       for (NodeProcess p : processes) {
         p.close();
       }
@@ -175,6 +168,75 @@ public final class ClusterExperiment {
         driverSystem.getWhenTerminated().toCompletableFuture().join();
       }
     }
+  }
+
+  /**
+   * The bytes of state tasks installed from other tasks over the whole run, sampled every 200 ms: a
+   * rollback restarts the tasks' counters, so the count before it is kept.
+   */
+  private static final class Transferred {
+    private final java.util.concurrent.ScheduledExecutorService timer =
+        java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+            r -> {
+              Thread t = new Thread(r, "cluster-experiment-sampler");
+              t.setDaemon(true);
+              return t;
+            });
+    private long before; // counted by attempts that rolled back
+    private long last;
+
+    Transferred(JobHandle job) {
+      timer.scheduleWithFixedDelay(
+          () -> {
+            try {
+              sample(job.metrics());
+            } catch (RuntimeException e) {
+              // the job ended, or did not answer in time: the next sample or the end counts
+            }
+          },
+          200,
+          200,
+          java.util.concurrent.TimeUnit.MILLISECONDS);
+    }
+
+    private synchronized void sample(JobMetrics m) {
+      long now = m.stateBytesTransferred();
+      if (now < last) {
+        before += last;
+      }
+      last = now;
+    }
+
+    /** Stops sampling; returns the total, with {@code end} as the last sample if not null. */
+    long stop(JobMetrics end) {
+      timer.shutdownNow();
+      if (end != null) {
+        sample(end);
+      }
+      synchronized (this) {
+        return before + last;
+      }
+    }
+  }
+
+  /**
+   * The ActorSystem of a member in this JVM that coordinates jobs and runs no task, with the {@code
+   * common} settings of the nodes.
+   */
+  static ActorSystem<Void> driverSystem(Path dir, String common) {
+    Config config =
+        KoalaCluster.systemConfig(
+            ConfigFactory.parseString(common)
+                .withFallback(
+                    ConfigFactory.parseString(
+                        "koala.node.port = 0\nkoala.node.worker = off\n"
+                            + "koala.data-dir = \""
+                            + dir.resolve("driver")
+                            + "\"\n"
+                            + "pekko.coordinated-shutdown.exit-jvm = off\n"
+                            + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"))
+                .withFallback(ConfigFactory.load()));
+    return ActorSystem.create(Behaviors.empty(), "koala", config);
   }
 
   /** Records the target operator has consumed so far. */
@@ -204,6 +266,11 @@ public final class ClusterExperiment {
 
   /** Settings every member shares: the seed node, checkpoints, the workload, the timeouts. */
   static String common(Path dir, int[] ports, ClusterWorkload w) {
+    return common(dir, ports, w, true);
+  }
+
+  /** {@link #common}, with the target scaled onto a node that joins or not. */
+  static String common(Path dir, int[] ports, ClusterWorkload w, boolean scaleOnJoin) {
     return "koala.node.seed-nodes = [\"127.0.0.1:"
         + ports[0]
         + "\"]\n"
@@ -212,7 +279,7 @@ public final class ClusterExperiment {
         + dir.resolve("checkpoints")
         + "\"\n"
         + "koala.cluster.scale-on-join = ["
-        + ClusterWorkload.TARGET
+        + (scaleOnJoin ? ClusterWorkload.TARGET : "")
         + "]\n"
         + "koala.cluster.leave-timeout = 2 minutes\n"
         + "koala.node.down-unreachable-after = 5 s\n"
@@ -221,9 +288,14 @@ public final class ClusterExperiment {
 
   /** Writes node {@code i}'s configuration file and returns it. */
   static Path nodeConfig(Path dir, int i, int[] ports, ClusterWorkload w) {
+    return nodeConfig(dir, i, ports, common(dir, ports, w));
+  }
+
+  /** Writes node {@code i}'s configuration file with the {@code common} settings. */
+  static Path nodeConfig(Path dir, int i, int[] ports, String common) {
     Path file = dir.resolve("node-" + i + ".conf");
     String s =
-        common(dir, ports, w)
+        common
             + "koala.node.port = "
             + ports[i]
             + "\nkoala.data-dir = \""
@@ -254,6 +326,25 @@ public final class ClusterExperiment {
       throw new UncheckedIOException(e);
     }
     return ports;
+  }
+
+  /** Waits for {@code what}, which must happen while {@code job} runs. */
+  static void await(JobHandle job, String what, BooleanSupplier condition) {
+    await(
+        what,
+        () -> {
+          if (job.status().isTerminal()) {
+            throw new IllegalStateException(
+                "job "
+                    + job.id()
+                    + " is "
+                    + job.status()
+                    + " before "
+                    + what
+                    + "; give it more --records or a lower --rate");
+          }
+          return condition.getAsBoolean();
+        });
   }
 
   static void await(String what, BooleanSupplier condition) {

@@ -41,6 +41,7 @@ public final class NodeProcess implements AutoCloseable {
                 java,
                 "-Xmx768m",
                 "-XX:+UseParallelGC",
+                "-Dkoala.log.level=INFO",
                 "-cp",
                 System.getProperty("java.class.path"),
                 "io.koala.samples.cli.KoalaCli",
