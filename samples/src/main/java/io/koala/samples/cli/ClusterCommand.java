@@ -44,11 +44,19 @@ final class ClusterCommand implements Callable<Integer> {
       description = "Bytes of state per key (default 1024).")
   int stateBytes;
 
+  @Option(
+      names = "--capacity",
+      defaultValue = "0",
+      description =
+          "Records/s each count task processes at most (emulated, DESIGN 4.7; default 0: no"
+              + " limit). A rate 10x the tasks' capacity holds a sustained 10x overload.")
+  double capacity;
+
   @Mixin OutputOptions output;
 
   @Override
   public Integer call() {
-    ClusterWorkload w = new ClusterWorkload(records, keys, 2, 2, rate, stateBytes);
+    ClusterWorkload w = new ClusterWorkload(records, keys, 2, 2, rate, stateBytes, capacity);
     Path dir = output.dir("cluster-experiment");
     ClusterExperiment.Result r =
         ClusterExperiment.run(nodes, w, dir, line -> System.err.println("cluster: " + line));

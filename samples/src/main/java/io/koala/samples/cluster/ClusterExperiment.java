@@ -61,6 +61,8 @@ public final class ClusterExperiment {
           + workload.stateBytes()
           + ",\"offeredRate\":"
           + Math.round(workload.rate())
+          + ",\"capacityPerTask\":"
+          + Math.round(workload.capacity())
           + ",\"seconds\":"
           + String.format(java.util.Locale.ROOT, "%.1f", seconds)
           + ",\"throughput\":"
@@ -247,7 +249,7 @@ public final class ClusterExperiment {
   /** The reference run: the same input on one embedded worker, at full speed. */
   public static Map<Long, List<Long>> reference(ClusterWorkload w) {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(1))) {
-      JobHandle job = runtime.submit(w.dataflow(1e12));
+      JobHandle job = runtime.submit(w.flatOut().dataflow());
       job.await(Duration.ofHours(1));
       return outputs(job);
     }

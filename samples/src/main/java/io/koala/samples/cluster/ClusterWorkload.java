@@ -22,10 +22,18 @@ import io.koala.state.ValueState;
  * all, a keyed running count ({@value #TARGET}, {@code parallelism} tasks) that keeps {@code
  * state-bytes} bytes per key and emits (key, count), and a collecting sink ({@value #SINK}). A key
  * with n records emits 1..n, each once: the reference run's output, whatever the reconfigurations
- * and failures. Settings from {@code koala.node.workload} (the same on every node).
+ * and failures. With {@code capacity} above 0 each count task processes at most that many records
+ * per second (an emulated capacity, DESIGN §4.7), so that the offered rate can overload it.
+ * Settings from {@code koala.node.workload} (the same on every node).
  */
 public record ClusterWorkload(
-    long records, int keys, int sources, int parallelism, double rate, int stateBytes) {
+    long records,
+    int keys,
+    int sources,
+    int parallelism,
+    double rate,
+    int stateBytes,
+    double capacity) {
 
   public static final String NAME = "cluster-count";
   public static final String TARGET = "count";
@@ -38,6 +46,7 @@ public record ClusterWorkload(
     check(parallelism >= 1, "parallelism", parallelism);
     check(rate > 0, "rate", rate);
     check(stateBytes >= 8, "state-bytes", stateBytes);
+    check(capacity >= 0, "capacity", capacity);
   }
 
   private static void check(boolean ok, String name, Object value) {
@@ -57,7 +66,8 @@ public record ClusterWorkload(
           w.getInt("sources"),
           w.getInt("parallelism"),
           w.getDouble("rate"),
-          w.getInt("state-bytes"));
+          w.getInt("state-bytes"),
+          w.hasPath("capacity") ? w.getDouble("capacity") : 0);
     } catch (com.typesafe.config.ConfigException e) {
       throw new ConfigurationException("koala.node.workload: " + e.getMessage(), e);
     }
@@ -77,6 +87,8 @@ public record ClusterWorkload(
         + rate
         + ", state-bytes = "
         + stateBytes
+        + ", capacity = "
+        + capacity
         + " }\n";
   }
 
@@ -85,26 +97,30 @@ public record ClusterWorkload(
     return (index * 7919) % keys;
   }
 
-  /** The dataflow, at {@code rate} records/s (the reference run reads as fast as it can). */
-  public Dataflow dataflow(double rate) {
+  /** The same input read as fast as it can be processed: for the reference run. */
+  public ClusterWorkload flatOut() {
+    return new ClusterWorkload(records, keys, sources, parallelism, 1e12, stateBytes, 0);
+  }
+
+  /** The dataflow. */
+  public Dataflow dataflow() {
     int k = keys;
     int bytes = stateBytes;
     DataflowBuilder b = Dataflow.builder(NAME).parallelism(parallelism);
-    b.source(
-            SourceSpec.generator("n", (i, seed) -> (i * 7919) % k)
-                .partitions(sources)
-                .count(records)
-                .rate(RateSchedule.constant(rate)))
-        .parallelism(sources)
-        .keyBy(x -> x)
-        .process(TARGET, () -> new PaddedCount(bytes))
-        .sink(SinkSpec.collecting(SINK));
+    var counts =
+        b.source(
+                SourceSpec.generator("n", (i, seed) -> (i * 7919) % k)
+                    .partitions(sources)
+                    .count(records)
+                    .rate(RateSchedule.constant(rate)))
+            .parallelism(sources)
+            .keyBy(x -> x)
+            .process(TARGET, () -> new PaddedCount(bytes));
+    if (capacity > 0) {
+      counts.capacity(capacity); // emulated (DESIGN §4.7)
+    }
+    counts.sink(SinkSpec.collecting(SINK));
     return b.build();
-  }
-
-  /** The dataflow at the workload's rate. */
-  public Dataflow dataflow() {
-    return dataflow(rate);
   }
 
   /** A running count per key, kept in a state of exactly {@code stateBytes} bytes. */

@@ -29,7 +29,7 @@ class ClusterKillIT {
 
   @Test
   void aNodeKilledDuringAMigrationIsRecoveredExactlyOnce(@TempDir Path dir) {
-    ClusterWorkload w = new ClusterWorkload(120_000, 4_000, 2, 2, 4_000, 2_048);
+    ClusterWorkload w = new ClusterWorkload(120_000, 4_000, 2, 2, 4_000, 2_048, 0);
     Map<Long, List<Long>> reference = ClusterExperiment.reference(w);
     int[] ports = ClusterExperiment.freePorts(3);
     String common =
