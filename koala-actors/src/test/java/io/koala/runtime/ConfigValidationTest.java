@@ -3,8 +3,16 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.KeyValue;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
 import io.koala.serialization.TypeRegistry;
+import java.time.Duration;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
@@ -67,6 +75,73 @@ class ConfigValidationTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("koala.serialization.types[1]")
         .hasMessageContaining("com.acme.Nope");
+  }
+
+  @Test
+  void scaleOnJoinRefusesABlankOperatorName() {
+    assertThatThrownBy(
+            () -> KoalaConfig.load().with("koala.cluster.scale-on-join", List.of("count", " ")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.cluster.scale-on-join")
+        .hasMessageContaining("blank operator name");
+    assertThatThrownBy(() -> KoalaConfig.load().with("koala.cluster.scale-on-join", "count"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.cluster.scale-on-join")
+        .hasMessageContaining("expected a list of operator names");
+  }
+
+  /** words (source) → keyBy → count "count" → map "twice" (chained into count's tasks) → sink. */
+  private static Dataflow scaled() {
+    DataflowBuilder b = Dataflow.builder("scaled").parallelism(2);
+    b.source(SourceSpec.collection("words", List.of("a", "b", "a", "c", "a")))
+        .keyBy(w -> w)
+        .count("count")
+        .map("twice", (KeyValue<String, Long> kv) -> new KeyValue<>(kv.key(), 2 * kv.value()))
+        .sink(SinkSpec.collecting("counts"));
+    return b.build();
+  }
+
+  /**
+   * A job whose dataflow has an operator {@code koala.cluster.scale-on-join} names is checked at
+   * submission: the operator must be keyed and head its tasks, or the job is refused with one error
+   * naming the operator and the path.
+   */
+  @ParameterizedTest(name = "scale-on-join = [{0}]")
+  @CsvSource(
+      delimiter = '|',
+      value = {
+        "words | 'words' of job scaled | it does not read keyed input",
+        "twice | 'twice' of job scaled | it runs chained in the tasks of 'count'; name 'count'",
+      })
+  void scaleOnJoinRefusesAnOperatorThatCannotBeRescaled(
+      String operator, String names, String reason) {
+    KoalaConfig config =
+        KoalaConfig.load().withWorkers(1).with("koala.cluster.scale-on-join", List.of(operator));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      assertThatThrownBy(() -> runtime.submit(scaled()))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageStartingWith("koala.cluster.scale-on-join names operator " + names)
+          .hasMessageContaining("which cannot be rescaled: " + reason)
+          .hasNoCause();
+    }
+  }
+
+  /** A name the dataflow lacks concerns other jobs; a keyed operator heading its tasks is fine. */
+  @Test
+  void scaleOnJoinAcceptsAKeyedOperatorAndANameTheDataflowLacks() {
+    KoalaConfig config =
+        KoalaConfig.load()
+            .withWorkers(1)
+            .with("koala.cluster.scale-on-join", List.of("count", "not-in-this-dataflow"));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(scaled());
+      assertThat(job.await(Duration.ofSeconds(30))).isEqualTo(JobStatus.FINISHED);
+      Map<String, Long> last = new TreeMap<>();
+      for (KeyValue<String, Long> kv : job.<KeyValue<String, Long>>collected("counts")) {
+        last.merge(kv.key(), kv.value(), Math::max);
+      }
+      assertThat(last).isEqualTo(Map.of("a", 6L, "b", 2L, "c", 2L));
+    }
   }
 
   @Test

@@ -15,6 +15,7 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.regex.Pattern;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -54,6 +55,10 @@ import org.slf4j.LoggerFactory;
  */
 public final class KoalaCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KoalaCluster.class);
+
+  /** The host of a seed node: a host name, an IPv4 address, or an IPv6 address in brackets. */
+  private static final Pattern HOST =
+      Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*|\\[[0-9A-Fa-f:.]+]");
 
   private final ActorSystem<Void> system;
   private final NodeRuntime node;
@@ -150,6 +155,10 @@ public final class KoalaCluster implements AutoCloseable {
           "koala.node.system-name = \"" + name + "\" is invalid; use letters, digits, - and _");
     }
     String host = string(c, "koala.node.host");
+    if (host.isBlank()) {
+      throw new ConfigurationException(
+          "koala.node.host is empty; it must be the address other nodes reach this node at");
+    }
     int port = port(c, "koala.node.port");
     StringBuilder s = new StringBuilder(RuntimeCore.basePekkoSettings());
     s.append("pekko.actor.provider = cluster\n");
@@ -168,6 +177,10 @@ public final class KoalaCluster implements AutoCloseable {
     }
     s.append("]\n");
     Duration down = duration(c, "koala.node.down-unreachable-after");
+    if (down.isNegative() || down.isZero()) {
+      throw new ConfigurationException(
+          "koala.node.down-unreachable-after must be positive, not " + down);
+    }
     s.append(
         "pekko.cluster.downing-provider-class ="
             + " \"org.apache.pekko.cluster.sbr.SplitBrainResolverProvider\"\n");
@@ -190,6 +203,12 @@ public final class KoalaCluster implements AutoCloseable {
         throw new ConfigurationException(
             "koala.data-dir is not set: a node that takes checkpoints keeps its checkpoint journal"
                 + " there, and must find it again after a restart");
+      }
+      if (koala.checkpointDirectory() == null) {
+        throw new ConfigurationException(
+            "koala.checkpoint.directory is not set: on a cluster it must name storage that every"
+                + " node reads and writes at the same path (a lost node's tasks are restored"
+                + " elsewhere from their snapshots)");
       }
       node = JournalConfig.from(c, koala.dataDir()).pekkoConfig().withFallback(node);
     }
@@ -269,13 +288,20 @@ public final class KoalaCluster implements AutoCloseable {
     node.close();
   }
 
-  /** Whether {@code address} is a node of the cluster, neither down nor removed. */
+  /**
+   * Whether {@code address} is a node of the cluster whose directory can still answer a drain:
+   * neither down nor removed, nor exiting. An exiting node has passed its own {@code
+   * before-cluster-shutdown} phase and is shutting down, its jobs ending with it; asked to drain,
+   * it may never answer, and the leave would wait for the whole leave timeout (as the last node of
+   * a cluster stopped one node after another did).
+   */
   private boolean isMember(org.apache.pekko.actor.Address address) {
     for (org.apache.pekko.cluster.Member m :
         org.apache.pekko.cluster.typed.Cluster.get(system).state().getMembers()) {
       if (m.address().equals(address)
           && m.status() != org.apache.pekko.cluster.MemberStatus.removed()
-          && m.status() != org.apache.pekko.cluster.MemberStatus.down()) {
+          && m.status() != org.apache.pekko.cluster.MemberStatus.down()
+          && m.status() != org.apache.pekko.cluster.MemberStatus.exiting()) {
         return true;
       }
     }
@@ -340,6 +366,7 @@ public final class KoalaCluster implements AutoCloseable {
   private static String hostPort(String seed) {
     int colon = seed.lastIndexOf(':');
     boolean ok = colon > 0 && colon < seed.length() - 1;
+    ok = ok && HOST.matcher(seed.substring(0, colon)).matches();
     if (ok) {
       try {
         int p = Integer.parseInt(seed.substring(colon + 1));

@@ -36,9 +36,37 @@ final class ClusterNodes implements AutoCloseable {
 
   /** Starts a node, joins it to the first (or makes it the first), defines the dataflows. */
   KoalaCluster start() {
+    return start("");
+  }
+
+  /**
+   * Starts a node with {@code settings} over the nodes' common ones, joins it to the first (or
+   * makes it the first), defines the dataflows, and waits until it is Up and every node sees every
+   * node's worker.
+   */
+  KoalaCluster start(String settings) {
+    KoalaCluster node = launch(settings);
+    ActorSystem<Void> s = node.system();
+    int i = nodes.size() - 1;
+    await("node " + i + " Up", Duration.ofSeconds(30), () -> up(s) == nodes.size());
+    for (KoalaCluster n : nodes) {
+      await(
+          "every node sees " + nodes.size() + " workers",
+          Duration.ofSeconds(30),
+          () -> n.workers() == nodes.size());
+    }
+    return node;
+  }
+
+  /**
+   * Starts a node as {@link #start(String)} does and tells it to join the first, without waiting
+   * for it to be let in; {@link #close} stops it with the others.
+   */
+  KoalaCluster launch(String settings) {
     int i = nodes.size();
     Config config =
-        ConfigFactory.parseString(extra)
+        ConfigFactory.parseString(settings)
+            .withFallback(ConfigFactory.parseString(extra))
             .withFallback(
                 ConfigFactory.parseString(
                     "koala.node.port = 0\n"
@@ -56,13 +84,6 @@ final class ClusterNodes implements AutoCloseable {
     ActorSystem<Void> first = nodes.isEmpty() ? s : nodes.get(0).system();
     Cluster.get(s).manager().tell(Join.create(Cluster.get(first).selfMember().address()));
     nodes.add(node);
-    await("node " + i + " Up", Duration.ofSeconds(30), () -> up(s) == nodes.size());
-    for (KoalaCluster n : nodes) {
-      await(
-          "every node sees " + nodes.size() + " workers",
-          Duration.ofSeconds(30),
-          () -> n.workers() == nodes.size());
-    }
     return node;
   }
 
@@ -86,6 +107,20 @@ final class ClusterNodes implements AutoCloseable {
       }
       LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
     }
+  }
+
+  /**
+   * Checks {@code condition} throughout {@code period}, failing as soon as it does not hold: for
+   * what must not happen, where there is no event to wait for.
+   */
+  static void holdsFor(String what, Duration period, BooleanSupplier condition) {
+    long end = System.nanoTime() + period.toNanos();
+    do {
+      if (!condition.getAsBoolean()) {
+        throw new AssertionError("no longer true within " + period + ": " + what);
+      }
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    } while (System.nanoTime() < end);
   }
 
   @Override
