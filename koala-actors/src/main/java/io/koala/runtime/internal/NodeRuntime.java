@@ -56,7 +56,10 @@ public final class NodeRuntime implements AutoCloseable {
    */
   record Drain(ActorRef<Worker.Command> worker, ActorRef<Drained> replyTo) implements Command {}
 
-  /** Reply to {@link Drain}: what could not be moved ({@code problems} empty: nothing is left). */
+  /**
+   * Reply to {@link Drain}: what could not be moved ({@code problems} empty: nothing is left; null
+   * only in the asker's own timeout).
+   */
   record Drained(List<String> problems) implements KoalaMessage {}
 
   /** Self: the drain for {@code replyTo} ended. */
@@ -118,27 +121,58 @@ public final class NodeRuntime implements AutoCloseable {
             if (d.path().address().hasGlobalScope() && !member.test(d.path().address())) {
               continue; // of a node gone: the Receptionist forgets it a little later
             }
-            CompletionStage<Drained> answer =
-                AskPattern.ask(d, r -> new Drain(worker, r), timeout, system.scheduler());
-            answers.add(
-                answer
-                    .handle(
-                        (drained, error) ->
-                            error == null
-                                ? drained.problems()
-                                : List.of(
-                                    "the directory of node "
-                                        + d.path().address()
-                                        + " did not answer within "
-                                        + timeout
-                                        + ": "
-                                        + error))
-                    .toCompletableFuture());
+            answers.add(ask(d, timeout));
           }
           return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
               .thenApply(v -> answers.stream().flatMap(a -> a.join().stream()).toList());
         });
   }
+
+  /**
+   * Asks directory {@code d} to drain this node's worker: its problems; empty too if its node goes
+   * away meanwhile (the jobs it coordinated went with it), so that a leave never waits out {@code
+   * timeout} for a node that has gone.
+   */
+  private CompletableFuture<List<String>> ask(ActorRef<Command> d, Duration timeout) {
+    CompletableFuture<List<String>> answer = new CompletableFuture<>();
+    system.systemActorOf(
+        Behaviors.<Drained>setup(
+            ctx -> {
+              ctx.watch(d);
+              d.tell(new Drain(worker, ctx.getSelf()));
+              return Behaviors.withTimers(
+                  timers -> {
+                    timers.startSingleTimer(new Drained(null), timeout);
+                    return Behaviors.receive(Drained.class)
+                        .onMessage(
+                            Drained.class,
+                            m -> {
+                              answer.complete(
+                                  m.problems() != null
+                                      ? m.problems()
+                                      : List.of(
+                                          "the directory of node "
+                                              + d.path().address()
+                                              + " did not answer within "
+                                              + timeout));
+                              return Behaviors.stopped();
+                            })
+                        .onSignal(
+                            org.apache.pekko.actor.typed.Terminated.class,
+                            t -> {
+                              answer.complete(List.of());
+                              return Behaviors.stopped();
+                            })
+                        .build();
+                  });
+            }),
+        "koala-drain-" + DRAINS.incrementAndGet(),
+        Props.empty());
+    return answer;
+  }
+
+  private static final java.util.concurrent.atomic.AtomicLong DRAINS =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /** Stops this node's jobs (their coordinators live here) and its runtime; the system runs on. */
   @Override
