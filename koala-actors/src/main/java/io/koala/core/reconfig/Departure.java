@@ -64,7 +64,8 @@ public final class Departure {
    * @param migrating tasks whose migration off the worker is already requested
    * @param busy why nothing may start now (a deployment or recovery under way), or null
    * @param checkpoints whether the job takes checkpoints
-   * @param load the live tasks of each operator per worker (operator name → tasks per worker)
+   * @param load the live tasks of each operator per worker (operator name → tasks per worker); a
+   *     task goes to the placeable worker with the fewest of its operator's, then of the job's
    */
   public static Step next(
       int worker,
@@ -104,14 +105,27 @@ public final class Departure {
       }
       return new Relocate(all(hosted));
     }
+    int[] total = new int[pool.size()];
+    for (int[] l : load.values()) {
+      for (int w = 0; w < l.length; w++) {
+        total[w] += l[w];
+      }
+    }
     List<Change.Migrate> requests = new ArrayList<>();
     for (TaskId t : hosted.owners()) {
       if (migrating.contains(t)) {
         continue;
       }
       int[] l = load.computeIfAbsent(t.operator().name(), k -> new int[pool.size()]);
-      int to = pool.leastLoaded(l);
+      // fewest tasks of the operator, then fewest tasks of the job, then the lowest index
+      int to = -1;
+      for (int c : pool.placeable()) {
+        if (to < 0 || l[c] < l[to] || (l[c] == l[to] && total[c] < total[to])) {
+          to = c;
+        }
+      }
       l[to]++;
+      total[to]++;
       requests.add(new Change.Migrate(t.operator().name(), t.index(), to));
     }
     if (!requests.isEmpty()) {

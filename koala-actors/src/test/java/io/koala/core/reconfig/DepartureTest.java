@@ -92,9 +92,10 @@ class DepartureTest {
         .isEqualTo(
             new Departure.Migrate(
                 List.of(
-                    // a tie goes to the lowest index, and the next one to the other worker
-                    new Change.Migrate("count", 0, 0),
-                    new Change.Migrate("count", 2, 1),
+                    // a tie in count goes to the worker with fewer of the job's tasks (1 has 1,
+                    // 0 has 3), the next count task to the other, recount to its emptier worker
+                    new Change.Migrate("count", 0, 1),
+                    new Change.Migrate("count", 2, 0),
                     new Change.Migrate("recount", 1, 1))));
   }
 
