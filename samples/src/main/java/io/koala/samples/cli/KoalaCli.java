@@ -20,7 +20,20 @@ import picocli.CommandLine.Command;
 public final class KoalaCli {
 
   public static void main(String[] args) {
-    int code = new CommandLine(new KoalaCli()).execute(args);
-    System.exit(code);
+    System.exit(commandLine().execute(args));
+  }
+
+  /** The command line, with bad input reported as one line (exit code 2), not a stack trace. */
+  static CommandLine commandLine() {
+    return new CommandLine(new KoalaCli())
+        .setExecutionExceptionHandler(
+            (e, cmd, parsed) -> {
+              if (e instanceof io.koala.runtime.ConfigurationException) {
+                // its message names the setting
+                cmd.getErr().println("koala: " + e.getMessage());
+                return 2;
+              }
+              throw e;
+            });
   }
 }
