@@ -171,6 +171,40 @@ class KoalaClusterIT {
     }
   }
 
+  @Test
+  void whenTheCoordinatingNodeGoesTheJobsTasksOnTheOthersStop(@TempDir Path dir) throws Exception {
+    try (ClusterNodes nodes =
+        new ClusterNodes(dir, "koala.checkpoint.interval = off", dataflow(2_000, 2))) {
+      KoalaCluster a = nodes.start();
+      KoalaCluster b = nodes.start();
+      JobHandle job = a.submit(dataflow(2_000, 2));
+      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+      Path stores = dir.resolve("node-1").resolve("worker").resolve(job.id());
+      assertThat(files(stores)).as("task stores on the second node").isPositive();
+
+      // the coordinator's node is downed: nothing would ever stop its tasks on the other node
+      Cluster.get(b.system())
+          .manager()
+          .tell(new Down(Cluster.get(a.system()).selfMember().address()));
+      ClusterNodes.await(
+          "the job's tasks on the second node stopped and their stores deleted",
+          WAIT,
+          () -> files(stores) == 0);
+    }
+  }
+
+  /** Regular files under {@code dir} (0 when it does not exist). */
+  private static long files(Path dir) {
+    if (!java.nio.file.Files.exists(dir)) {
+      return 0;
+    }
+    try (var s = java.nio.file.Files.walk(dir)) {
+      return s.filter(java.nio.file.Files::isRegularFile).count();
+    } catch (java.io.IOException | java.io.UncheckedIOException e) {
+      return -1; // being deleted: look again
+    }
+  }
+
   /** Leaves gracefully and waits until the node's ActorSystem has terminated. */
   private static void leave(KoalaCluster node) {
     node.leave().toCompletableFuture().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();

@@ -28,6 +28,7 @@ final class Messages {
           Worker.Stop.class,
           Worker.IsAlive.class,
           Worker.Alive.class,
+          Worker.CoordinatorGone.class,
           JobCoordinator.TasksDeployed.class,
           JobCoordinator.DeployFailed.class,
           JobCoordinator.TaskFinished.class,

@@ -108,6 +108,12 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     INSTANCE
   }
 
+  /**
+   * Self (DeathWatch): the coordinator side of attempt {@code attempt} of job {@code jobId} is gone
+   * — a rollback replaced it, or the coordinator's node went away — so its tasks here stop.
+   */
+  record CoordinatorGone(String jobId, int attempt) implements Command {}
+
   /** Self: a task actor has stopped. */
   record TaskStopped(String jobId, TaskId task, int attempt) implements Command {}
 
@@ -151,6 +157,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private final Set<String> stopping = new HashSet<>();
+  private final Map<String, Map<Integer, ActorRef<JobCoordinator.Command>>> watched =
+      new HashMap<>(); // job → attempt → the coordinator side its tasks report to
 
   static Behavior<Command> create(
       int index,
@@ -207,6 +215,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         .onMessage(StopJob.class, this::onStopJob)
         .onMessage(StopTask.class, this::onStopTask)
         .onMessage(StopAttemptsBefore.class, this::onStopAttemptsBefore)
+        .onMessage(CoordinatorGone.class, this::onCoordinatorGone)
         .onMessage(TaskStopped.class, this::onTaskStopped)
         .onMessage(IsAlive.class, this::onIsAlive)
         .onMessage(Stop.class, m -> Behaviors.stopped())
@@ -246,6 +255,12 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private Behavior<Command> onDeploy(DeployTasks d) {
+    Map<Integer, ActorRef<JobCoordinator.Command>> attempts =
+        watched.computeIfAbsent(d.jobId(), k -> new HashMap<>());
+    if (attempts.putIfAbsent(d.attempt(), d.coordinator()) == null) {
+      // tasks whose coordinator is gone would run on, unheard, for good
+      getContext().watchWith(d.coordinator(), new CoordinatorGone(d.jobId(), d.attempt()));
+    }
     List<TaskActor.TaskRef> refs = new ArrayList<>();
     boolean firstHere = !jobs.containsKey(d.jobId());
     Map<Key, Hosted> tasks = jobs.computeIfAbsent(d.jobId(), k -> new HashMap<>());
@@ -421,6 +436,23 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     return this;
   }
 
+  private Behavior<Command> onCoordinatorGone(CoordinatorGone g) {
+    Map<Integer, ActorRef<JobCoordinator.Command>> attempts = watched.get(g.jobId());
+    if (attempts != null) {
+      attempts.remove(g.attempt());
+    }
+    Map<Key, Hosted> tasks = jobs.get(g.jobId());
+    if (tasks != null) {
+      tasks.forEach(
+          (k, h) -> {
+            if (k.attempt() == g.attempt()) {
+              stop(h, true);
+            }
+          });
+    }
+    return this;
+  }
+
   private Behavior<Command> onStopJob(StopJob s) {
     Map<Key, Hosted> tasks = jobs.get(s.jobId());
     stopping.add(s.jobId());
@@ -473,6 +505,10 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   private void jobStopped(String jobId) {
     jobs.remove(jobId);
+    Map<Integer, ActorRef<JobCoordinator.Command>> attempts = watched.remove(jobId);
+    if (attempts != null) {
+      attempts.values().forEach(getContext()::unwatch);
+    }
     stopping.remove(jobId);
     if (deleteJobState) {
       deleteRecursively(directory.resolve(jobId));
