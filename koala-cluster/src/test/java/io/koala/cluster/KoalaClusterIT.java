@@ -172,6 +172,27 @@ class KoalaClusterIT {
   }
 
   @Test
+  void aLeaveThatTimesOutBecomesACrashRecoveredFromTheLatestCheckpoint(@TempDir Path dir) {
+    try (ClusterNodes nodes =
+        new ClusterNodes(dir, "koala.checkpoint.interval = 200 ms", dataflow(4_000, 3))) {
+      KoalaCluster a = nodes.start();
+      nodes.start();
+      // its jobs get no time to move its tasks off: it leaves with them
+      KoalaCluster c = nodes.start("koala.cluster.leave-timeout = 1 ms");
+      JobHandle job = a.submit(dataflow(4_000, 3));
+      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+      assertThat(job.metrics().tasksOnWorker(2)).as("tasks on the third node").isNotEmpty();
+
+      leave(c);
+      ClusterNodes.await(
+          "no task on the node that left", WAIT, () -> job.metrics().tasksOnWorker(2).isEmpty());
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(job.metrics().rollbacks()).as("rollbacks").isGreaterThanOrEqualTo(1);
+      assertThat(outputs(job)).isEqualTo(reference(3));
+    }
+  }
+
+  @Test
   void whenTheCoordinatingNodeGoesTheJobsTasksOnTheOthersStop(@TempDir Path dir) throws Exception {
     try (ClusterNodes nodes =
         new ClusterNodes(dir, "koala.checkpoint.interval = off", dataflow(2_000, 2))) {
