@@ -1663,14 +1663,18 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       }
     }
     boolean affected = !hosted.isEmpty() || (active != null && active.deploying.contains(w));
-    getContext()
-        .getLog()
-        .warn(
-            "job {}: worker {} is lost{}; workers left: {}",
-            jobId,
-            w,
-            hosted.isEmpty() ? "" : " with tasks " + hosted,
-            pool.survivors());
+    if (affected) {
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: worker {} is lost{}; workers left: {}",
+              jobId,
+              w,
+              hosted.isEmpty() ? "" : " with tasks " + hosted,
+              pool.survivors());
+    } else {
+      getContext().getLog().info("job {}: worker {} is gone, with none of its tasks", jobId, w);
+    }
     TaskId where = new TaskId(new OperatorId("worker"), w);
     if (pool.exhausted()) {
       return fail(
