@@ -109,12 +109,17 @@ import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
  * for good ({@link WorkerPool}): no task is placed on it again, and a {@code migrate} to it is
  * refused. If it hosted tasks of the job, the job rolls back as for a task failure, and the lost
  * worker's tasks are restored from their snapshots on the least-loaded remaining workers; without
- * checkpoints, or with no worker left, the job fails naming it. A task that stops unexpectedly is
- * judged once its worker has answered, so that the tasks of a lost worker count as its loss. A
- * checkpoint whose snapshot file is missing or corrupt is dropped and the one before it is tried. A
- * complete checkpoint is recorded in the job's {@link JobJournal} before it is committed (C4); at
- * start the coordinator recovers from that journal, so a job submitted again with the same id on
- * the same data dir resumes from its latest checkpoint.
+ * checkpoints, or with no worker left, the job fails naming it. On a cluster, workers also
+ * <b>join</b> ({@link WorkerJoined}: placeable from then on, and the {@code
+ * koala.cluster.scale-on-join} operators grow onto them) and <b>leave</b> ({@link DrainWorker}: no
+ * task is placed there any more, and the job's tasks move off as {@link Departure} decides — keyed
+ * owners by migration, holders once drained, the other tasks by a checkpoint taken for it and a
+ * rollback that restores them elsewhere). A task that stops unexpectedly is judged once its worker
+ * has answered, so that the tasks of a lost worker count as its loss. A checkpoint whose snapshot
+ * file is missing or corrupt is dropped and the one before it is tried. A complete checkpoint is
+ * recorded in the job's {@link JobJournal} before it is committed (C4); at start the coordinator
+ * recovers from that journal, so a job submitted again with the same id on the same data dir
+ * resumes from its latest checkpoint.
  */
 final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 

@@ -540,7 +540,10 @@ public final class RuntimeCore implements AutoCloseable {
                   .build(),
               job.jobId() + "-drain-" + replies.incrementAndGet(),
               Props.empty());
-      job.completion().whenComplete((st, e) -> answer.complete(null)); // its tasks stopped
+      // a job that ends has no task left anywhere; its answer also stops the reply actor
+      job.completion()
+          .whenComplete(
+              (st, e) -> reply.tell(new JobCoordinator.WorkerDrained(job.jobId(), worker, null)));
       job.coordinator().tell(new JobCoordinator.DrainWorker(worker, reply));
       answers.add(answer);
     }
