@@ -2,6 +2,8 @@ package io.koala.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyValue;
@@ -23,8 +25,11 @@ import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.concurrent.TimeUnit;
+import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
+import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -223,6 +228,37 @@ class KoalaClusterIT {
       return s.filter(java.nio.file.Files::isRegularFile).count();
     } catch (java.io.IOException | java.io.UncheckedIOException e) {
       return -1; // being deleted: look again
+    }
+  }
+
+  @Test
+  void theReadmeNodeRunsAJob() {
+    System.setProperty("koala.node.port", "0"); // any free port, not the default 2551
+    ConfigFactory.invalidateCaches();
+    Dataflow orders = dataflow(1e9, 2);
+    ActorSystem<Void> system = null;
+    try {
+      // README-BEGIN
+      Config config = KoalaCluster.systemConfig(ConfigFactory.load()); // koala.node.*
+      system = ActorSystem.create(Behaviors.empty(), "koala", config);
+      KoalaCluster koala = KoalaCluster.start(system, KoalaConfig.from(config));
+      koala.define(orders); // every node defines the dataflows it may run
+      // README-END
+      Cluster.get(system).manager().tell(Join.create(Cluster.get(system).selfMember().address()));
+      ClusterNodes.await("a worker", WAIT, () -> koala.workers() == 1);
+      // README-BEGIN
+      JobHandle job = koala.submit(orders); // on one node; its id is the dataflow's name
+      // README-END
+      assertThat(job.id()).isEqualTo("clustered");
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(outputs(job)).isEqualTo(reference(2));
+    } finally {
+      System.clearProperty("koala.node.port");
+      ConfigFactory.invalidateCaches();
+      if (system != null) {
+        system.terminate();
+        system.getWhenTerminated().toCompletableFuture().join();
+      }
     }
   }
 

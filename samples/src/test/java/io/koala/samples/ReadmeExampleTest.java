@@ -43,7 +43,8 @@ class ReadmeExampleTest {
   private static final List<String> TESTED =
       List.of(
           "src/test/java/io/koala/samples/ReadmeExampleTest.java",
-          "../testkit/src/test/java/io/koala/testkit/ReadmeExamplesIT.java");
+          "../testkit/src/test/java/io/koala/testkit/ReadmeExamplesIT.java",
+          "../koala-cluster/src/test/java/io/koala/cluster/KoalaClusterIT.java");
 
   @Test
   void wordCountRuns() {
