@@ -44,7 +44,6 @@ public final class ClusterExperiment {
       double seconds,
       double throughput,
       long stateBytesTransferred,
-      long keysTransferred,
       List<String> reconfigurations,
       int rollbacks,
       long remotingDrops,
@@ -69,8 +68,6 @@ public final class ClusterExperiment {
           + Math.round(throughput)
           + ",\"stateBytesTransferred\":"
           + stateBytesTransferred
-          + ",\"keysTransferred\":"
-          + keysTransferred
           + ",\"reconfigurations\":\""
           + String.join(",", reconfigurations)
           + "\",\"rollbacks\":"
@@ -153,7 +150,6 @@ public final class ClusterExperiment {
           seconds,
           w.records() / seconds,
           bytes,
-          m.keysTransferred(),
           kinds,
           m.rollbacks(),
           drops,
