@@ -15,10 +15,16 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.regex.Pattern;
 import org.apache.pekko.Done;
 import org.apache.pekko.actor.CoordinatedShutdown;
+import org.apache.pekko.actor.Dropped;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.eventstream.EventStream;
+import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -63,8 +69,7 @@ public final class KoalaCluster implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final NodeRuntime node;
   private final Duration leaveTimeout;
-  private final java.util.concurrent.atomic.AtomicLong remotingDrops =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong remotingDrops = new AtomicLong();
 
   private KoalaCluster(ActorSystem<Void> system, KoalaConfig config) {
     this.system = system;
@@ -90,26 +95,21 @@ public final class KoalaCluster implements AutoCloseable {
     }
     this.node = NodeRuntime.start(system, config, runsTasks(c));
     // Artery drops a message when an outbound queue overflows, and publishes it as Dropped
-    org.apache.pekko.actor.typed.ActorRef<org.apache.pekko.actor.Dropped> drops =
+    ActorRef<Dropped> drops =
         system.systemActorOf(
-            org.apache.pekko.actor.typed.javadsl.Behaviors.receive(
-                    org.apache.pekko.actor.Dropped.class)
+            Behaviors.receive(Dropped.class)
                 .onMessage(
-                    org.apache.pekko.actor.Dropped.class,
+                    Dropped.class,
                     d -> {
                       if (d.reason().contains("overflow")) {
                         remotingDrops.incrementAndGet();
                       }
-                      return org.apache.pekko.actor.typed.javadsl.Behaviors.same();
+                      return Behaviors.same();
                     })
                 .build(),
             "koala-remoting-drops",
-            org.apache.pekko.actor.typed.Props.empty());
-    system
-        .eventStream()
-        .tell(
-            new org.apache.pekko.actor.typed.eventstream.EventStream.Subscribe<>(
-                org.apache.pekko.actor.Dropped.class, drops));
+            Props.empty());
+    system.eventStream().tell(new EventStream.Subscribe<>(Dropped.class, drops));
     CoordinatedShutdown shutdown = CoordinatedShutdown.get(system);
     shutdown.addTask(
         CoordinatedShutdown.PhaseBeforeClusterShutdown(), "koala-leave", this::drainOnShutdown);

@@ -68,6 +68,8 @@ public final class NodeRuntime implements AutoCloseable {
   private final ActorSystem<Void> system;
   private final RuntimeCore core;
   private final ActorRef<Worker.Command> worker; // null: this node runs no tasks
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
 
   private NodeRuntime(ActorSystem<Void> system, KoalaConfig config, boolean runsTasks) {
     this.system = system;
@@ -177,6 +179,9 @@ public final class NodeRuntime implements AutoCloseable {
   /** Stops this node's jobs (their coordinators live here) and its runtime; the system runs on. */
   @Override
   public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
     if (worker != null) {
       system.receptionist().tell(Receptionist.deregister(WORKERS, worker));
     }
