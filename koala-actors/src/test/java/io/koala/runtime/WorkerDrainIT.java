@@ -273,7 +273,9 @@ class WorkerDrainIT {
       LiveReconfigurationTest.assertExactCounts(job);
       JobMetrics end = job.metrics();
       assertThat(end.rollbacks()).as("the relocation and the crash").isEqualTo(2);
-      assertThat(end.tasksOnWorker(1)).containsExactlyInAnyOrderElementsOf(all);
+      // every task still runs; which leaving worker hosts it depends on whether the crash rolled
+      // back to the relocation's own checkpoint (placed before the relocation) or a later one
+      assertThat(end.placement().keySet()).containsExactlyInAnyOrderElementsOf(all);
     }
   }
 }

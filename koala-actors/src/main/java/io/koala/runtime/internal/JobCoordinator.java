@@ -1602,8 +1602,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   }
 
   /**
-   * A task stopped unexpectedly and its worker was heard from (or not): the job fails or rolls
-   * back.
+   * A task stopped unexpectedly and its worker was heard from: the job fails or rolls back. A
+   * worker that did not answer (within {@code koala.metrics-timeout}, or at once because it has
+   * stopped) is lost, with its tasks.
    */
   private Behavior<Command> onTaskStopChecked(TaskStopChecked m) {
     if (m.attempt() != attempt
@@ -1611,6 +1612,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         || released.contains(m.task())
         || !pool.available(live.placement(m.task()))) {
       return this;
+    }
+    if (!m.workerAlive()) {
+      // no answer: an ask to a worker that has stopped fails at once, before the DeathWatch of
+      // the worker says so; either way the worker is gone for this job
+      return onWorkerLost(new WorkerLost(live.placement(m.task())));
     }
     return failed(
         ErrorInfo.of(
@@ -1624,11 +1630,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                     + jobId
                     + " is "
                     + status
-                    + (m.workerAlive()
-                        ? " (its worker " + live.placement(m.task()) + " is still there)"
-                        : " (its worker "
-                            + live.placement(m.task())
-                            + " did not answer within koala.metrics-timeout)"))));
+                    + " (its worker "
+                    + live.placement(m.task())
+                    + " is still there)")));
   }
 
   /**
