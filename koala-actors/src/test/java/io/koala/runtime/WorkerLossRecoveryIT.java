@@ -124,11 +124,14 @@ class WorkerLossRecoveryIT {
   @Test
   void aRedeploymentThatTakesTooLongFailsTheAttemptNamingWhatItWaitedFor(@TempDir Path dir)
       throws Exception {
-    // 1 ms: no worker restores its tasks' snapshots that fast, so every redeployment times out
+    // 1 ms: no worker restores its tasks' snapshots that fast, so every redeployment times out;
+    // the scheduler ticks every millisecond so that the timer fires then, not after Pekko's
+    // default tick of 10 ms, by which a small restore may be done
     KoalaConfig config =
         config(dir, Duration.ofMillis(100), false)
             .withRedeployTimeout(Duration.ofMillis(1))
-            .withMaxRestarts(1);
+            .withMaxRestarts(1)
+            .with("pekko.scheduler.tick-duration", "1ms");
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(4_000));
       awaitCommittedResults(job);
