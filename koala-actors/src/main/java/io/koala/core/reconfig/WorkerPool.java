@@ -88,6 +88,20 @@ public record WorkerPool(int size, Set<Integer> lost, Set<Integer> leaving) {
     return new WorkerPool(worker + 1, l, leaving);
   }
 
+  /**
+   * The parallelism of an operator of {@code parallelism} tasks on {@code hosts} workers once it is
+   * scaled onto a worker that joined ({@code koala.cluster.scale-on-join}): one worker's average
+   * share more, rounded up, and at most {@code buckets}. The least-loaded placement puts the new
+   * tasks on the new worker.
+   */
+  public static int parallelismOnJoin(int parallelism, int hosts, int buckets) {
+    if (parallelism < 1 || hosts < 1) {
+      throw new IllegalArgumentException(
+          "an operator of " + parallelism + " tasks on " + hosts + " workers");
+    }
+    return Math.min(buckets, parallelism + (parallelism + hosts - 1) / hosts);
+  }
+
   /** Whether {@code worker} exists and is not lost: its tasks run. */
   public boolean available(int worker) {
     return worker >= 0 && worker < size && !lost.contains(worker);

@@ -1747,9 +1747,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       for (TaskId t : live.liveTaskIds(vertex)) {
         hosts.add(live.placement(t));
       }
-      // the operator's average tasks per worker, onto the new worker (the least loaded)
       int buckets = live.setup(live.liveTaskIds(vertex).get(0)).buckets();
-      int target = Math.min(buckets, parallelism + (parallelism + hosts.size() - 1) / hosts.size());
+      int target = WorkerPool.parallelismOnJoin(parallelism, hosts.size(), buckets);
       if (target > parallelism) {
         getContext()
             .getLog()

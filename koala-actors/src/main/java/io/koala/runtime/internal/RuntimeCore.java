@@ -528,18 +528,12 @@ public final class RuntimeCore implements AutoCloseable {
     for (Submitted job : jobsNow) {
       CompletableFuture<String> answer = new CompletableFuture<>();
       ActorRef<JobCoordinator.WorkerDrained> reply =
-          main.systemActorOf(
-              Behaviors.receive(JobCoordinator.WorkerDrained.class)
-                  .onMessage(
-                      JobCoordinator.WorkerDrained.class,
-                      d -> {
-                        answer.complete(
-                            d.error() == null ? null : "job " + d.jobId() + ": " + d.error());
-                        return Behaviors.stopped();
-                      })
-                  .build(),
-              job.jobId() + "-drain-" + replies.incrementAndGet(),
-              Props.empty());
+          oneReply(
+              JobCoordinator.WorkerDrained.class,
+              job.jobId() + "-drain",
+              d ->
+                  answer.complete(
+                      d.error() == null ? null : "job " + d.jobId() + ": " + d.error()));
       // a job that ends has no task left anywhere; its answer also stops the reply actor
       job.completion()
           .whenComplete(
@@ -594,24 +588,16 @@ public final class RuntimeCore implements AutoCloseable {
   private CompletionStage<ReconfigurationReport> reconfigure(Submitted job, Change change) {
     CompletableFuture<ReconfigurationReport> done = new CompletableFuture<>();
     ActorRef<Reconfiguration.Outcome> reply =
-        main.systemActorOf(
-            Behaviors.receive(Reconfiguration.Outcome.class)
-                .onMessage(
-                    Reconfiguration.Completed.class,
-                    c -> {
-                      done.complete(c.report());
-                      return Behaviors.stopped();
-                    })
-                .onMessage(
-                    Reconfiguration.Rejected.class,
-                    r -> {
-                      done.completeExceptionally(
-                          new ReconfigurationException(r.kind(), r.reason()));
-                      return Behaviors.stopped();
-                    })
-                .build(),
-            job.jobId() + "-reconfiguration-" + replies.incrementAndGet(),
-            Props.empty());
+        oneReply(
+            Reconfiguration.Outcome.class,
+            job.jobId() + "-reconfiguration",
+            o -> {
+              if (o instanceof Reconfiguration.Completed c) {
+                done.complete(c.report());
+              } else if (o instanceof Reconfiguration.Rejected r) {
+                done.completeExceptionally(new ReconfigurationException(r.kind(), r.reason()));
+              }
+            });
     job.coordinator().tell(new JobCoordinator.Reconfigure(change, reply));
     return done;
   }
@@ -620,23 +606,34 @@ public final class RuntimeCore implements AutoCloseable {
   public CompletionStage<Long> checkpoint(Submitted job) {
     CompletableFuture<Long> done = new CompletableFuture<>();
     ActorRef<JobCoordinator.CheckpointOutcome> reply =
-        main.systemActorOf(
-            Behaviors.receive(JobCoordinator.CheckpointOutcome.class)
-                .onMessage(
-                    JobCoordinator.CheckpointOutcome.class,
-                    o -> {
-                      if (o.error() == null) {
-                        done.complete(o.checkpointId());
-                      } else {
-                        done.completeExceptionally(new KoalaException(o.error()));
-                      }
-                      return Behaviors.stopped();
-                    })
-                .build(),
-            job.jobId() + "-checkpoint-" + replies.incrementAndGet(),
-            Props.empty());
+        oneReply(
+            JobCoordinator.CheckpointOutcome.class,
+            job.jobId() + "-checkpoint",
+            o -> {
+              if (o.error() == null) {
+                done.complete(o.checkpointId());
+              } else {
+                done.completeExceptionally(new KoalaException(o.error()));
+              }
+            });
     job.coordinator().tell(new JobCoordinator.TakeCheckpoint(reply));
     return done;
+  }
+
+  /** An actor that hands its first {@code type} message to {@code onReply}, then stops. */
+  private <T> ActorRef<T> oneReply(
+      Class<T> type, String name, java.util.function.Consumer<T> onReply) {
+    return main.systemActorOf(
+        Behaviors.receive(type)
+            .onMessage(
+                type,
+                m -> {
+                  onReply.accept(m);
+                  return Behaviors.stopped();
+                })
+            .build(),
+        name + "-" + replies.incrementAndGet(),
+        Props.empty());
   }
 
   /** See {@link TaskCrashes#plan}. */

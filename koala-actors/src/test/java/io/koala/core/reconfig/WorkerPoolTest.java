@@ -179,4 +179,11 @@ class WorkerPoolTest {
         .hasMessageContaining("no worker can take tasks")
         .hasMessageContaining("leaving [1]");
   }
+
+  @Test
+  void aJoinAddsOneWorkersAverageShareOfTasks() {
+    assertThat(WorkerPool.parallelismOnJoin(2, 2, 128)).isEqualTo(3);
+    assertThat(WorkerPool.parallelismOnJoin(5, 2, 128)).isEqualTo(8); // 2.5 rounded up
+    assertThat(WorkerPool.parallelismOnJoin(6, 3, 7)).isEqualTo(7); // no more tasks than buckets
+  }
 }
