@@ -51,6 +51,7 @@ public final class KoalaConfig {
   private final Duration restartBackoff;
   private final Duration redeployTimeout;
   private final List<String> scaleOnJoin;
+  private final String coordinatorRole;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -94,6 +95,13 @@ public final class KoalaConfig {
     this.remoteStateServices = backend.equals("remote") ? services : 0;
     this.types = classes(config, "koala.serialization.types");
     this.scaleOnJoin = operatorNames(config, "koala.cluster.scale-on-join");
+    this.coordinatorRole = string(config, "koala.cluster.coordinator-role");
+    if (!coordinatorRole.isEmpty() && !coordinatorRole.matches("[A-Za-z0-9][A-Za-z0-9._-]*")) {
+      throw new ConfigurationException(
+          "koala.cluster.coordinator-role = \""
+              + coordinatorRole
+              + "\" is invalid; use a cluster role name (letters, digits, ., - and _) or \"\"");
+    }
     this.serializationMaxDepth =
         intIn(
             config,
@@ -319,6 +327,14 @@ public final class KoalaConfig {
    */
   public List<String> scaleOnJoin() {
     return scaleOnJoin;
+  }
+
+  /**
+   * The cluster role of the members that run job coordinators when they fail over ({@code
+   * koala.cluster.coordinator-role}); empty: any member.
+   */
+  public String coordinatorRole() {
+    return coordinatorRole;
   }
 
   /**

@@ -90,6 +90,19 @@ class ConfigValidationTest {
         .hasMessageContaining("expected a list of operator names");
   }
 
+  @Test
+  void coordinatorRoleMustBeARoleNameOrEmpty() {
+    assertThat(KoalaConfig.load().coordinatorRole()).isEmpty();
+    assertThat(
+            KoalaConfig.load()
+                .with("koala.cluster.coordinator-role", "koala-coord")
+                .coordinatorRole())
+        .isEqualTo("koala-coord");
+    assertThatThrownBy(() -> KoalaConfig.load().with("koala.cluster.coordinator-role", "a role"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.cluster.coordinator-role = \"a role\" is invalid");
+  }
+
   /** words (source) → keyBy → count "count" → map "twice" (chained into count's tasks) → sink. */
   private static Dataflow scaled() {
     DataflowBuilder b = Dataflow.builder("scaled").parallelism(2);

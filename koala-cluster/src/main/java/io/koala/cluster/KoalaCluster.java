@@ -57,7 +57,14 @@ import org.slf4j.LoggerFactory;
  * JobHandle job = koala.submit(orders);      // on one node
  * }</pre>
  *
- * <p>Not yet built: a job's coordinator lives on the node it was submitted on and ends with it.
+ * <p><b>Where a job is coordinated.</b> With checkpoints on and a checkpoint journal every node
+ * shares ({@code koala.journal.store = jdbc}, for example on PostgreSQL), a job's coordinator is a
+ * Cluster Sharding entity keyed by the job's id, on a member with {@code
+ * koala.cluster.coordinator-role} (any member when empty), remembered in that journal: when its
+ * node leaves or is downed, it starts again on another such member and resumes the job from the
+ * journal's latest checkpoint, as after a failure. A job id then names one run: once the job has
+ * ended, submitting its dataflow again fails (give it another name). With the embedded journal
+ * (each node's own), a job is coordinated on the node it was submitted on and ends with it.
  */
 public final class KoalaCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KoalaCluster.class);
@@ -228,9 +235,12 @@ public final class KoalaCluster implements AutoCloseable {
 
   /**
    * Runs {@code dataflow} (defined here by this call, and on the other nodes by theirs) as job
-   * {@code <its name>}, coordinated on this node, its tasks spread over every member's worker.
+   * {@code <its name>}, its tasks spread over every member's worker; coordinated on this node, or
+   * where the cluster places its coordinator when coordinators fail over (see above). There, a
+   * submission of a job that runs already attaches to it.
    *
-   * @throws io.koala.KoalaException when no worker has joined yet, or the job runs already
+   * @throws io.koala.KoalaException when no worker has joined yet, or the job runs already (where
+   *     jobs are coordinated on the node they are submitted on)
    */
   public JobHandle submit(Dataflow dataflow) {
     RuntimeCore core = node.core();
@@ -249,6 +259,14 @@ public final class KoalaCluster implements AutoCloseable {
   /** Moves every job's tasks off this node now, as a leave does first; see {@link #leave}. */
   public CompletionStage<List<String>> drain() {
     return node.drainThisNode(leaveTimeout, this::isMember);
+  }
+
+  /**
+   * The ids of the jobs coordinated on this node now: those submitted here, or with coordinators
+   * that fail over, those whose entity runs here (ended ones included).
+   */
+  public java.util.Set<String> coordinatedJobs() {
+    return node.core().coordinatedJobs();
   }
 
   /**

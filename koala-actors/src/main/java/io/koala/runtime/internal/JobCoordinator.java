@@ -57,6 +57,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -142,6 +143,25 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** Client → coordinator: reply with a metrics snapshot. */
   record GetMetrics(ActorRef<JobMetrics> replyTo) implements Command {}
+
+  /**
+   * Client → coordinator: send {@code listener} the job's status now and at every change. A sharded
+   * coordinator (DESIGN §9) may start again on another node, knowing no listener, so clients send
+   * this again every {@link #SUBSCRIBE_INTERVAL} until the job has ended; {@code submission}: sent
+   * by a submission, which a sharded coordinator refuses once its job has ended (the journal keeps
+   * the end: a job id names one run).
+   */
+  record Subscribe(ActorRef<JobListener.Event> listener, boolean submission) implements Command {}
+
+  /** How often a client of a sharded coordinator subscribes again. */
+  static final Duration SUBSCRIBE_INTERVAL = Duration.ofSeconds(1);
+
+  /**
+   * A sharded coordinator's attempts start at this many times the number of coordinators started on
+   * the job's journal before it, so that a previous coordinator's tasks, which its workers stop
+   * once they see it gone, never share a name or a directory with the new one's.
+   */
+  static final int ATTEMPTS_PER_INCARNATION = 100_000;
 
   /** Client → coordinator: reply with the values a collecting sink received so far. */
   record GetCollected(String sink, ActorRef<Collected> replyTo) implements Command {}
@@ -296,6 +316,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   record CoordinatorState(
       LiveDeployment deployment, Retirement retirement, int taken, int reports) {}
 
+  /** Self: the journal answered {@link JobJournal.RecordEnd} ({@code error} null: durable). */
+  record EndJournaled(String error) implements Command {}
+
   /** Self: deployment took too long. */
   enum DeployTimeout implements Command {
     INSTANCE
@@ -341,7 +364,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final String jobId;
   private final ExecutionPlan plan;
   private final List<ActorRef<Worker.Command>> workers; // by index; grows as workers join
-  private final ActorRef<JobListener.Event> listener;
+  private final Set<ActorRef<JobListener.Event>> listeners = new LinkedHashSet<>();
+  private final boolean sharded; // a Cluster Sharding entity, on the cluster's shared journal
+  private ErrorInfo endError; // why the job failed
   private final Duration metricsTimeout;
   private final Duration stepTimeout;
   private final ChannelSettings settings;
@@ -415,7 +440,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       Path checkpointRoot,
       JournalSettings journalSettings,
       Path restoreFrom,
-      ActorRef<JobListener.Event> listener) {
+      ActorRef<JobListener.Event> listener,
+      boolean sharded) {
     return Behaviors.setup(
         ctx -> {
           // named after this class, not the actor cell, so that its log can be configured
@@ -433,7 +459,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                       checkpointRoot,
                       journalSettings,
                       restoreFrom,
-                      listener));
+                      listener,
+                      sharded));
         });
   }
 
@@ -448,7 +475,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       Path checkpointRoot,
       JournalSettings journalSettings,
       Path restoreFrom,
-      ActorRef<JobListener.Event> listener) {
+      ActorRef<JobListener.Event> listener,
+      boolean sharded) {
     super(ctx);
     this.restoreFrom = restoreFrom;
     this.jobId = jobId;
@@ -458,7 +486,13 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.relocation =
         ctx.messageAdapter(
             CheckpointOutcome.class, o -> new RelocationCheckpointed(o.checkpointId(), o.error()));
-    this.listener = listener;
+    if (listener != null) {
+      listeners.add(listener);
+    }
+    this.sharded = sharded;
+    if (sharded && journalSettings == null) {
+      throw new IllegalArgumentException("a sharded coordinator needs the job's journal");
+    }
     this.timers = timers;
     this.settings = config.channels();
     this.metricsTimeout = config.metricsTimeout();
@@ -503,11 +537,12 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       // resume from what the job's journal holds (a job submitted again after a restart)
       this.journal = ctx.spawn(JobJournal.create(jobId, journalSettings), "journal");
       this.ledger = new RequestLedger(0);
+      // a sharded coordinator records its start, and learns how many started before it
       ctx.ask(
           JournalState.class,
           journal,
           deployTimeout,
-          JobJournal.Recover::new,
+          sharded ? JobJournal.StartIncarnation::new : JobJournal.Recover::new,
           (state, error) ->
               new Recovered(state, error == null ? null : String.valueOf(error.getMessage())));
     } else {
@@ -652,6 +687,31 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               new IllegalStateException(
                   "the checkpoint journal of job " + jobId + " did not recover: " + m.error())));
     }
+    boolean takeover = sharded && m.state().incarnations() > 1;
+    if (takeover) {
+      // a coordinator of this job ran before, elsewhere: number attempts above any it used
+      getContext().stop(inbox);
+      attempt = (m.state().incarnations() - 1) * ATTEMPTS_PER_INCARNATION;
+      inbox = forwarder(attempt);
+      getContext()
+          .getLog()
+          .warn(
+              "job {}: coordinator {} of the job starts on {}, as attempt {}",
+              jobId,
+              m.state().incarnations(),
+              getContext().getSystem().address(),
+              attempt);
+    }
+    if (sharded && m.state().endedStatus() != null) {
+      // the job ended under an earlier coordinator: nothing to run, only its end to tell
+      timers.cancel(DeployTimeout.INSTANCE);
+      timers.cancel(CHECKPOINT_TIMER);
+      status = JobStatus.valueOf(m.state().endedStatus());
+      endError = m.state().endedError() == null ? null : coordinatorError(m.state().endedError());
+      getContext().getLog().info("job {} ended before: {}", jobId, status);
+      tellListeners(new JobListener.StatusChanged(status, endError));
+      return this;
+    }
     List<Checkpoints.Completed<Path, CoordinatorState>> completed = new ArrayList<>();
     for (JournalState.Checkpoint c : m.state().checkpoints()) {
       try {
@@ -696,7 +756,16 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               completed.get(completed.size() - 1).id(),
               restoreFrom != null ? "restored from " + restoreFrom : "the journal's latest");
     }
-    deploy(checkpoints.latest().orElse(null));
+    if (takeover) {
+      // as after a failure: the previous coordinator's tasks still running on the workers stop
+      // (their workers also stop them on seeing it gone), and after the backoff the latest
+      // checkpoint's tasks are deployed
+      tellWorkers(new Worker.StopAttemptsBefore(jobId, attempt));
+      recovering = true;
+      timers.startSingleTimer(new Redeploy(attempt), restartBackoff);
+    } else {
+      deploy(checkpoints.latest().orElse(null));
+    }
     requeueOpenRequests(m.state());
     return this;
   }
@@ -755,6 +824,8 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
         .onMessage(FromAttempt.class, this::onFromAttempt)
         .onMessage(DeployTimeout.class, m -> onDeployTimeout())
         .onMessage(GetMetrics.class, this::onGetMetrics)
+        .onMessage(Subscribe.class, this::onSubscribe)
+        .onMessage(EndJournaled.class, this::onEndJournaled)
         .onMessage(MetricsGathered.class, this::onMetricsGathered)
         .onMessage(GetCollected.class, this::onGetCollected)
         .onMessage(Cancel.class, this::onCancel)
@@ -871,7 +942,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       boolean resuming = recovering || restoring != null;
       if (status == JobStatus.DEPLOYING) {
         status = JobStatus.RUNNING;
-        listener.tell(new JobListener.StatusChanged(status, null));
+        tellListeners(new JobListener.StatusChanged(status, null));
         getContext().getLog().info("job {}: running", jobId);
       }
       if (resuming) {
@@ -1098,7 +1169,21 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   private void end(JobStatus terminal, ErrorInfo error) {
     status = terminal;
+    endError = error;
     timers.cancel(CHECKPOINT_TIMER);
+    if (sharded) {
+      // before anything forgets the job's checkpoints: a coordinator that starts again on this
+      // journal must not run the job afresh
+      getContext()
+          .askWithStatus(
+              JobJournal.EndAck.class,
+              journal,
+              metricsTimeout,
+              r ->
+                  new JobJournal.RecordEnd(
+                      terminal.name(), error == null ? null : error.describe(), r),
+              (ack, e) -> new EndJournaled(e == null ? null : String.valueOf(e.getMessage())));
+    }
     if (checkpoints != null && terminal == JobStatus.FINISHED) {
       // nothing is left to resume: the journal and the files forget the job's checkpoints
       for (var c : checkpoints.retained()) {
@@ -1156,7 +1241,51 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     }
     metricsRequests.clear();
     getContext().getLog().info("job {}: {}", jobId, terminal);
-    listener.tell(new JobListener.StatusChanged(terminal, error));
+    tellListeners(new JobListener.StatusChanged(terminal, error));
+  }
+
+  private Behavior<Command> onEndJournaled(EndJournaled m) {
+    if (m.error() != null) {
+      getContext()
+          .getLog()
+          .error(
+              "job {}: its end ({}) was not journaled; a coordinator started again for it would"
+                  + " resume it from its latest checkpoint: {}",
+              jobId,
+              status,
+              m.error());
+    }
+    return this;
+  }
+
+  private Behavior<Command> onSubscribe(Subscribe m) {
+    listeners.add(m.listener());
+    if (m.submission() && sharded && status.isTerminal()) {
+      m.listener()
+          .tell(
+              new JobListener.StatusChanged(
+                  JobStatus.FAILED,
+                  coordinatorError(
+                      "job "
+                          + jobId
+                          + " ran on this cluster before and ended "
+                          + status
+                          + "; its journal keeps that end, so the job does not run again: submit"
+                          + " the dataflow under another name")));
+      return this;
+    }
+    m.listener().tell(new JobListener.StatusChanged(status, endError));
+    return this;
+  }
+
+  private void tellListeners(JobListener.Event event) {
+    listeners.forEach(l -> l.tell(event));
+  }
+
+  /** An error of the job as a whole, not of a task. */
+  static ErrorInfo coordinatorError(String message) {
+    return new ErrorInfo(
+        "coordinator", "coordinator", null, IllegalStateException.class.getName(), message, "");
   }
 
   // ---------------------------------------------------------------- reconfiguration

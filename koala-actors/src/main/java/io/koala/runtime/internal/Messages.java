@@ -83,6 +83,9 @@ final class Messages {
           MetricsAggregator.Reply.class,
           MetricsAggregator.Timeout.class,
           JobListener.StatusChanged.class,
+          JobListener.Resubscribe.class,
+          JobCoordinator.Subscribe.class,
+          JobCoordinator.EndJournaled.class,
           StateServer.Serve.class,
           StateService.Read.class,
           StateService.Write.class);

@@ -2,6 +2,7 @@ package io.koala.runtime.internal;
 
 import io.koala.core.KoalaMessage;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.journal.JournalSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -17,6 +18,10 @@ import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
 import org.apache.pekko.actor.typed.receptionist.ServiceKey;
+import org.apache.pekko.cluster.sharding.typed.ClusterShardingSettings;
+import org.apache.pekko.cluster.sharding.typed.javadsl.ClusterSharding;
+import org.apache.pekko.cluster.sharding.typed.javadsl.Entity;
+import org.apache.pekko.cluster.sharding.typed.javadsl.EntityTypeKey;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -44,6 +49,10 @@ public final class NodeRuntime implements AutoCloseable {
       ServiceKey.create(Worker.Command.class, "koala-worker");
   static final ServiceKey<Command> DIRECTORIES =
       ServiceKey.create(Command.class, "koala-directory");
+
+  /** Jobs' coordinators as Cluster Sharding entities, keyed by job id (DESIGN §9). */
+  static final EntityTypeKey<JobCoordinator.Command> COORDINATORS =
+      EntityTypeKey.create(JobCoordinator.Command.class, "koala-job");
 
   /** What a directory understands. */
   public interface Command extends KoalaMessage {}
@@ -77,6 +86,15 @@ public final class NodeRuntime implements AutoCloseable {
     try {
       this.worker = runsTasks ? core.startWorker() : null;
       system.systemActorOf(directory(core), "koala-directory", Props.empty());
+      if (core.sharedJournal()) {
+        shardCoordinators(system, config, core);
+      } else {
+        LOG.info(
+            "node {}: a job's coordinator runs on the node it is submitted on and ends with it"
+                + " (coordinators fail over only with checkpoints and koala.journal.store = jdbc,"
+                + " a journal every node shares)",
+            system.address());
+      }
       if (worker != null) {
         system.receptionist().tell(Receptionist.register(WORKERS, worker));
       }
@@ -84,6 +102,38 @@ public final class NodeRuntime implements AutoCloseable {
       core.close();
       throw e;
     }
+  }
+
+  /**
+   * Runs jobs' coordinators as Cluster Sharding entities on the members with {@code
+   * koala.cluster.coordinator-role}, remembered in the shared journal: the entity of a node that
+   * leaves or is downed starts again on another member, which resumes the job from the journal.
+   */
+  private static void shardCoordinators(
+      ActorSystem<Void> system, KoalaConfig config, RuntimeCore core) {
+    ClusterSharding sharding = ClusterSharding.get(system);
+    JournalSettings journal = core.journalSettings();
+    ClusterShardingSettings settings =
+        ClusterShardingSettings.create(system)
+            .withRememberEntities(true)
+            .withRememberEntitiesStoreMode(
+                ClusterShardingSettings.rememberEntitiesStoreModeEventSourced())
+            // the shard coordinator's own state in the journal too: nothing on a node's disk
+            .withStateStoreMode(ClusterShardingSettings.stateStoreModePersistence())
+            .withJournalPluginId(journal.journalPluginId())
+            .withSnapshotPluginId(journal.snapshotPluginId());
+    String role = config.coordinatorRole();
+    if (!role.isEmpty()) {
+      settings = settings.withRole(role);
+    }
+    sharding.init(
+        Entity.of(COORDINATORS, ctx -> core.coordinatorEntity(ctx.getEntityId()))
+            .withSettings(settings));
+    core.coordinateBySharding(jobId -> sharding.entityRefFor(COORDINATORS, jobId));
+    LOG.info(
+        "node {}: jobs' coordinators are Cluster Sharding entities on {} and fail over",
+        system.address(),
+        role.isEmpty() ? "any member" : "the members with role " + role);
   }
 
   /**

@@ -25,6 +25,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -39,9 +40,15 @@ import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
+import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.apache.pekko.actor.typed.javadsl.StashBuffer;
+import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -73,8 +80,14 @@ public final class RuntimeCore implements AutoCloseable {
   private final AtomicLong replies = new AtomicLong();
   private final Path checkpointRoot; // null: checkpoints off
   private final JournalSettings journalSettings; // null: checkpoints off
+  private final boolean sharedJournal; // a node whose journal is the cluster's (store = jdbc)
   private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
+  // the coordinators running in this runtime, by job id: they hear of workers joining and leaving
+  private final Map<String, ActorRef<JobCoordinator.Command>> hosted = new ConcurrentHashMap<>();
+  // on a cluster with a shared journal: a job's coordinator is the Cluster Sharding entity this
+  // gives (DESIGN §9), wherever it runs; null: coordinated where submitted, ending with the node
+  private volatile Function<String, RecipientRef<JobCoordinator.Command>> shardedCoordinators;
 
   /** Starts the systems and workers of an embedded runtime. */
   public RuntimeCore(KoalaConfig config) {
@@ -141,8 +154,10 @@ public final class RuntimeCore implements AutoCloseable {
         JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
         journal.createSchema();
         journalSettings = journal.settings();
+        sharedJournal = journal.store() == JournalConfig.Store.JDBC;
       } else {
         journalSettings = null;
+        sharedJournal = false;
       }
       main = nodeSystem;
       for (Class<?> type : config.types()) {
@@ -155,11 +170,13 @@ public final class RuntimeCore implements AutoCloseable {
       JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
       journal.createSchema();
       journalSettings = journal.settings();
+      sharedJournal = false;
       main =
           ActorSystem.create(
               Behaviors.empty(), "koala-" + n, journal.pekkoConfig().withFallback(pekko).resolve());
     } else {
       journalSettings = null;
+      sharedJournal = false;
       main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
     }
     systems.add(main);
@@ -291,7 +308,7 @@ public final class RuntimeCore implements AutoCloseable {
   /** The client's view of a submitted job. */
   public record Submitted(
       String jobId,
-      ActorRef<JobCoordinator.Command> coordinator,
+      RecipientRef<JobCoordinator.Command> coordinator,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion) {}
 
@@ -306,6 +323,9 @@ public final class RuntimeCore implements AutoCloseable {
    */
   public synchronized Submitted submit(Dataflow dataflow, Path restoreFrom) {
     String jobId = node ? jobIdOf(dataflow) : sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+    if (shardedCoordinators != null) {
+      return submitSharded(dataflow, jobId, restoreFrom);
+    }
     if (node) {
       for (Submitted s : submitted) {
         if (s.jobId().equals(jobId)) {
@@ -379,13 +399,161 @@ public final class RuntimeCore implements AutoCloseable {
                 checkpointRoot,
                 journalSettings,
                 restoreFrom,
-                listener),
+                listener,
+                false),
             names + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
     submitted.add(job);
-    completion.whenComplete((st, e) -> submitted.remove(job));
+    hosted.put(jobId, coordinator);
+    completion.whenComplete(
+        (st, e) -> {
+          submitted.remove(job);
+          hosted.remove(jobId, coordinator);
+        });
     return job;
+  }
+
+  /**
+   * Submits job {@code jobId} to its sharded coordinator, which starts on a node the cluster
+   * chooses (or is running already: the handle attaches to it).
+   */
+  private Submitted submitSharded(Dataflow dataflow, String jobId, Path restoreFrom) {
+    if (restoreFrom != null) {
+      throw new io.koala.runtime.ConfigurationException(
+          "restoring job "
+              + jobId
+              + " from a given checkpoint is not available on a cluster with a shared journal:"
+              + " its coordinator resumes from the journal's latest checkpoint");
+    }
+    ExecutionPlan plan = define(dataflow);
+    checkScaleOnJoin(jobId, plan, config);
+    RecipientRef<JobCoordinator.Command> coordinator = shardedCoordinators.apply(jobId);
+    AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
+    CompletableFuture<JobStatus> completion = new CompletableFuture<>();
+    main.systemActorOf(
+        JobListener.subscribing(jobId, coordinator, true, status, completion),
+        jobId + "-" + jobs.incrementAndGet() + "-listener",
+        Props.empty());
+    return new Submitted(jobId, coordinator, status, completion);
+  }
+
+  /**
+   * Whether this node's checkpoint journal is one every node shares ({@code koala.journal.store =
+   * jdbc}, checkpoints on), so that a job's coordinator can start again elsewhere from it.
+   */
+  boolean sharedJournal() {
+    return sharedJournal;
+  }
+
+  /** The settings of jobs' checkpoint journals; null with checkpoints off. */
+  JournalSettings journalSettings() {
+    return journalSettings;
+  }
+
+  /**
+   * From now on, jobs are coordinated by the Cluster Sharding entities {@code coordinators} gives,
+   * created with {@link #coordinatorEntity} (on a node of a cluster whose journal every node
+   * shares).
+   */
+  void coordinateBySharding(Function<String, RecipientRef<JobCoordinator.Command>> coordinators) {
+    if (!node || journalSettings == null) {
+      throw new IllegalStateException("sharded coordinators need a cluster node with checkpoints");
+    }
+    this.shardedCoordinators = Objects.requireNonNull(coordinators, "coordinators");
+  }
+
+  /**
+   * The behavior of job {@code jobId}'s sharded coordinator, started on this node by Cluster
+   * Sharding: the job's dataflow as this node defined it, on the workers this node knows. It waits
+   * (its messages stashed) until some worker is placeable; a job whose dataflow this node has not
+   * defined fails, naming the node.
+   */
+  Behavior<JobCoordinator.Command> coordinatorEntity(String jobId) {
+    return Behaviors.setup(
+        ctx -> {
+          ExecutionPlan plan = catalog.get(jobId).orElse(null);
+          if (plan == null) {
+            String why =
+                "job "
+                    + jobId
+                    + "'s coordinator started on node "
+                    + main.address()
+                    + ", which has not defined its dataflow: every node defines the dataflows of"
+                    + " the cluster's jobs (KoalaCluster.define)";
+            LOG.error(why);
+            return undefinedJob(why);
+          }
+          return Behaviors.withStash(
+              10_000,
+              stash ->
+                  Behaviors.withTimers(
+                      timers -> {
+                        timers.startTimerWithFixedDelay(
+                            JobCoordinator.DeployTimeout.INSTANCE, Duration.ofMillis(100));
+                        return awaitWorkers(ctx, stash, timers, jobId, plan);
+                      }));
+        });
+  }
+
+  /** Stashes what arrives until a worker is placeable, then becomes the coordinator. */
+  private Behavior<JobCoordinator.Command> awaitWorkers(
+      ActorContext<JobCoordinator.Command> ctx,
+      StashBuffer<JobCoordinator.Command> stash,
+      TimerScheduler<JobCoordinator.Command> timers,
+      String jobId,
+      ExecutionPlan plan) {
+    WorkerPool pool = pool();
+    if (pool != null && !pool.placeable().isEmpty()) {
+      timers.cancel(JobCoordinator.DeployTimeout.INSTANCE);
+      ActorRef<JobCoordinator.Command> self = ctx.getSelf();
+      hosted.put(jobId, self);
+      ctx.spawn( // stops with the coordinator, and then forgets it
+          Behaviors.<Void>receiveSignal(
+              (c, signal) -> {
+                if (signal instanceof PostStop) {
+                  hosted.remove(jobId, self);
+                }
+                return Behaviors.same();
+              }),
+          "hosted");
+      return stash.unstashAll(
+          JobCoordinator.create(
+              jobId,
+              plan,
+              workersNow(),
+              pool,
+              config,
+              checkpointRoot,
+              journalSettings,
+              null,
+              null,
+              true));
+    }
+    return Behaviors.receive(JobCoordinator.Command.class)
+        .onMessage(
+            JobCoordinator.DeployTimeout.class, t -> awaitWorkers(ctx, stash, timers, jobId, plan))
+        .onAnyMessage(
+            m -> {
+              stash.stash(m);
+              return Behaviors.same();
+            })
+        .build();
+  }
+
+  /** A coordinator that can only say why its job cannot run here. */
+  private static Behavior<JobCoordinator.Command> undefinedJob(String why) {
+    return Behaviors.receive(JobCoordinator.Command.class)
+        .onMessage(
+            JobCoordinator.Subscribe.class,
+            m -> {
+              m.listener()
+                  .tell(
+                      new JobListener.StatusChanged(
+                          JobStatus.FAILED, JobCoordinator.coordinatorError(why)));
+              return Behaviors.same();
+            })
+        .build();
   }
 
   /**
@@ -461,6 +629,11 @@ public final class RuntimeCore implements AutoCloseable {
     return out;
   }
 
+  /** The ids of the jobs whose coordinators run in this runtime now (ended ones included). */
+  public Set<String> coordinatedJobs() {
+    return Set.copyOf(hosted.keySet());
+  }
+
   /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
   public int placeableWorkers() {
     WorkerPool pool = pool();
@@ -502,8 +675,8 @@ public final class RuntimeCore implements AutoCloseable {
   public synchronized int addWorker(ActorRef<Worker.Command> ref) {
     int index = workers.size();
     workers.add(ref);
-    for (Submitted job : submitted) {
-      job.coordinator().tell(new JobCoordinator.WorkerJoined(index, ref));
+    for (ActorRef<JobCoordinator.Command> coordinator : hosted.values()) {
+      coordinator.tell(new JobCoordinator.WorkerJoined(index, ref));
     }
     LOG.info("worker {} joined: {}", index, ref.path());
     return index;
@@ -515,32 +688,46 @@ public final class RuntimeCore implements AutoCloseable {
    * they reported (empty: nothing of any job is left there). No timeout: the caller bounds it.
    */
   public CompletionStage<List<String>> drainWorker(int worker) {
-    List<Submitted> jobsNow;
+    Map<String, ActorRef<JobCoordinator.Command>> jobsNow;
     synchronized (this) {
       if (worker < 0 || worker >= workers.size()) {
         throw new IllegalArgumentException(
             "no worker " + worker + "; this runtime has workers 0.." + (workers.size() - 1));
       }
       leavingWorkers.add(worker);
-      jobsNow = List.copyOf(submitted);
+      jobsNow = Map.copyOf(hosted);
     }
     List<CompletableFuture<String>> answers = new ArrayList<>();
-    for (Submitted job : jobsNow) {
-      CompletableFuture<String> answer = new CompletableFuture<>();
-      ActorRef<JobCoordinator.WorkerDrained> reply =
-          oneReply(
-              JobCoordinator.WorkerDrained.class,
-              job.jobId() + "-drain",
-              d ->
-                  answer.complete(
-                      d.error() == null ? null : "job " + d.jobId() + ": " + d.error()));
-      // a job that ends has no task left anywhere; its answer also stops the reply actor
-      job.completion()
-          .whenComplete(
-              (st, e) -> reply.tell(new JobCoordinator.WorkerDrained(job.jobId(), worker, null)));
-      job.coordinator().tell(new JobCoordinator.DrainWorker(worker, reply));
-      answers.add(answer);
-    }
+    jobsNow.forEach(
+        (jobId, coordinator) -> {
+          CompletableFuture<String> answer = new CompletableFuture<>();
+          // a coordinator that stops (its job ended, or it moved to another node) leaves no task
+          // of its attempt running anywhere
+          main.systemActorOf(
+              Behaviors.<JobCoordinator.WorkerDrained>setup(
+                  ctx -> {
+                    ctx.watch(coordinator);
+                    coordinator.tell(new JobCoordinator.DrainWorker(worker, ctx.getSelf()));
+                    return Behaviors.receive(JobCoordinator.WorkerDrained.class)
+                        .onMessage(
+                            JobCoordinator.WorkerDrained.class,
+                            d -> {
+                              answer.complete(
+                                  d.error() == null ? null : "job " + jobId + ": " + d.error());
+                              return Behaviors.stopped();
+                            })
+                        .onSignal(
+                            org.apache.pekko.actor.typed.Terminated.class,
+                            t -> {
+                              answer.complete(null);
+                              return Behaviors.stopped();
+                            })
+                        .build();
+                  }),
+              jobId + "-drain-" + replies.incrementAndGet(),
+              Props.empty());
+          answers.add(answer);
+        });
     return CompletableFuture.allOf(answers.toArray(CompletableFuture[]::new))
         .thenApply(
             v ->
@@ -702,8 +889,8 @@ public final class RuntimeCore implements AutoCloseable {
     if (closing || !lostWorkers.add(worker)) {
       return;
     }
-    for (Submitted job : submitted) {
-      job.coordinator().tell(new JobCoordinator.WorkerLost(worker));
+    for (ActorRef<JobCoordinator.Command> coordinator : hosted.values()) {
+      coordinator.tell(new JobCoordinator.WorkerLost(worker));
     }
   }
 

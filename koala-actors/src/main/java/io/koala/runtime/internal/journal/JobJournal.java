@@ -80,6 +80,9 @@ public final class JobJournal
           RecordRequest.class,
           RequestDone.class,
           Recover.class,
+          StartIncarnation.class,
+          RecordEnd.class,
+          EndAck.class,
           CheckpointAck.class,
           DiscardAck.class,
           RequestAck.class,
@@ -88,6 +91,8 @@ public final class JobJournal
           CheckpointDiscarded.class,
           RequestAccepted.class,
           RequestFinished.class,
+          JournalEvent.CoordinatorStarted.class,
+          JournalEvent.JobEnded.class,
           JournalState.class,
           JournalState.Checkpoint.class,
           JournalState.Request.class,
@@ -155,6 +160,22 @@ public final class JobJournal
 
   /** Asks for the journal's state; replies with the {@link JournalState} (after replay). */
   public record Recover(ActorRef<JournalState> replyTo) implements Command {}
+
+  /**
+   * A sharded coordinator starts on the journal: records {@link JournalEvent.CoordinatorStarted}
+   * and replies with the state after it (after replay), once durable.
+   */
+  public record StartIncarnation(ActorRef<JournalState> replyTo) implements Command {}
+
+  /**
+   * Records that the job ended with {@code status} ({@code error}: why it failed, or null). Replies
+   * with {@link EndAck} once durable, at once if an end is recorded already.
+   */
+  public record RecordEnd(String status, String error, ActorRef<StatusReply<EndAck>> replyTo)
+      implements Command {}
+
+  /** The job's end is durable. */
+  public record EndAck(String status) implements KoalaMessage {}
 
   /**
    * Checkpoint {@code id} is durable. {@code released}: the checkpoints the retention rule dropped
@@ -240,6 +261,21 @@ public final class JobJournal
         .onCommand(RecordRequest.class, this::onRecordRequest)
         .onCommand(RequestDone.class, this::onRequestDone)
         .onCommand(Recover.class, (state, c) -> Effect().reply(c.replyTo(), state))
+        .onCommand(
+            StartIncarnation.class,
+            (state, c) ->
+                Effect()
+                    .persist(new JournalEvent.CoordinatorStarted())
+                    .thenReply(c.replyTo(), s -> s))
+        .onCommand(
+            RecordEnd.class,
+            (state, c) ->
+                state.endedStatus() != null
+                    ? Effect()
+                        .reply(c.replyTo(), StatusReply.success(new EndAck(state.endedStatus())))
+                    : Effect()
+                        .persist(new JournalEvent.JobEnded(c.status(), c.error()))
+                        .thenReply(c.replyTo(), s -> StatusReply.success(new EndAck(c.status()))))
         .build();
   }
 

@@ -33,4 +33,24 @@ public sealed interface JournalEvent extends KoalaMessage {
 
   /** Reconfiguration request {@code seq} is done (completed or rejected). */
   record RequestFinished(long seq) implements JournalEvent {}
+
+  /**
+   * A sharded coordinator started on this journal (DESIGN §9): each one numbers its attempts above
+   * every earlier one's, so that its tasks never take the names of tasks a previous coordinator
+   * left running.
+   */
+  record CoordinatorStarted() implements JournalEvent {}
+
+  /**
+   * The job ended with {@code status} (a {@code JobStatus} name), {@code error} saying why it
+   * failed (or null): a sharded coordinator that starts again on this journal does not run it
+   * again.
+   */
+  record JobEnded(String status, String error) implements JournalEvent {
+    public JobEnded {
+      if (status == null || status.isEmpty()) {
+        throw new IllegalArgumentException("status must not be empty");
+      }
+    }
+  }
 }

@@ -19,16 +19,33 @@ import java.util.Optional;
  * @param lastRequestSeq the highest request sequence number ever recorded (0: none)
  * @param checkpoints the retained checkpoints, ascending ids
  * @param requests the open requests, ascending sequence numbers
+ * @param incarnations how many coordinators have started on this journal ({@link
+ *     JournalEvent.CoordinatorStarted}; only a sharded coordinator records them)
+ * @param endedStatus the status the job ended with ({@link JournalEvent.JobEnded}), or null while
+ *     it has not ended
+ * @param endedError why it failed, or null
  */
 public record JournalState(
     long lastCheckpointId,
     long lastRequestSeq,
     List<Checkpoint> checkpoints,
-    List<Request> requests)
+    List<Request> requests,
+    int incarnations,
+    String endedStatus,
+    String endedError)
     implements KoalaMessage {
 
   /** The state of a journal with no events. */
   public static final JournalState EMPTY = new JournalState(0, 0, List.of(), List.of());
+
+  /** A state with no incarnation recorded and not ended. */
+  public JournalState(
+      long lastCheckpointId,
+      long lastRequestSeq,
+      List<Checkpoint> checkpoints,
+      List<Request> requests) {
+    this(lastCheckpointId, lastRequestSeq, checkpoints, requests, 0, null, null);
+  }
 
   /** A completed checkpoint: its id and the coordinator's encoded metadata. */
   public record Checkpoint(long id, Blob metadata) implements KoalaMessage {
@@ -55,6 +72,9 @@ public record JournalState(
   }
 
   public JournalState {
+    if (incarnations < 0) {
+      throw new IllegalArgumentException("incarnations must not be negative: " + incarnations);
+    }
     checkpoints = List.copyOf(checkpoints);
     requests = List.copyOf(requests);
     for (int i = 0; i < checkpoints.size(); i++) {
@@ -128,11 +148,11 @@ public record JournalState(
       while (kept.size() > e.retain()) {
         kept.remove(0);
       }
-      return new JournalState(e.id(), lastRequestSeq, kept, requests);
+      return with(e.id(), lastRequestSeq, kept, requests);
     } else if (event instanceof JournalEvent.CheckpointDiscarded e) {
       List<Checkpoint> kept = new ArrayList<>(checkpoints);
       kept.removeIf(c -> c.id() == e.id());
-      return new JournalState(lastCheckpointId, lastRequestSeq, kept, requests);
+      return with(lastCheckpointId, lastRequestSeq, kept, requests);
     } else if (event instanceof JournalEvent.RequestAccepted e) {
       if (e.seq() <= lastRequestSeq) {
         throw new IllegalStateException(
@@ -140,12 +160,45 @@ public record JournalState(
       }
       List<Request> open = new ArrayList<>(requests);
       open.add(new Request(e.seq(), e.request()));
-      return new JournalState(lastCheckpointId, e.seq(), checkpoints, open);
+      return with(lastCheckpointId, e.seq(), checkpoints, open);
     } else if (event instanceof JournalEvent.RequestFinished e) {
       List<Request> open = new ArrayList<>(requests);
       open.removeIf(r -> r.seq() == e.seq());
-      return new JournalState(lastCheckpointId, lastRequestSeq, checkpoints, open);
+      return with(lastCheckpointId, lastRequestSeq, checkpoints, open);
+    } else if (event instanceof JournalEvent.CoordinatorStarted) {
+      return new JournalState(
+          lastCheckpointId,
+          lastRequestSeq,
+          checkpoints,
+          requests,
+          incarnations + 1,
+          endedStatus,
+          endedError);
+    } else if (event instanceof JournalEvent.JobEnded e) {
+      return new JournalState(
+          lastCheckpointId,
+          lastRequestSeq,
+          checkpoints,
+          requests,
+          incarnations,
+          e.status(),
+          e.error());
     }
     throw new IllegalStateException("unhandled " + event);
+  }
+
+  private JournalState with(
+      long lastCheckpointId,
+      long lastRequestSeq,
+      List<Checkpoint> checkpoints,
+      List<Request> requests) {
+    return new JournalState(
+        lastCheckpointId,
+        lastRequestSeq,
+        checkpoints,
+        requests,
+        incarnations,
+        endedStatus,
+        endedError);
   }
 }

@@ -176,6 +176,33 @@ class JobJournalIT {
   }
 
   @Test
+  void coordinatorStartsAndTheJobsEndSurviveARestart() {
+    Node first = start(dir);
+    ActorRef<JobJournal.Command> j = first.journalOf("job-1");
+    TestProbe<JournalState> started = first.kit.createTestProbe();
+    j.tell(new JobJournal.StartIncarnation(started.ref()));
+    assertThat(started.receiveMessage(TIMEOUT).incarnations()).isEqualTo(1);
+    first.record(j, 1, 3);
+    TestProbe<StatusReply<JobJournal.EndAck>> ended = first.kit.createTestProbe();
+    j.tell(new JobJournal.RecordEnd("CANCELLED", null, ended.ref()));
+    assertThat(value(ended).status()).isEqualTo("CANCELLED");
+    // an end is recorded once: a second one is acknowledged with the first
+    j.tell(new JobJournal.RecordEnd("FAILED", "late", ended.ref()));
+    assertThat(value(ended).status()).isEqualTo("CANCELLED");
+    stop(first);
+
+    Node second = start(dir);
+    ActorRef<JobJournal.Command> again = second.journalOf("job-1");
+    TestProbe<JournalState> restarted = second.kit.createTestProbe();
+    again.tell(new JobJournal.StartIncarnation(restarted.ref()));
+    JournalState state = restarted.receiveMessage(TIMEOUT);
+    assertThat(state.incarnations()).isEqualTo(2);
+    assertThat(state.endedStatus()).isEqualTo("CANCELLED");
+    assertThat(state.endedError()).isNull();
+    assertThat(state.checkpointIds()).containsExactly(1L);
+  }
+
+  @Test
   void retentionKeepsTheNewestAndReportsTheReleased() {
     Node node = start(dir);
     ActorRef<JobJournal.Command> j = node.journalOf("job-1");

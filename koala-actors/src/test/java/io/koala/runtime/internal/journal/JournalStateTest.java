@@ -48,6 +48,26 @@ class JournalStateTest {
   }
 
   @Test
+  void coordinatorStartsAreCountedAndAnEndIsKeptThroughLaterEvents() {
+    JournalState s =
+        JournalState.EMPTY
+            .updated(new JournalEvent.CoordinatorStarted())
+            .updated(new CheckpointCompleted(1, blob(1), 2))
+            .updated(new JournalEvent.CoordinatorStarted());
+    assertThat(s.incarnations()).isEqualTo(2);
+    assertThat(s.endedStatus()).isNull();
+    JournalState ended =
+        s.updated(new JournalEvent.JobEnded("FAILED", "task count#0 failed"))
+            .updated(new CheckpointDiscarded(1));
+    assertThat(ended.endedStatus()).isEqualTo("FAILED");
+    assertThat(ended.endedError()).isEqualTo("task count#0 failed");
+    assertThat(ended.incarnations()).isEqualTo(2);
+    assertThat(ended.lastCheckpointId()).isEqualTo(1);
+    assertThatThrownBy(() -> new JournalEvent.JobEnded("", null))
+        .isInstanceOf(IllegalArgumentException.class);
+  }
+
+  @Test
   void requestsOpenAndFinish() {
     JournalState s =
         JournalState.EMPTY

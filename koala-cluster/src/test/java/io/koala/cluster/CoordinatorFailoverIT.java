@@ -1,0 +1,182 @@
+package io.koala.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigRenderOptions;
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.dataflow.RateSchedule;
+import io.koala.dataflow.SinkSpec;
+import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.JobFailedException;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.internal.journal.JournalConfig;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import java.util.stream.Stream;
+import org.apache.pekko.cluster.typed.Cluster;
+import org.apache.pekko.cluster.typed.Down;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A job's coordinator as a Cluster Sharding entity on a journal every node shares (DESIGN §9): when
+ * the node it runs on is downed or leaves, it starts again on the other coordinator member and the
+ * job resumes from its latest checkpoint. Three nodes in this JVM: the first submits and runs tasks
+ * but no coordinator; the other two have the coordinator role. The judge is the reference run of
+ * {@link KoalaClusterIT} (the same input and counts), read here from an exactly-once file sink.
+ */
+class CoordinatorFailoverIT {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final String ROLE = "koala-coordinator";
+  private static final Pattern COUNT = Pattern.compile("\"key\":(\\d+),\"value\":(\\d+)");
+
+  /** {@link KoalaClusterIT#dataflow}'s counts, into JSON-lines files under {@code out}. */
+  static Dataflow dataflow(String name, double rate, Path out) {
+    DataflowBuilder b = Dataflow.builder(name).parallelism(2);
+    b.source(
+            SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
+                .partitions(3)
+                .count(RECORDS)
+                .rate(RateSchedule.constant(rate)))
+        .parallelism(3)
+        .keyBy(x -> x)
+        .count("count")
+        .sink(SinkSpec.jsonLines("counts", out));
+    return b.build();
+  }
+
+  private static final int RECORDS = 24_000;
+  private static final int KEYS = 300;
+
+  /**
+   * The settings of every node: checkpoints, coordinators on {@link #ROLE}, and one H2 database in
+   * {@code dir} as the journal all nodes share ({@code koala.journal.store = jdbc}), its schema
+   * created here as an operator would.
+   */
+  static String settings(Path dir) {
+    JournalConfig shared =
+        JournalConfig.from(
+            ConfigFactory.parseString("koala.journal.store = embedded")
+                .withFallback(ConfigFactory.load()),
+            dir.resolve("shared"));
+    shared.createSchema();
+    return shared
+            .pekkoConfig()
+            .root()
+            .render(ConfigRenderOptions.defaults().setOriginComments(false).setJson(false))
+        + "\nkoala.journal.store = jdbc"
+        + "\nkoala.checkpoint.interval = 200 ms"
+        + "\nkoala.cluster.coordinator-role = "
+        + ROLE
+        + "\n";
+  }
+
+  @Test
+  void aDownedCoordinatorStartsAgainOnAnotherNodeAndTheJobResumesExactly(@TempDir Path dir) {
+    runsThroughTheLossOfItsCoordinator(dir, true);
+  }
+
+  @Test
+  void aLeavingCoordinatorStartsAgainOnAnotherNodeAndTheJobResumesExactly(@TempDir Path dir) {
+    runsThroughTheLossOfItsCoordinator(dir, false);
+  }
+
+  private static void runsThroughTheLossOfItsCoordinator(Path dir, boolean downed) {
+    Path out = dir.resolve("out");
+    Dataflow dataflow = dataflow("failover", 4_000, out);
+    try (ClusterNodes nodes = new ClusterNodes(dir, settings(dir), dataflow)) {
+      KoalaCluster client = nodes.start();
+      KoalaCluster b = nodes.start("koala.node.roles = [" + ROLE + "]");
+      KoalaCluster c = nodes.start("koala.node.roles = [" + ROLE + "]");
+      JobHandle job = client.submit(dataflow);
+      ClusterNodes.await("a committed part", WAIT, () -> !committed(out).isEmpty());
+      assertThat(client.coordinatedJobs()).as("the client has no coordinator role").isEmpty();
+      KoalaCluster host = b.coordinatedJobs().contains(job.id()) ? b : c;
+      KoalaCluster other = host == b ? c : b;
+      assertThat(host.coordinatedJobs()).contains(job.id());
+      assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+
+      if (downed) {
+        Cluster.get(client.system())
+            .manager()
+            .tell(new Down(Cluster.get(host.system()).selfMember().address()));
+      } else {
+        host.leave().toCompletableFuture().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+      }
+      ClusterNodes.await(
+          "the coordinator on the other node",
+          WAIT,
+          () -> other.coordinatedJobs().contains(job.id()));
+
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(outputs(out)).isEqualTo(KoalaClusterIT.reference(3));
+      assertThat(client.remotingDrops()).isZero();
+    }
+  }
+
+  @Test
+  void aJobIdNamesOneRunAndAnEndedJobIsNotRunAgain(@TempDir Path dir) {
+    Path out = dir.resolve("out");
+    Dataflow dataflow = dataflow("once", 1e9, out);
+    try (ClusterNodes nodes = new ClusterNodes(dir, settings(dir), dataflow)) {
+      KoalaCluster a = nodes.start("koala.node.roles = [" + ROLE + "]");
+      JobHandle first = a.submit(dataflow);
+      assertThat(first.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(outputs(out)).isEqualTo(KoalaClusterIT.reference(3));
+
+      JobHandle again = a.submit(dataflow);
+      assertThatThrownBy(() -> again.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasMessageContaining("ran on this cluster before and ended FINISHED")
+          .hasMessageContaining("another name");
+      assertThat(outputs(out)).as("nothing written again").isEqualTo(KoalaClusterIT.reference(3));
+    }
+  }
+
+  /** The committed (visible) parts in {@code out}. */
+  private static List<Path> committed(Path out) {
+    if (!Files.isDirectory(out)) {
+      return List.of();
+    }
+    try (Stream<Path> s = Files.list(out)) {
+      return s.filter(p -> p.getFileName().toString().endsWith(".jsonl")).toList();
+    } catch (IOException e) {
+      throw new UncheckedIOException(e);
+    }
+  }
+
+  /** Per key, the counts in the committed parts, sorted. */
+  private static Map<Long, List<Long>> outputs(Path out) {
+    Map<Long, List<Long>> byKey = new TreeMap<>();
+    for (Path part : committed(out)) {
+      try {
+        for (String line : Files.readAllLines(part, StandardCharsets.UTF_8)) {
+          Matcher m = COUNT.matcher(line);
+          assertThat(m.find()).as("a count in %s: %s", part, line).isTrue();
+          byKey
+              .computeIfAbsent(Long.parseLong(m.group(1)), k -> new ArrayList<>())
+              .add(Long.parseLong(m.group(2)));
+        }
+      } catch (IOException e) {
+        throw new UncheckedIOException(e);
+      }
+    }
+    byKey.values().forEach(l -> l.sort(null));
+    return byKey;
+  }
+}
