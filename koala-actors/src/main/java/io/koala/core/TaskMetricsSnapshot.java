@@ -108,7 +108,8 @@ public record TaskMetricsSnapshot(
     }
   }
 
-  static byte[] encode(Histogram h) {
+  /** {@code h} compressed, as a snapshot's {@code batchLatency} carries it. */
+  public static byte[] encode(Histogram h) {
     ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
     int n = h.encodeIntoCompressedByteBuffer(buf);
     byte[] out = new byte[n];

@@ -11,10 +11,12 @@ import org.HdrHistogram.Histogram;
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
  * as long as they hold state), one report per completed reconfiguration, the worker each task of
- * the current deployment runs on ({@code placement}), and how many times the job has rolled back to
- * a checkpoint (or to its start) after a failure ({@code rollbacks}, DESIGN §8). Tasks are named by
- * the first operator of the chain they run ({@link io.koala.plan.TaskId#operator()}); the helpers
- * below take that name.
+ * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
+ * checkpoint (or to its start) since its coordinator started ({@code rollbacks}, DESIGN §8; a
+ * coordinator that took over from another on a cluster counts its takeover as one), its {@code
+ * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none). Tasks
+ * are named by the first operator of the chain they run ({@link io.koala.plan.TaskId#operator()});
+ * the helpers below take that name.
  */
 public record JobMetrics(
     String jobId,
@@ -23,10 +25,13 @@ public record JobMetrics(
     List<TaskMetricsSnapshot> tasks,
     List<ReconfigurationReport> reconfigurations,
     Map<TaskId, Integer> placement,
-    int rollbacks)
+    int rollbacks,
+    CheckpointStats checkpoints,
+    ReconfigurationProgress reconfiguring)
     implements KoalaMessage {
 
   public JobMetrics {
+    java.util.Objects.requireNonNull(checkpoints, "checkpoints");
     tasks = List.copyOf(tasks);
     reconfigurations = List.copyOf(reconfigurations);
     placement = new LinkedHashMap<>(placement);

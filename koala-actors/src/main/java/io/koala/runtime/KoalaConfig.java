@@ -432,11 +432,18 @@ public final class KoalaConfig {
     return redeployTimeout;
   }
 
-  /** The effective {@code koala} block, for logging; passwords show as {@code "***"}. */
+  /**
+   * The effective {@code koala} block, for logging; passwords and the admin token show as {@code
+   * "***"}.
+   */
   public String render() {
     Config koala = config.getConfig("koala");
-    for (String secret : List.of("key-store-password", "key-password", "trust-store-password")) {
-      String path = "remote.tls." + secret;
+    for (String path :
+        List.of(
+            "remote.tls.key-store-password",
+            "remote.tls.key-password",
+            "remote.tls.trust-store-password",
+            "node.http.admin-token")) {
       if (koala.hasPath(path) && !koala.getString(path).isEmpty()) {
         koala = koala.withValue(path, ConfigValueFactory.fromAnyRef("***"));
       }

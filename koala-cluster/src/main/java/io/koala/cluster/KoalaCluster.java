@@ -77,6 +77,8 @@ public final class KoalaCluster implements AutoCloseable {
   private final NodeRuntime node;
   private final Duration leaveTimeout;
   private final AtomicLong remotingDrops = new AtomicLong();
+  private final NodeEndpoint endpoint; // null: koala.node.http.port = off
+  private volatile boolean leaving;
 
   private KoalaCluster(ActorSystem<Void> system, KoalaConfig config) {
     this.system = system;
@@ -100,7 +102,32 @@ public final class KoalaCluster implements AutoCloseable {
               + leaveTimeout
               + "), or a leaving node stops before its tasks have moved");
     }
+    Http http = http(c);
+    LOG.info("node {}: Koala's effective configuration: {}", system.address(), config.render());
     this.node = NodeRuntime.start(system, config, runsTasks(c));
+    try {
+      this.endpoint =
+          http == null
+              ? null
+              : NodeEndpoint.start(
+                  node.core(),
+                  this::workerNodes,
+                  this::notReady,
+                  () -> !system.whenTerminated().isCompleted(),
+                  http.adminToken(),
+                  http.host(),
+                  http.port());
+    } catch (RuntimeException e) {
+      node.close();
+      throw e;
+    }
+    if (endpoint != null) {
+      LOG.info(
+          "node {}: HTTP endpoint (/metrics, /health, /ready, /jobs) on {}:{}",
+          system.address(),
+          http.host(),
+          endpoint.port());
+    }
     // Artery drops a message when an outbound queue overflows, and publishes it as Dropped
     ActorRef<Dropped> drops =
         system.systemActorOf(
@@ -124,7 +151,7 @@ public final class KoalaCluster implements AutoCloseable {
         CoordinatedShutdown.PhaseBeforeActorSystemTerminate(),
         "koala-stop",
         () -> {
-          node.close();
+          close();
           return CompletableFuture.completedFuture(Done.getInstance());
         });
   }
@@ -167,6 +194,7 @@ public final class KoalaCluster implements AutoCloseable {
           "koala.node.host is empty; it must be the address other nodes reach this node at");
     }
     int port = port(c, "koala.node.port");
+    http(c); // validated here too, so that a node fails before its ActorSystem starts
     StringBuilder s = new StringBuilder(RuntimeCore.basePekkoSettings());
     s.append("pekko.actor.provider = cluster\n");
     s.append("pekko.cluster.seed-nodes = [");
@@ -300,9 +328,35 @@ public final class KoalaCluster implements AutoCloseable {
     return system;
   }
 
-  /** Stops the jobs coordinated on this node and Koala's runtime here; the system runs on. */
+  /**
+   * The port of this node's HTTP endpoint ({@code koala.node.http}): metrics, health, readiness and
+   * the admin API; -1 when it is off.
+   */
+  public int httpPort() {
+    return endpoint == null ? -1 : endpoint.port();
+  }
+
+  /**
+   * Why this node is not ready to take work, or null when it is: it must be an Up member of the
+   * cluster, not leaving.
+   */
+  private String notReady() {
+    if (leaving) {
+      return "the node is leaving the cluster";
+    }
+    var self = org.apache.pekko.cluster.typed.Cluster.get(system).selfMember();
+    if (self.status() != org.apache.pekko.cluster.MemberStatus.up()) {
+      return "the node's member status is " + self.status() + ", not Up";
+    }
+    return null;
+  }
+
+  /** Stops the jobs coordinated on this node, its HTTP endpoint and Koala's runtime here. */
   @Override
   public void close() {
+    if (endpoint != null) {
+      endpoint.close();
+    }
     node.close();
   }
 
@@ -334,6 +388,7 @@ public final class KoalaCluster implements AutoCloseable {
           system.address());
       return CompletableFuture.completedFuture(Done.getInstance());
     }
+    leaving = true;
     long start = System.nanoTime();
     LOG.info(
         "node {} is leaving: moving its tasks to the other nodes (koala.cluster.leave-timeout ="
@@ -362,6 +417,40 @@ public final class KoalaCluster implements AutoCloseable {
               }
               return Done.getInstance();
             });
+  }
+
+  /** The validated {@code koala.node.http} settings. */
+  record Http(String host, int port, String adminToken) {}
+
+  /** {@code koala.node.http}, or null when its port is off; every setting is checked either way. */
+  static Http http(Config c) {
+    String token = string(c, "koala.node.http.admin-token");
+    if (!token.isEmpty() && token.length() < 16) {
+      throw new ConfigurationException(
+          "koala.node.http.admin-token is too short ("
+              + token.length()
+              + " characters); use at least 16, or \"\" for none");
+    }
+    String host = string(c, "koala.node.http.host");
+    if (host.isBlank()) {
+      host = string(c, "koala.node.host");
+    }
+    String portPath = "koala.node.http.port";
+    String raw;
+    try {
+      raw = c.getString(portPath);
+    } catch (ConfigException e) {
+      throw new ConfigurationException(
+          portPath + ": expected off or a port number 0..65535 (" + e.getMessage() + ")", e);
+    }
+    if (raw.equals("off") || raw.equals("false")) {
+      return null;
+    }
+    if (!raw.matches("-?[0-9]+")) {
+      throw new ConfigurationException(
+          portPath + " = \"" + raw + "\" is invalid; allowed: off, or a port number 0..65535");
+    }
+    return new Http(host, port(c, portPath), token);
   }
 
   private static boolean runsTasks(Config c) {

@@ -125,6 +125,7 @@ class CoordinatorFailoverIT {
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(outputs(out)).isEqualTo(KoalaClusterIT.reference(3));
+      assertThat(job.metrics().rollbacks()).as("the takeover counts").isGreaterThanOrEqualTo(1);
       assertThat(client.remotingDrops()).isZero();
     }
   }

@@ -130,6 +130,10 @@ class KoalaClusterConfigTest {
         "koala.cluster.leave-timeout | 0 s | must be positive",
         "koala.cluster.leave-timeout | -5 s | must be positive",
         "koala.cluster.leave-timeout | soon | expected a duration",
+        "koala.node.http.port | 70000 | is outside 0..65535",
+        "koala.node.http.port | web | is invalid; allowed: off, or a port number 0..65535",
+        "koala.node.http.port | [8080] | expected off or a port number",
+        "koala.node.http.admin-token | short | is too short (5 characters); use at least 16",
       })
   void anInvalidValueFailsNamingItsPath(String path, String value, String hint) {
     assertThatThrownBy(() -> KoalaCluster.systemConfig(config(path + " = " + value)))
@@ -141,6 +145,17 @@ class KoalaClusterConfigTest {
                 assertThat(e.getCause() instanceof ConfigurationException)
                     .as("one error, not one wrapped in another")
                     .isFalse());
+  }
+
+  @Test
+  void theEffectiveConfigurationHidesTheAdminToken() {
+    String token = "never-log-this-token";
+    Config c =
+        KoalaCluster.systemConfig(
+            config("koala.node.http.port = 8558\nkoala.node.http.admin-token = " + token));
+    assertThat(KoalaCluster.http(c)).isEqualTo(new KoalaCluster.Http("127.0.0.1", 8558, token));
+    String rendered = KoalaConfig.from(c).render();
+    assertThat(rendered).contains("admin-token").contains("***").doesNotContain(token);
   }
 
   @Test

@@ -36,10 +36,12 @@ import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
+import io.koala.runtime.CheckpointStats;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.ReconfigurationException;
+import io.koala.runtime.ReconfigurationProgress;
 import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
@@ -367,6 +369,10 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private final Set<ActorRef<JobListener.Event>> listeners = new LinkedHashSet<>();
   private final boolean sharded; // a Cluster Sharding entity, on the cluster's shared journal
   private ErrorInfo endError; // why the job failed
+  private int rollbacks; // since this coordinator started (its takeover counts as one)
+  private CheckpointStats checkpointStats = CheckpointStats.NONE;
+  private final Map<Long, Long> snapshotBytes = new HashMap<>(); // pending checkpoint → bytes
+  private final ProgressEstimator progressEstimator = new ProgressEstimator();
   private final Duration metricsTimeout;
   private final Duration stepTimeout;
   private final ChannelSettings settings;
@@ -442,26 +448,28 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       Path restoreFrom,
       ActorRef<JobListener.Event> listener,
       boolean sharded) {
-    return Behaviors.setup(
-        ctx -> {
-          // named after this class, not the actor cell, so that its log can be configured
-          ctx.setLoggerName(JobCoordinator.class);
-          return Behaviors.withTimers(
-              timers ->
-                  new JobCoordinator(
-                      ctx,
-                      timers,
-                      jobId,
-                      plan,
-                      workers,
-                      pool,
-                      config,
-                      checkpointRoot,
-                      journalSettings,
-                      restoreFrom,
-                      listener,
-                      sharded));
-        });
+    return LogContext.coordinator(
+        jobId,
+        Behaviors.setup(
+            ctx -> {
+              // named after this class, not the actor cell, so that its log can be configured
+              ctx.setLoggerName(JobCoordinator.class);
+              return Behaviors.withTimers(
+                  timers ->
+                      new JobCoordinator(
+                          ctx,
+                          timers,
+                          jobId,
+                          plan,
+                          workers,
+                          pool,
+                          config,
+                          checkpointRoot,
+                          journalSettings,
+                          restoreFrom,
+                          listener,
+                          sharded));
+            }));
   }
 
   private JobCoordinator(
@@ -530,7 +538,15 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     this.inbox = forwarder(0);
     this.lastMetrics =
         new JobMetrics(
-            jobId, status, System.currentTimeMillis(), List.of(), List.of(), Map.of(), 0);
+            jobId,
+            status,
+            System.currentTimeMillis(),
+            List.of(),
+            List.of(),
+            Map.of(),
+            0,
+            CheckpointStats.NONE,
+            null);
     this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
     timers.startSingleTimer(DeployTimeout.INSTANCE, DeployTimeout.INSTANCE, deployTimeout);
     if (journalSettings != null) {
@@ -762,6 +778,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       // checkpoint's tasks are deployed
       tellWorkers(new Worker.StopAttemptsBefore(jobId, attempt));
       recovering = true;
+      rollbacks++;
       timers.startSingleTimer(new Redeploy(attempt), restartBackoff);
     } else {
       deploy(checkpoints.latest().orElse(null));
@@ -1042,6 +1059,39 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     return this;
   }
 
+  /** A snapshot of the job now, with {@code tasks}' metrics. */
+  private JobMetrics metrics(JobStatus status, List<TaskMetricsSnapshot> tasks) {
+    long now = System.currentTimeMillis();
+    return new JobMetrics(
+        jobId,
+        status,
+        now,
+        tasks,
+        reports,
+        placement(),
+        rollbacks,
+        checkpointStats,
+        status.isTerminal() ? null : progress(tasks, now));
+  }
+
+  /** The active reconfiguration's progress, or null when none runs. */
+  private ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks, long now) {
+    if (active == null) {
+      return null;
+    }
+    OperatorId op = active.driver.operator();
+    return progressEstimator.estimate(
+        active.request.change.toString(),
+        op,
+        active.driver.epoch(),
+        active.driver.phase(),
+        active.startedMillis,
+        queue.size(),
+        retirement.retiring(op),
+        tasks,
+        now);
+  }
+
   private void requestMetrics(int request) {
     getContext()
         .spawnAnonymous(
@@ -1052,29 +1102,13 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
   private Behavior<Command> onMetricsGathered(MetricsGathered m) {
     if (m.request() == FINAL_METRICS) {
       if (status == JobStatus.RUNNING) {
-        lastMetrics =
-            new JobMetrics(
-                jobId,
-                JobStatus.FINISHED,
-                System.currentTimeMillis(),
-                withReleased(m.tasks()),
-                reports,
-                placement(),
-                attempt);
+        lastMetrics = metrics(JobStatus.FINISHED, withReleased(m.tasks()));
         end(JobStatus.FINISHED, null);
       }
       return this;
     }
     ActorRef<JobMetrics> replyTo = metricsRequests.remove(m.request());
-    JobMetrics metrics =
-        new JobMetrics(
-            jobId,
-            status,
-            System.currentTimeMillis(),
-            withReleased(m.tasks()),
-            reports,
-            placement(),
-            attempt);
+    JobMetrics metrics = metrics(status, withReleased(m.tasks()));
     if (!status.isTerminal()) {
       lastMetrics = metrics;
     }
@@ -1219,7 +1253,9 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
               lastMetrics.tasks(),
               reports,
               lastMetrics.placement(),
-              attempt);
+              rollbacks,
+              checkpointStats,
+              null);
     }
     timers.cancel(STEP_TIMER);
     String reason = "job " + jobId + " is " + terminal;
@@ -2282,6 +2318,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
     if (checkpoints.cutsAtSnapshot(m.task(), m.checkpointId())) {
       output.cut(m.task(), m.checkpointId()); // a finished task reports once its results are in
     }
+    snapshotBytes.merge(m.checkpointId(), m.bytes(), Long::sum);
     carryOut(checkpoints.snapshotTaken(m.task(), m.checkpointId(), file));
     maybeCrash();
     return this;
@@ -2379,6 +2416,13 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
                 collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
     getContext().getLog().debug("job {}: checkpoint {} committed", jobId, id);
     carryOut(checkpoints.persisted(id));
+    long triggered = checkpoints.latest().map(c -> c.triggeredMillis()).orElse(0L);
+    checkpointStats =
+        checkpointStats.committed(
+            id,
+            triggered == 0 ? 0 : System.currentTimeMillis() - triggered,
+            snapshotBytes.getOrDefault(id, 0L));
+    snapshotBytes.keySet().removeIf(k -> k <= id);
     if (ledger != null) {
       markDone(ledger.committed(id)); // a restart resumes after their completion
     }
@@ -2436,6 +2480,7 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
             cause);
     getContext().stop(inbox); // and with it, the DeathWatch of the attempt's tasks
     attempt++;
+    rollbacks++;
     crashes.rolledBack();
     inbox = forwarder(attempt);
     tellWorkers(new Worker.StopAttemptsBefore(jobId, attempt));

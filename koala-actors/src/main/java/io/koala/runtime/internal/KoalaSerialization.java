@@ -125,6 +125,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         OperatorId.class,
         Partitioning.class,
         JobMetrics.class,
+        io.koala.runtime.CheckpointStats.class,
+        io.koala.runtime.ReconfigurationProgress.class,
         JobStatus.class,
         StateMessage.Fetch.class,
         StateMessage.StateReply.class,

@@ -634,6 +634,20 @@ public final class RuntimeCore implements AutoCloseable {
     return Set.copyOf(hosted.keySet());
   }
 
+  /**
+   * Job {@code jobId}, when its coordinator runs in this runtime: for operating on it (metrics,
+   * reconfigurations, checkpoints, cancellation) through this runtime's methods. The view's status
+   * and completion are not kept up to date; {@link #metrics} has the job's status.
+   */
+  public java.util.Optional<Submitted> coordinated(String jobId) {
+    ActorRef<JobCoordinator.Command> ref = hosted.get(jobId);
+    return ref == null
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(
+            new Submitted(
+                jobId, ref, new AtomicReference<>(JobStatus.RUNNING), new CompletableFuture<>()));
+  }
+
   /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
   public int placeableWorkers() {
     WorkerPool pool = pool();

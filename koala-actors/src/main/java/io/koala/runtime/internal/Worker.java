@@ -304,15 +304,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
           ref =
               getContext()
                   .spawn(
-                      TaskActor.create(
-                          setup,
-                          vertex,
-                          store,
-                          registry,
-                          d.coordinator(),
-                          stateServices,
-                          snapshots,
-                          incarnation),
+                      LogContext.task(
+                          d.jobId(),
+                          setup.task(),
+                          d.attempt(),
+                          TaskActor.create(
+                              setup,
+                              vertex,
+                              store,
+                              registry,
+                              d.coordinator(),
+                              stateServices,
+                              snapshots,
+                              incarnation)),
                       name,
                       DispatcherSelector.fromConfig("koala.task-dispatcher"));
           if (store != null) {

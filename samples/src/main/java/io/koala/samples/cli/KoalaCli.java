@@ -10,6 +10,7 @@ import picocli.CommandLine.Command;
     version = "koala 0.1.0-SNAPSHOT",
     description = "Koala: stateful dataflows that rescale, rebalance and migrate live.",
     subcommands = {
+      AdminCommand.class,
       BenchCommand.class,
       DemoCommand.class,
       ExperimentCommand.class,

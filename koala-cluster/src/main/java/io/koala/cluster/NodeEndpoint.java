@@ -1,0 +1,441 @@
+package io.koala.cluster;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import io.koala.core.PartitionPolicy;
+import io.koala.core.TaskMetricsSnapshot;
+import io.koala.dataflow.Json;
+import io.koala.runtime.JobMetrics;
+import io.koala.runtime.ReconfigurationException;
+import io.koala.runtime.ReconfigurationReport;
+import io.koala.runtime.internal.RuntimeCore;
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
+import java.io.IOException;
+import java.io.OutputStream;
+import java.net.InetSocketAddress;
+import java.net.URLDecoder;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.function.BooleanSupplier;
+import java.util.function.Supplier;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A node's HTTP endpoint ({@code koala.node.http}; {@code docs/operations.md} documents it):
+ *
+ * <ul>
+ *   <li>{@code GET /metrics}: the jobs coordinated on this node, in Prometheus' text format;
+ *   <li>{@code GET /health}: 200 while the node runs; {@code GET /ready}: 200 once the node is an
+ *       Up member that is not leaving, 503 with the reason otherwise;
+ *   <li>the admin API on the jobs coordinated here: {@code GET /jobs}, {@code GET /jobs/<id>}
+ *       (tasks with their placement, the running reconfiguration with its progress, the history of
+ *       completed ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
+ *       checkpoint|cancel} with query parameters. With {@code koala.node.http.admin-token} set, a
+ *       POST needs {@code Authorization: Bearer <token>}.
+ * </ul>
+ *
+ * <p>Every answer but {@code /metrics} is JSON; an error is {@code {"error": "..."}} with 400 (a
+ * bad parameter, named), 401, 404 (no such job or path), 405, 409 (a reconfiguration refused) or
+ * 503.
+ */
+final class NodeEndpoint implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(NodeEndpoint.class);
+  private static final Duration DEFAULT_WAIT = Duration.ofSeconds(5);
+  private static final Duration MAX_WAIT = Duration.ofMinutes(10);
+
+  private final RuntimeCore core;
+  private final Supplier<List<String>> workerNodes;
+  private final Supplier<String> notReady; // null: ready
+  private final BooleanSupplier alive;
+  private final String adminToken; // empty: no token needed
+  private final PrometheusMeterRegistry registry =
+      new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
+  private final KoalaMeters meters = new KoalaMeters(registry);
+  private final HttpServer server;
+  private final ExecutorService executor;
+  private final java.util.concurrent.atomic.AtomicBoolean closed =
+      new java.util.concurrent.atomic.AtomicBoolean();
+
+  private NodeEndpoint(
+      RuntimeCore core,
+      Supplier<List<String>> workerNodes,
+      Supplier<String> notReady,
+      BooleanSupplier alive,
+      String adminToken,
+      InetSocketAddress address)
+      throws IOException {
+    this.core = core;
+    this.workerNodes = workerNodes;
+    this.notReady = notReady;
+    this.alive = alive;
+    this.adminToken = adminToken;
+    this.server = HttpServer.create(address, 0);
+    this.executor =
+        Executors.newFixedThreadPool(
+            4,
+            r -> {
+              Thread t = new Thread(r, "koala-http");
+              t.setDaemon(true);
+              return t;
+            });
+    server.setExecutor(executor);
+    server.createContext("/", this::handle);
+    server.start();
+  }
+
+  /**
+   * Serves the node's endpoint at {@code host}:{@code port} (0: any free port).
+   *
+   * @throws io.koala.runtime.ConfigurationException when the address cannot be bound
+   */
+  static NodeEndpoint start(
+      RuntimeCore core,
+      Supplier<List<String>> workerNodes,
+      Supplier<String> notReady,
+      BooleanSupplier alive,
+      String adminToken,
+      String host,
+      int port) {
+    try {
+      return new NodeEndpoint(
+          core, workerNodes, notReady, alive, adminToken, new InetSocketAddress(host, port));
+    } catch (IOException e) {
+      throw new io.koala.runtime.ConfigurationException(
+          "koala.node.http: cannot serve on " + host + ":" + port + " (" + e.getMessage() + ")", e);
+    }
+  }
+
+  /** The port it listens on. */
+  int port() {
+    return server.getAddress().getPort();
+  }
+
+  @Override
+  public void close() {
+    if (!closed.compareAndSet(false, true)) {
+      return;
+    }
+    server.stop(0);
+    executor.shutdownNow();
+    registry.close();
+  }
+
+  /** A request that cannot be served: its status and message. */
+  private static final class Refusal extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+    final int status;
+
+    Refusal(int status, String message) {
+      super(message, null, false, false);
+      this.status = status;
+    }
+  }
+
+  private void handle(HttpExchange x) throws IOException {
+    try (x) {
+      try {
+        route(x);
+      } catch (Refusal r) {
+        reply(x, r.status, Map.of("error", r.getMessage()));
+      } catch (RuntimeException e) {
+        LOG.warn("{} {} failed", x.getRequestMethod(), x.getRequestURI(), e);
+        reply(x, 500, Map.of("error", String.valueOf(e)));
+      }
+    }
+  }
+
+  private void route(HttpExchange x) throws IOException {
+    String path = x.getRequestURI().getPath();
+    List<String> parts = new ArrayList<>();
+    for (String p : path.split("/")) {
+      if (!p.isEmpty()) {
+        parts.add(URLDecoder.decode(p, StandardCharsets.UTF_8));
+      }
+    }
+    String method = x.getRequestMethod();
+    if (parts.size() == 1 && parts.get(0).equals("metrics")) {
+      requireMethod(method, "GET");
+      byte[] body = scrape().getBytes(StandardCharsets.UTF_8);
+      x.getResponseHeaders().set("Content-Type", "text/plain; version=0.0.4; charset=utf-8");
+      x.sendResponseHeaders(200, body.length);
+      try (OutputStream out = x.getResponseBody()) {
+        out.write(body);
+      }
+    } else if (parts.size() == 1 && parts.get(0).equals("health")) {
+      requireMethod(method, "GET");
+      boolean up = alive.getAsBoolean();
+      reply(x, up ? 200 : 503, Map.of("status", up ? "UP" : "DOWN"));
+    } else if (parts.size() == 1 && parts.get(0).equals("ready")) {
+      requireMethod(method, "GET");
+      String why = notReady.get();
+      reply(
+          x,
+          why == null ? 200 : 503,
+          why == null ? Map.of("ready", true) : Map.of("ready", false, "reason", why));
+    } else if (parts.size() == 1 && parts.get(0).equals("jobs")) {
+      requireMethod(method, "GET");
+      List<Object> jobs = new ArrayList<>();
+      for (String id : new java.util.TreeSet<>(core.coordinatedJobs())) {
+        JobMetrics m = metrics(id);
+        Map<String, Object> j = new LinkedHashMap<>();
+        j.put("id", id);
+        j.put("status", m.status().name());
+        j.put("tasks", m.placement().size());
+        j.put("rollbacks", m.rollbacks());
+        j.put("reconfiguring", m.reconfiguring());
+        jobs.add(j);
+      }
+      reply(x, 200, jobs);
+    } else if (parts.size() == 2 && parts.get(0).equals("jobs")) {
+      requireMethod(method, "GET");
+      reply(x, 200, describe(metrics(parts.get(1))));
+    } else if (parts.size() == 3 && parts.get(0).equals("jobs")) {
+      requireMethod(method, "POST");
+      authorize(x);
+      act(x, parts.get(1), parts.get(2), query(x));
+    } else {
+      throw new Refusal(404, "no such path: " + path + " (see /jobs, /metrics, /health, /ready)");
+    }
+  }
+
+  private void act(HttpExchange x, String jobId, String action, Map<String, String> q)
+      throws IOException {
+    RuntimeCore.Submitted job = job(jobId);
+    Duration wait = waitOf(q, action.equals("checkpoint") ? Duration.ofSeconds(60) : DEFAULT_WAIT);
+    switch (action) {
+      case "rescale" -> {
+        String op = required(q, "operator");
+        int n = intParam(q, "parallelism", 1, 1 << 20);
+        reconfigured(x, core.rescale(job, op, n, PartitionPolicy.even()), wait);
+      }
+      case "rebalance" -> {
+        String op = required(q, "operator");
+        PartitionPolicy policy =
+            q.containsKey("buckets")
+                ? PartitionPolicy.explicit(buckets(q.get("buckets")))
+                : PartitionPolicy.even();
+        reconfigured(x, core.rebalance(job, op, policy), wait);
+      }
+      case "migrate" -> {
+        String op = required(q, "operator");
+        int task = intParam(q, "task", 0, Integer.MAX_VALUE);
+        int worker = intParam(q, "worker", 0, Integer.MAX_VALUE);
+        reconfigured(x, core.migrate(job, op, task, worker), wait);
+      }
+      case "checkpoint" -> {
+        Object id = await(core.checkpoint(job), wait);
+        if (id == null) {
+          reply(x, 202, Map.of("accepted", true, "completed", false));
+        } else {
+          reply(x, 200, Map.of("checkpoint", id));
+        }
+      }
+      case "cancel" ->
+          reply(x, 200, Map.of("status", String.valueOf(await(core.cancel(job), wait))));
+      default ->
+          throw new Refusal(
+              404,
+              "no action "
+                  + action
+                  + " on a job; use rescale, rebalance, migrate, checkpoint or cancel");
+    }
+  }
+
+  private void reconfigured(
+      HttpExchange x, CompletionStage<ReconfigurationReport> outcome, Duration wait)
+      throws IOException {
+    ReconfigurationReport report = await(outcome, wait);
+    if (report == null) {
+      reply(x, 202, Map.of("accepted", true, "completed", false));
+    } else {
+      reply(x, 200, report);
+    }
+  }
+
+  /** The outcome within {@code wait}, or null when it has not come yet. */
+  private static <T> T await(CompletionStage<T> stage, Duration wait) {
+    try {
+      return stage.toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS);
+    } catch (TimeoutException e) {
+      return null;
+    } catch (ExecutionException | CompletionException e) {
+      Throwable cause = e.getCause();
+      if (cause instanceof ReconfigurationException r) {
+        throw new Refusal(409, r.getMessage());
+      }
+      throw new Refusal(409, String.valueOf(cause == null ? e : cause.getMessage()));
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Refusal(503, "interrupted");
+    }
+  }
+
+  private String scrape() {
+    List<MetricRows.Row> rows = new ArrayList<>();
+    List<String> nodes = workerNodes.get();
+    for (String id : core.coordinatedJobs()) {
+      try {
+        rows.addAll(MetricRows.of(metrics(id), nodes));
+      } catch (Refusal e) {
+        LOG.debug("job {} has no metrics now: {}", id, e.getMessage()); // it moved or ended
+      }
+    }
+    meters.update(rows);
+    return registry.scrape();
+  }
+
+  private JobMetrics metrics(String jobId) {
+    try {
+      return core.metrics(job(jobId)).toCompletableFuture().join();
+    } catch (CompletionException e) {
+      throw new Refusal(503, "job " + jobId + " did not answer: " + e.getCause());
+    }
+  }
+
+  private RuntimeCore.Submitted job(String jobId) {
+    return core.coordinated(jobId)
+        .orElseThrow(
+            () ->
+                new Refusal(
+                    404,
+                    "no job "
+                        + jobId
+                        + " is coordinated on this node; coordinated here: "
+                        + new java.util.TreeSet<>(core.coordinatedJobs())));
+  }
+
+  private Map<String, Object> describe(JobMetrics m) {
+    List<String> nodes = workerNodes.get();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("id", m.jobId());
+    j.put("status", m.status().name());
+    j.put("rollbacks", m.rollbacks());
+    j.put("checkpoints", m.checkpoints());
+    j.put("reconfiguring", m.reconfiguring());
+    List<Object> tasks = new ArrayList<>();
+    for (TaskMetricsSnapshot t : m.tasks()) {
+      Integer worker = m.placement().get(t.task());
+      Map<String, Object> task = new LinkedHashMap<>();
+      task.put("task", t.task().toString());
+      task.put("operator", t.task().operator().name());
+      task.put("status", t.status());
+      task.put("worker", worker);
+      task.put("node", worker == null || worker >= nodes.size() ? null : nodes.get(worker));
+      task.put("recordsIn", t.recordsIn());
+      task.put("recordsOut", t.recordsOut());
+      task.put("recordsInPerSecond", t.recordsInPerSecond());
+      task.put("stateBytes", t.stateBytes());
+      task.put("backpressured", t.backpressured());
+      tasks.add(task);
+    }
+    j.put("tasks", tasks);
+    j.put("reconfigurations", m.reconfigurations());
+    return j;
+  }
+
+  private void authorize(HttpExchange x) {
+    if (adminToken.isEmpty()) {
+      return;
+    }
+    String given = x.getRequestHeaders().getFirst("Authorization");
+    if (given == null
+        || !java.security.MessageDigest.isEqual(
+            given.getBytes(StandardCharsets.UTF_8),
+            ("Bearer " + adminToken).getBytes(StandardCharsets.UTF_8))) {
+      throw new Refusal(
+          401, "this node's admin API needs Authorization: Bearer <koala.node.http.admin-token>");
+    }
+  }
+
+  private static void requireMethod(String method, String allowed) {
+    if (!method.equals(allowed)) {
+      throw new Refusal(405, method + " is not allowed here; use " + allowed);
+    }
+  }
+
+  private static Map<String, String> query(HttpExchange x) {
+    Map<String, String> q = new LinkedHashMap<>();
+    String raw = x.getRequestURI().getRawQuery();
+    if (raw != null) {
+      for (String pair : raw.split("&")) {
+        if (pair.isEmpty()) {
+          continue;
+        }
+        int eq = pair.indexOf('=');
+        String k = URLDecoder.decode(eq < 0 ? pair : pair.substring(0, eq), StandardCharsets.UTF_8);
+        String v = eq < 0 ? "" : URLDecoder.decode(pair.substring(eq + 1), StandardCharsets.UTF_8);
+        q.put(k, v);
+      }
+    }
+    return q;
+  }
+
+  private static String required(Map<String, String> q, String name) {
+    String v = q.get(name);
+    if (v == null || v.isBlank()) {
+      throw new Refusal(400, "parameter " + name + " is missing");
+    }
+    return v;
+  }
+
+  private static int intParam(Map<String, String> q, String name, int min, int max) {
+    String v = required(q, name);
+    try {
+      int n = Integer.parseInt(v);
+      if (n < min || n > max) {
+        throw new Refusal(400, "parameter " + name + " = " + n + " is outside " + min + ".." + max);
+      }
+      return n;
+    } catch (NumberFormatException e) {
+      throw new Refusal(400, "parameter " + name + " = \"" + v + "\" is not a whole number");
+    }
+  }
+
+  private static Duration waitOf(Map<String, String> q, Duration dflt) {
+    if (!q.containsKey("wait")) {
+      return dflt;
+    }
+    return Duration.ofSeconds(intParam(q, "wait", 0, (int) MAX_WAIT.toSeconds()));
+  }
+
+  private static int[] buckets(String list) {
+    String[] parts = list.split(",");
+    int[] out = new int[parts.length];
+    for (int i = 0; i < parts.length; i++) {
+      try {
+        out[i] = Integer.parseInt(parts[i].trim());
+      } catch (NumberFormatException e) {
+        throw new Refusal(
+            400,
+            "parameter buckets: \""
+                + parts[i]
+                + "\" at position "
+                + i
+                + " is not a task index (a comma-separated task index per bucket)");
+      }
+    }
+    return out;
+  }
+
+  private static void reply(HttpExchange x, int status, Object body) throws IOException {
+    byte[] bytes = (Json.encode(body) + "\n").getBytes(StandardCharsets.UTF_8);
+    x.getResponseHeaders().set("Content-Type", "application/json; charset=utf-8");
+    x.sendResponseHeaders(status, bytes.length);
+    try (OutputStream out = x.getResponseBody()) {
+      out.write(bytes);
+    }
+  }
+}

@@ -1,0 +1,122 @@
+package io.koala.cluster;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.dataflow.Dataflow;
+import io.koala.runtime.JobHandle;
+import io.koala.runtime.JobStatus;
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * A node's HTTP endpoint, as an operator uses it: scrape {@code /metrics}, probe {@code /health}
+ * and {@code /ready}, list the jobs, rescale one through the admin API (with the admin token), and
+ * see the reconfiguration in the metrics and the job's history. The job's output still equals the
+ * reference run.
+ */
+class NodeEndpointIT {
+  private static final Duration WAIT = Duration.ofSeconds(90);
+  private static final String TOKEN = "a-token-of-some-length";
+  private final HttpClient http = HttpClient.newHttpClient();
+
+  @Test
+  void anOperatorScrapesRescalesThroughTheAdminApiAndSeesTheReconfiguration(@TempDir Path dir)
+      throws Exception {
+    Dataflow dataflow = KoalaClusterIT.dataflow(3_000, 2);
+    try (ClusterNodes nodes =
+        new ClusterNodes(
+            dir,
+            "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n",
+            dataflow)) {
+      KoalaCluster a = nodes.start();
+      nodes.start();
+      String base = "http://127.0.0.1:" + a.httpPort();
+      assertThat(get(base + "/health").statusCode()).isEqualTo(200);
+      ClusterNodes.await("ready", WAIT, () -> get(base + "/ready").statusCode() == 200);
+
+      JobHandle job = a.submit(dataflow);
+      ClusterNodes.await("running", WAIT, () -> job.status() == JobStatus.RUNNING);
+      String before = get(base + "/metrics").body();
+      assertThat(value(before, "koala_job_reconfigurations_total", "job=\"clustered\""))
+          .isEqualTo(0);
+      assertThat(value(before, "koala_job_reconfiguration_active", "job=\"clustered\""))
+          .isEqualTo(0);
+      assertThat(before).contains("koala_task_records_in_total{").contains("task=\"count#1\"");
+      assertThat(get(base + "/jobs").body()).contains("\"id\":\"clustered\"");
+
+      String rescale = base + "/jobs/clustered/rescale?operator=count&parallelism=3&wait=60";
+      assertThat(post(rescale, null).statusCode()).as("without the token").isEqualTo(401);
+      HttpResponse<String> done = post(rescale, TOKEN);
+      assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
+      assertThat(done.body()).contains("\"kind\":\"rescale\"").contains("\"operator\":\"count\"");
+
+      String after = get(base + "/metrics").body();
+      assertThat(value(after, "koala_job_reconfigurations_total", "job=\"clustered\""))
+          .isEqualTo(1);
+      assertThat(
+              value(after, "koala_job_reconfiguration_last_duration_seconds", "job=\"clustered\""))
+          .isPositive();
+      assertThat(after).contains("task=\"count#2\"");
+      String described = get(base + "/jobs/clustered").body();
+      assertThat(described).contains("\"task\":\"count#2\"").contains("\"kind\":\"rescale\"");
+
+      HttpResponse<String> refused =
+          post(base + "/jobs/clustered/rescale?operator=nothing&parallelism=2", TOKEN);
+      assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);
+      assertThat(refused.body()).contains("nothing");
+      assertThat(post(base + "/jobs/other/checkpoint", TOKEN).statusCode()).isEqualTo(404);
+      assertThat(post(base + "/jobs/clustered/rescale?operator=count", TOKEN).body())
+          .contains("parameter parallelism is missing");
+
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(KoalaClusterIT.outputs(job)).isEqualTo(KoalaClusterIT.reference(2));
+    }
+  }
+
+  /** The value of the series {@code name} whose labels contain {@code label}. */
+  private static double value(String scrape, String name, String label) {
+    Matcher m =
+        Pattern.compile(
+                "(?m)^"
+                    + Pattern.quote(name)
+                    + "\\{[^}]*"
+                    + Pattern.quote(label)
+                    + "[^}]*} (\\S+)$")
+            .matcher(scrape);
+    assertThat(m.find()).as("%s{%s} in\n%s", name, label, scrape).isTrue();
+    return Double.parseDouble(m.group(1));
+  }
+
+  private HttpResponse<String> get(String url) {
+    return send(HttpRequest.newBuilder(URI.create(url)).GET().build());
+  }
+
+  private HttpResponse<String> post(String url, String token) {
+    HttpRequest.Builder b =
+        HttpRequest.newBuilder(URI.create(url)).POST(HttpRequest.BodyPublishers.noBody());
+    if (token != null) {
+      b.header("Authorization", "Bearer " + token);
+    }
+    return send(b.build());
+  }
+
+  private HttpResponse<String> send(HttpRequest request) {
+    try {
+      return http.send(request, HttpResponse.BodyHandlers.ofString());
+    } catch (IOException e) {
+      throw new java.io.UncheckedIOException(e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException(e);
+    }
+  }
+}
