@@ -22,6 +22,35 @@ import org.slf4j.LoggerFactory;
 class LogContextTest {
 
   @Test
+  void aKeyedFailureLogsTheKey() {
+    Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
+    ListAppender<ILoggingEvent> appender = new ListAppender<>();
+    appender.start();
+    root.addAppender(appender);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(1))) {
+      DataflowBuilder b = Dataflow.builder("keyed-failure");
+      b.source(SourceSpec.generator("n", (i, s) -> i % 10).count(1_000))
+          .keyBy(x -> x)
+          .process("explode", FailurePropagationTest.ExplodeOnKey::new)
+          .sink(SinkSpec.discarding("out"));
+      JobHandle job = runtime.submit(b.build());
+      assertThatThrownBy(() -> job.await(Duration.ofSeconds(30)))
+          .isInstanceOf(JobFailedException.class);
+      ILoggingEvent failure =
+          List.copyOf(appender.list).stream()
+              .filter(e -> e.getLoggerName().contains("TaskActor"))
+              .filter(e -> e.getFormattedMessage().contains("boom"))
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no task error in " + appender.list));
+      assertThat(failure.getMDCPropertyMap())
+          .containsEntry("koala.key", "7")
+          .containsEntry("koala.operator", "explode");
+    } finally {
+      root.detachAppender(appender);
+    }
+  }
+
+  @Test
   void aFailingTaskAndItsCoordinatorLogWithTheirContext() {
     Logger root = (Logger) LoggerFactory.getLogger(org.slf4j.Logger.ROOT_LOGGER_NAME);
     ListAppender<ILoggingEvent> appender = new ListAppender<>();

@@ -122,6 +122,14 @@ public final class KoalaCluster implements AutoCloseable {
       throw e;
     }
     if (endpoint != null) {
+      var registry = endpoint.registry();
+      io.micrometer.core.instrument.FunctionCounter.builder(
+              "koala.node.remoting.drops", remotingDrops, AtomicLong::get)
+          .description("messages remoting dropped because an outbound queue overflowed")
+          .register(registry);
+      io.micrometer.core.instrument.Gauge.builder("koala.node.workers", this, KoalaCluster::workers)
+          .description("workers jobs coordinated here can place tasks on")
+          .register(registry);
       LOG.info(
           "node {}: HTTP endpoint (/metrics, /health, /ready, /jobs) on {}:{}",
           system.address(),
@@ -351,7 +359,10 @@ public final class KoalaCluster implements AutoCloseable {
     return null;
   }
 
-  /** Stops the jobs coordinated on this node, its HTTP endpoint and Koala's runtime here. */
+  /**
+   * Stops Koala here: the node's HTTP endpoint, its runtime, and the jobs coordinated on it (with
+   * coordinators that fail over, those are not cancelled: they start again on another member).
+   */
   @Override
   public void close() {
     if (endpoint != null) {

@@ -55,6 +55,7 @@ final class NodeEndpoint implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(NodeEndpoint.class);
   private static final Duration DEFAULT_WAIT = Duration.ofSeconds(5);
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
+  private static final int THREADS = 8; // requests served at once; a waiting POST holds one
 
   private final RuntimeCore core;
   private final Supplier<List<String>> workerNodes;
@@ -64,6 +65,8 @@ final class NodeEndpoint implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final KoalaMeters meters = new KoalaMeters(registry);
+  private final io.micrometer.core.instrument.binder.jvm.JvmGcMetrics jvmGc =
+      new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics();
   private final HttpServer server;
   private final ExecutorService executor;
   private final java.util.concurrent.atomic.AtomicBoolean closed =
@@ -85,12 +88,17 @@ final class NodeEndpoint implements AutoCloseable {
     this.server = HttpServer.create(address, 0);
     this.executor =
         Executors.newFixedThreadPool(
-            4,
+            THREADS,
             r -> {
               Thread t = new Thread(r, "koala-http");
               t.setDaemon(true);
               return t;
             });
+    // the JVM's own: heap, GC pauses, threads, CPU
+    new io.micrometer.core.instrument.binder.jvm.JvmMemoryMetrics().bindTo(registry);
+    jvmGc.bindTo(registry);
+    new io.micrometer.core.instrument.binder.jvm.JvmThreadMetrics().bindTo(registry);
+    new io.micrometer.core.instrument.binder.system.ProcessorMetrics().bindTo(registry);
     server.setExecutor(executor);
     server.createContext("/", this::handle);
     server.start();
@@ -123,6 +131,11 @@ final class NodeEndpoint implements AutoCloseable {
     return server.getAddress().getPort();
   }
 
+  /** The registry {@code /metrics} exports, for the node's own meters. */
+  io.micrometer.core.instrument.MeterRegistry registry() {
+    return registry;
+  }
+
   @Override
   public void close() {
     if (!closed.compareAndSet(false, true)) {
@@ -130,6 +143,7 @@ final class NodeEndpoint implements AutoCloseable {
     }
     server.stop(0);
     executor.shutdownNow();
+    jvmGc.close();
     registry.close();
   }
 

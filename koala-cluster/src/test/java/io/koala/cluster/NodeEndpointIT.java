@@ -51,6 +51,10 @@ class NodeEndpointIT {
       assertThat(value(before, "koala_job_reconfiguration_active", "job=\"clustered\""))
           .isEqualTo(0);
       assertThat(before).contains("koala_task_records_in_total{").contains("task=\"count#1\"");
+      assertThat(before)
+          .contains("koala_node_remoting_drops_total 0.0")
+          .contains("jvm_memory_used");
+      assertThat(before).containsPattern("(?m)^koala_node_workers 2\\.0$");
       assertThat(get(base + "/jobs").body()).contains("\"id\":\"clustered\"");
 
       String rescale = base + "/jobs/clustered/rescale?operator=count&parallelism=3&wait=60";

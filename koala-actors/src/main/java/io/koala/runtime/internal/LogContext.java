@@ -12,7 +12,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * line they log — through their context's logger or any SLF4J logger on that thread — carries it:
  * {@code koala.job} on a job's coordinator and tasks; {@code koala.operator}, {@code koala.task}
  * and {@code koala.attempt} on a task; {@code koala.epoch} while a task handles a message of a
- * reconfiguration epoch. A JSON log encoder writes them as fields (docs/operations.md).
+ * reconfiguration epoch; {@code koala.key} on a task's failure while processing a key. A JSON log
+ * encoder writes them as fields (docs/operations.md).
  */
 final class LogContext {
   static final String JOB = "koala.job";
@@ -20,6 +21,7 @@ final class LogContext {
   static final String TASK = "koala.task";
   static final String ATTEMPT = "koala.attempt";
   static final String EPOCH = "koala.epoch";
+  static final String KEY = "koala.key";
 
   private LogContext() {}
 
@@ -46,5 +48,17 @@ final class LogContext {
                 ? Map.of(EPOCH, String.valueOf(e.epoch()))
                 : Map.of(),
         behavior);
+  }
+
+  /** Logs {@code task}'s failure at ERROR, with the key it was processing (if any) in the MDC. */
+  static void failure(org.slf4j.Logger log, TaskId task, io.koala.core.ErrorInfo error) {
+    if (error.key() != null) {
+      org.slf4j.MDC.put(KEY, error.key());
+    }
+    try {
+      log.error("{}: {}", task, error.describe());
+    } finally {
+      org.slf4j.MDC.remove(KEY);
+    }
   }
 }

@@ -390,17 +390,7 @@ public final class RuntimeCore implements AutoCloseable {
             JobListener.create(jobId, status, completion), names + "-listener", Props.empty());
     ActorRef<JobCoordinator.Command> coordinator =
         main.systemActorOf(
-            JobCoordinator.create(
-                jobId,
-                plan,
-                workersNow(),
-                pool,
-                config,
-                checkpointRoot,
-                journalSettings,
-                restoreFrom,
-                listener,
-                false),
+            coordinator(jobId, plan, pool, restoreFrom, listener, false),
             names + "-coordinator",
             Props.empty());
     Submitted job = new Submitted(jobId, coordinator, status, completion);
@@ -517,18 +507,7 @@ public final class RuntimeCore implements AutoCloseable {
                 return Behaviors.same();
               }),
           "hosted");
-      return stash.unstashAll(
-          JobCoordinator.create(
-              jobId,
-              plan,
-              workersNow(),
-              pool,
-              config,
-              checkpointRoot,
-              journalSettings,
-              null,
-              null,
-              true));
+      return stash.unstashAll(coordinator(jobId, plan, pool, null, null, true));
     }
     return Behaviors.receive(JobCoordinator.Command.class)
         .onMessage(
@@ -539,6 +518,27 @@ public final class RuntimeCore implements AutoCloseable {
               return Behaviors.same();
             })
         .build();
+  }
+
+  /** The coordinator of job {@code jobId} in this runtime, on the workers it knows now. */
+  private Behavior<JobCoordinator.Command> coordinator(
+      String jobId,
+      ExecutionPlan plan,
+      WorkerPool pool,
+      Path restoreFrom,
+      ActorRef<JobListener.Event> listener,
+      boolean sharded) {
+    return JobCoordinator.create(
+        jobId,
+        plan,
+        workersNow(),
+        pool,
+        config,
+        checkpointRoot,
+        journalSettings,
+        restoreFrom,
+        listener,
+        sharded);
   }
 
   /** A coordinator that can only say why its job cannot run here. */

@@ -168,7 +168,7 @@ final class TaskActor {
                             // e.g. a user operator factory threw: fail the job, not just the actor
                             ErrorInfo error =
                                 ErrorInfo.of(setup.task().operator().name(), setup.task(), null, e);
-                            ctx.getLog().error("{}: {}", setup.task(), error.describe());
+                            LogContext.failure(ctx.getLog(), setup.task(), error);
                             coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
                             return Behaviors.stopped(); // the worker closes the store
                           }
@@ -294,7 +294,7 @@ final class TaskActor {
               null,
               new io.koala.checkpoint.CheckpointException(
                   "snapshot of checkpoint " + w.checkpointId() + " failed: " + w.error()));
-      ctx.getLog().error("{}: {}", setup.task(), error.describe());
+      LogContext.failure(ctx.getLog(), setup.task(), error);
       engine.cancel();
       coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
       return Behaviors.same();
@@ -433,7 +433,7 @@ final class TaskActor {
 
     @Override
     public void failed(ErrorInfo error) {
-      ctx.getLog().error("{}: {}", setup.task(), error.describe());
+      LogContext.failure(ctx.getLog(), setup.task(), error);
       coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
     }
 
