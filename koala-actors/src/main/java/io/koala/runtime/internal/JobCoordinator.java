@@ -448,27 +448,30 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
       Path restoreFrom,
       ActorRef<JobListener.Event> listener,
       boolean sharded) {
+    JobCoordinator[] self = new JobCoordinator[1]; // its logging context reads the running epoch
     return LogContext.coordinator(
         jobId,
-        Behaviors.setup(
+        () -> self[0] == null || self[0].active == null ? 0 : self[0].active.driver.epoch(),
+        Behaviors.<Command>setup(
             ctx -> {
               // named after this class, not the actor cell, so that its log can be configured
               ctx.setLoggerName(JobCoordinator.class);
               return Behaviors.withTimers(
                   timers ->
-                      new JobCoordinator(
-                          ctx,
-                          timers,
-                          jobId,
-                          plan,
-                          workers,
-                          pool,
-                          config,
-                          checkpointRoot,
-                          journalSettings,
-                          restoreFrom,
-                          listener,
-                          sharded));
+                      self[0] =
+                          new JobCoordinator(
+                              ctx,
+                              timers,
+                              jobId,
+                              plan,
+                              workers,
+                              pool,
+                              config,
+                              checkpointRoot,
+                              journalSettings,
+                              restoreFrom,
+                              listener,
+                              sharded));
             }));
   }
 
@@ -1320,8 +1323,11 @@ final class JobCoordinator extends AbstractBehavior<JobCoordinator.Command> {
 
   /** An error of the job as a whole, not of a task. */
   static ErrorInfo coordinatorError(String message) {
-    return new ErrorInfo(
-        "coordinator", "coordinator", null, IllegalStateException.class.getName(), message, "");
+    return ErrorInfo.of(
+        "coordinator",
+        new TaskId(new OperatorId("coordinator"), 0),
+        null,
+        new IllegalStateException(message));
   }
 
   // ---------------------------------------------------------------- reconfiguration

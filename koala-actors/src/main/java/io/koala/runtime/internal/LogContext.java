@@ -1,19 +1,21 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.TaskMessage;
-import io.koala.core.reconfig.EpochMessage;
-import io.koala.plan.TaskId;
+import io.koala.core.ErrorInfo;
+import io.koala.core.TaskSetup;
 import java.util.Map;
+import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
+import org.slf4j.Logger;
+import org.slf4j.MDC;
 
 /**
- * The logging context (SLF4J MDC) of Koala's actors, set while they handle a message, so that every
- * line they log — through their context's logger or any SLF4J logger on that thread — carries it:
- * {@code koala.job} on a job's coordinator and tasks; {@code koala.operator}, {@code koala.task}
- * and {@code koala.attempt} on a task; {@code koala.epoch} while a task handles a message of a
- * reconfiguration epoch; {@code koala.key} on a task's failure while processing a key. A JSON log
- * encoder writes them as fields (docs/operations.md).
+ * The logging context (SLF4J MDC) of Koala's lines, so that a JSON log encoder writes it as fields
+ * (docs/operations.md): {@code koala.job} on everything a job's coordinator logs, with {@code
+ * koala.epoch} while a reconfiguration runs; a task's failure carries {@code koala.job}, {@code
+ * koala.operator}, {@code koala.task}, {@code koala.attempt} and the {@code koala.key} it was
+ * processing. Tasks set it only when they log, not around every message they handle: their messages
+ * are the data path, and they log only on failure.
  */
 final class LogContext {
   static final String JOB = "koala.job";
@@ -25,40 +27,37 @@ final class LogContext {
 
   private LogContext() {}
 
+  /**
+   * {@code behavior}, a coordinator of job {@code jobId}, with its context set while it handles a
+   * message; {@code epoch}: the running reconfiguration's epoch, 0 when none.
+   */
   static Behavior<JobCoordinator.Command> coordinator(
-      String jobId, Behavior<JobCoordinator.Command> behavior) {
-    return Behaviors.withMdc(JobCoordinator.Command.class, Map.of(JOB, jobId), behavior);
-  }
-
-  static Behavior<TaskMessage> task(
-      String jobId, TaskId task, int attempt, Behavior<TaskMessage> behavior) {
+      String jobId, LongSupplier epoch, Behavior<JobCoordinator.Command> behavior) {
     return Behaviors.withMdc(
-        TaskMessage.class,
-        Map.of(
-            JOB,
-            jobId,
-            OPERATOR,
-            task.operator().name(),
-            TASK,
-            task.toString(),
-            ATTEMPT,
-            String.valueOf(attempt)),
-        m ->
-            m instanceof EpochMessage.Command e
-                ? Map.of(EPOCH, String.valueOf(e.epoch()))
-                : Map.of(),
+        JobCoordinator.Command.class,
+        Map.of(JOB, jobId),
+        m -> {
+          long e = epoch.getAsLong();
+          return e > 0 ? Map.of(EPOCH, String.valueOf(e)) : Map.of();
+        },
         behavior);
   }
 
-  /** Logs {@code task}'s failure at ERROR, with the key it was processing (if any) in the MDC. */
-  static void failure(org.slf4j.Logger log, TaskId task, io.koala.core.ErrorInfo error) {
+  /** Logs the failure of {@code setup}'s task (of attempt {@code attempt}) at ERROR, in context. */
+  static void failure(Logger log, TaskSetup setup, int attempt, ErrorInfo error) {
+    MDC.put(JOB, setup.jobId());
+    MDC.put(OPERATOR, setup.task().operator().name());
+    MDC.put(TASK, setup.task().toString());
+    MDC.put(ATTEMPT, String.valueOf(attempt));
     if (error.key() != null) {
-      org.slf4j.MDC.put(KEY, error.key());
+      MDC.put(KEY, error.key());
     }
     try {
-      log.error("{}: {}", task, error.describe());
+      log.error("{}: {}", setup.task(), error.describe());
     } finally {
-      org.slf4j.MDC.remove(KEY);
+      for (String k : new String[] {JOB, OPERATOR, TASK, ATTEMPT, KEY}) {
+        MDC.remove(k);
+      }
     }
   }
 }

@@ -125,6 +125,7 @@ final class TaskActor {
 
   private final ActorContext<TaskMessage> ctx;
   private final TaskSetup setup;
+  private final int attempt; // its deployment: 0, one more after each rollback
   private final ActorRef<JobCoordinator.Command> coordinator;
   private final TaskEngine engine;
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
@@ -168,7 +169,7 @@ final class TaskActor {
                             // e.g. a user operator factory threw: fail the job, not just the actor
                             ErrorInfo error =
                                 ErrorInfo.of(setup.task().operator().name(), setup.task(), null, e);
-                            LogContext.failure(ctx.getLog(), setup.task(), error);
+                            LogContext.failure(ctx.getLog(), setup, incarnation.attempt(), error);
                             coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
                             return Behaviors.stopped(); // the worker closes the store
                           }
@@ -190,6 +191,7 @@ final class TaskActor {
     this.snapshots = snapshots;
     this.timers = timers;
     this.setup = setup;
+    this.attempt = incarnation.attempt();
     this.coordinator = coordinator;
     this.stateServices = stateServices;
     this.engine = new TaskEngine(setup, vertex, store, new KryoSerde(registry), new Effects());
@@ -294,7 +296,7 @@ final class TaskActor {
               null,
               new io.koala.checkpoint.CheckpointException(
                   "snapshot of checkpoint " + w.checkpointId() + " failed: " + w.error()));
-      LogContext.failure(ctx.getLog(), setup.task(), error);
+      LogContext.failure(ctx.getLog(), setup, attempt, error);
       engine.cancel();
       coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
       return Behaviors.same();
@@ -433,7 +435,7 @@ final class TaskActor {
 
     @Override
     public void failed(ErrorInfo error) {
-      LogContext.failure(ctx.getLog(), setup.task(), error);
+      LogContext.failure(ctx.getLog(), setup, attempt, error);
       coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
     }
 

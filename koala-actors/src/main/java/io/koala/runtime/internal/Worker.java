@@ -304,19 +304,15 @@ final class Worker extends AbstractBehavior<Worker.Command> {
           ref =
               getContext()
                   .spawn(
-                      LogContext.task(
-                          d.jobId(),
-                          setup.task(),
-                          d.attempt(),
-                          TaskActor.create(
-                              setup,
-                              vertex,
-                              store,
-                              registry,
-                              d.coordinator(),
-                              stateServices,
-                              snapshots,
-                              incarnation)),
+                      TaskActor.create(
+                          setup,
+                          vertex,
+                          store,
+                          registry,
+                          d.coordinator(),
+                          stateServices,
+                          snapshots,
+                          incarnation),
                       name,
                       DispatcherSelector.fromConfig("koala.task-dispatcher"));
           if (store != null) {
