@@ -9,6 +9,7 @@ import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import io.koala.job.PlannedCrash;
 import io.koala.runtime.testing.TaskCrashes;
 import java.io.IOException;
 import java.io.RandomAccessFile;
@@ -431,7 +432,7 @@ class CheckpointRecoveryTest {
           WAIT,
           () -> !job.metrics().releasedTasks("count").isEmpty());
       checkpoint(job); // without count#1; count#0's snapshot lists releases for it
-      TaskCrashes.plan(job, 7, List.of(new TaskCrashes.At(0)));
+      TaskCrashes.plan(job, 7, List.of(new PlannedCrash.At(0)));
       checkpoint(job); // after the rollback: its commit releases the keys count#0 got from count#1
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       LiveReconfigurationTest.assertExactCounts(job);

@@ -3,6 +3,7 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.core.reconfig.EpochDriver;
+import io.koala.job.PlannedCrash;
 import io.koala.runtime.testing.TaskCrashes;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -29,29 +30,29 @@ class TaskCrashesTest {
           job,
           42,
           List.of(
-              new TaskCrashes.At(200),
-              new TaskCrashes.InCheckpoint(1),
-              new TaskCrashes.InPhase(EpochDriver.Phase.HANDING_OVER)));
+              new PlannedCrash.At(200),
+              new PlannedCrash.InCheckpoint(1),
+              new PlannedCrash.InPhase(EpochDriver.Phase.HANDING_OVER)));
       // queued until the job runs; re-run after each rollback that undoes it
       ReconfigurationReport report = LiveReconfigurationTest.done(job.rescale("count", 4));
       assertThat(report.tasksAfter()).containsExactly(0, 1, 2, 3);
       assertThat(job.await(LiveReconfigurationTest.WAIT)).isEqualTo(JobStatus.FINISHED);
-      List<TaskCrashes.Injected> injected = TaskCrashes.injected(job);
+      List<PlannedCrash.Injected> injected = TaskCrashes.injected(job);
       assertThat(injected)
-          .extracting(TaskCrashes.Injected::crash)
+          .extracting(PlannedCrash.Injected::crash)
           .containsExactlyInAnyOrder(
-              new TaskCrashes.At(200),
-              new TaskCrashes.InCheckpoint(1),
-              new TaskCrashes.InPhase(EpochDriver.Phase.HANDING_OVER));
+              new PlannedCrash.At(200),
+              new PlannedCrash.InCheckpoint(1),
+              new PlannedCrash.InPhase(EpochDriver.Phase.HANDING_OVER));
       assertThat(injected)
-          .filteredOn(i -> i.crash() instanceof TaskCrashes.InPhase)
-          .extracting(TaskCrashes.Injected::during)
+          .filteredOn(i -> i.crash() instanceof PlannedCrash.InPhase)
+          .extracting(PlannedCrash.Injected::during)
           .singleElement()
           .asString()
           .endsWith("HANDING_OVER");
       assertThat(injected)
-          .filteredOn(i -> i.crash() instanceof TaskCrashes.InCheckpoint)
-          .extracting(TaskCrashes.Injected::during)
+          .filteredOn(i -> i.crash() instanceof PlannedCrash.InCheckpoint)
+          .extracting(PlannedCrash.Injected::during)
           .singleElement()
           .asString()
           .startsWith("checkpoint ");

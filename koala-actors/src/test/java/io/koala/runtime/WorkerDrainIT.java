@@ -3,6 +3,7 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.job.PlannedCrash;
 import io.koala.plan.TaskId;
 import io.koala.runtime.testing.TaskCrashes;
 import java.nio.file.Path;
@@ -267,7 +268,7 @@ class WorkerDrainIT {
           .isInstanceOf(ReconfigurationException.class)
           .hasMessageContaining("no worker can take the new tasks of 'count'");
 
-      TaskCrashes.plan(job, seed, List.of(new TaskCrashes.At(0)));
+      TaskCrashes.plan(job, seed, List.of(new PlannedCrash.At(0)));
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(TaskCrashes.injected(job)).as("crashes (seed %d)", seed).hasSize(1);
       LiveReconfigurationTest.assertExactCounts(job);

@@ -4,9 +4,9 @@ import io.koala.core.ChannelSettings;
 import io.koala.core.ErrorInfo;
 import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
-import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.WorkerPool;
 import io.koala.dataflow.Dataflow;
+import io.koala.job.JobReply;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
@@ -300,53 +300,27 @@ public final class DataflowTestDriver implements AutoCloseable {
           ReconfigurationException.Reason.JOB_ENDING,
           "dataflow '" + name + "' is finishing: an input has ended");
     }
-    sim.changeAt(sim.now(), change);
+    sim.reconfigure(change);
   }
 
   /** How many requests have completed (carried out, or found to change nothing). */
   int completedRequests() {
-    return sim.reconfigurations().size() + sim.noopRequests();
+    return sim.completedRequests() + sim.noopRequests();
   }
 
   private ReconfigurationReport reconfigure(Change change) {
-    int epochs = sim.reconfigurations().size();
-    int noops = sim.noopRequests();
-    int refused = sim.refusedRequests();
+    int n = sim.requests();
     request(change); // checks it: the operator exists and heads a keyed vertex
-    OperatorId vertex = new OperatorId(change.operator());
-    List<Integer> before = tasks(vertex.name());
     settle();
-    if (sim.refusedRequests() > refused) {
-      throw new ReconfigurationException(
-          ReconfigurationException.Reason.JOB_ENDING,
-          "dataflow '" + name + "' is finishing: a source has read all its input");
+    JobReply.Outcome outcome = sim.outcome(n);
+    if (outcome instanceof JobReply.Rejected r) {
+      throw new ReconfigurationException(r.kind(), r.reason());
     }
-    if (sim.reconfiguring()) {
+    if (!(outcome instanceof JobReply.Completed c) || sim.reconfiguring()) {
       throw new IllegalStateException(
           change + " did not complete while processing time stood still");
     }
-    List<EpochDriver.EpochReport> done = sim.reconfigurations();
-    if (sim.noopRequests() > noops || done.size() == epochs) {
-      return new ReconfigurationReport(
-          0, vertex.name(), change.kind(), before, before, List.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0);
-    }
-    EpochDriver.EpochReport r = done.get(done.size() - 1);
-    return new ReconfigurationReport(
-        r.epoch(),
-        vertex.name(),
-        change.kind(),
-        before,
-        Arrays.stream(r.tasksAfter()).boxed().toList(),
-        Arrays.stream(r.movedBuckets()).boxed().toList(),
-        0,
-        0,
-        r.transferred().keys(),
-        r.transferred().bytes(),
-        r.transferred().fetchRequests(),
-        r.transferred().drainedKeys(),
-        r.transferred().piggybackedKeys(),
-        r.transferred().recordsParked(),
-        r.transferred().lookupTableBytes());
+    return c.report();
   }
 
   private void run(long untilMillis) {

@@ -5,6 +5,7 @@ import io.koala.core.checkpoint.Checkpoints;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Retirement;
+import io.koala.job.CoordinatorState;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
@@ -36,7 +37,7 @@ record CheckpointMetadata(
     holders = new ArrayList<>(holders);
   }
 
-  static CheckpointMetadata of(Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> c) {
+  static CheckpointMetadata of(Checkpoints.Completed<Path, CoordinatorState> c) {
     Map<TaskId, String> files = new LinkedHashMap<>();
     c.snapshots().forEach((t, p) -> files.put(t, p.toString()));
     return new CheckpointMetadata(
@@ -52,7 +53,7 @@ record CheckpointMetadata(
    * The checkpoint, as the coordinator of a new process keeps it: no request taken and no report
    * made before it (requests are not journaled yet).
    */
-  Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> completed(
+  Checkpoints.Completed<Path, CoordinatorState> completed(
       ExecutionPlan plan, Draining.Settings drain) {
     Map<TaskId, Path> files = new LinkedHashMap<>();
     snapshots.forEach((t, p) -> files.put(t, Path.of(p)));
@@ -61,7 +62,7 @@ record CheckpointMetadata(
         triggeredMillis,
         files,
         new LinkedHashSet<>(holders),
-        new JobCoordinator.CoordinatorState(
+        new CoordinatorState(
             LiveDeployment.restore(plan, deployment), Retirement.restore(drain, retirement), 0, 0));
   }
 

@@ -1,7 +1,9 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.ErrorInfo;
 import io.koala.core.KoalaMessage;
+import io.koala.job.JobCore;
+import io.koala.job.JobInput;
+import io.koala.job.JobReply;
 import io.koala.runtime.JobFailedException;
 import io.koala.runtime.JobStatus;
 import java.util.concurrent.CompletableFuture;
@@ -16,58 +18,59 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  */
 public final class JobListener {
 
-  /** Coordinator → listener. */
-  public interface Event extends KoalaMessage {}
+  /** What a subscribing listener handles. */
+  interface Command extends KoalaMessage {}
 
-  /** The job's status changed; {@code error} is set when it failed. */
-  public record StatusChanged(JobStatus status, ErrorInfo error) implements Event {}
+  /** The coordinator told the job's status. */
+  record Changed(JobReply.StatusChanged event) implements Command {}
+
+  /** Self: time to subscribe again. */
+  enum Resubscribe implements Command {
+    INSTANCE
+  }
 
   private JobListener() {}
 
   /** A listener the coordinator is given at its creation. */
-  static Behavior<Event> create(
+  static Behavior<JobReply.StatusChanged> create(
       String jobId, AtomicReference<JobStatus> status, CompletableFuture<JobStatus> completion) {
-    return Behaviors.receive(Event.class)
+    return Behaviors.receive(JobReply.StatusChanged.class)
         .onMessage(
-            StatusChanged.class,
+            JobReply.StatusChanged.class,
             e -> ended(jobId, status, completion, e) ? Behaviors.stopped() : Behaviors.same())
         .build();
-  }
-
-  /** Self: time to subscribe again. */
-  enum Resubscribe implements Event {
-    INSTANCE
   }
 
   /**
    * A listener of the sharded coordinator {@code coordinator}, which may move to another node: it
    * subscribes now ({@code submission}: as the job's submission) and again every {@link
-   * JobCoordinator#SUBSCRIBE_INTERVAL} until the job has ended.
+   * JobCore#SUBSCRIBE_INTERVAL} until the job has ended.
    */
-  static Behavior<Event> subscribing(
+  static Behavior<Command> subscribing(
       String jobId,
-      RecipientRef<JobCoordinator.Command> coordinator,
+      RecipientRef<JobInput> coordinator,
       boolean submission,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion) {
     return Behaviors.setup(
         ctx -> {
-          coordinator.tell(new JobCoordinator.Subscribe(ctx.getSelf(), submission));
+          ActorReply<JobReply.StatusChanged> events =
+              new ActorReply<>(ctx.messageAdapter(JobReply.StatusChanged.class, Changed::new));
+          coordinator.tell(new JobInput.Subscribe(events, submission));
           return Behaviors.withTimers(
               timers -> {
-                timers.startTimerWithFixedDelay(
-                    Resubscribe.INSTANCE, JobCoordinator.SUBSCRIBE_INTERVAL);
-                return Behaviors.receive(Event.class)
+                timers.startTimerWithFixedDelay(Resubscribe.INSTANCE, JobCore.SUBSCRIBE_INTERVAL);
+                return Behaviors.receive(Command.class)
                     .onMessage(
                         Resubscribe.class,
                         m -> {
-                          coordinator.tell(new JobCoordinator.Subscribe(ctx.getSelf(), false));
+                          coordinator.tell(new JobInput.Subscribe(events, false));
                           return Behaviors.same();
                         })
                     .onMessage(
-                        StatusChanged.class,
-                        e ->
-                            ended(jobId, status, completion, e)
+                        Changed.class,
+                        c ->
+                            ended(jobId, status, completion, c.event())
                                 ? Behaviors.stopped()
                                 : Behaviors.same())
                     .build();
@@ -80,7 +83,7 @@ public final class JobListener {
       String jobId,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion,
-      StatusChanged e) {
+      JobReply.StatusChanged e) {
     status.set(e.status());
     if (e.status() == JobStatus.FAILED) {
       completion.completeExceptionally(new JobFailedException(jobId, e.error()));

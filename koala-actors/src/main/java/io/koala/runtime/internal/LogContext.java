@@ -2,6 +2,7 @@ package io.koala.runtime.internal;
 
 import io.koala.core.ErrorInfo;
 import io.koala.core.TaskSetup;
+import io.koala.job.JobInput;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.Behavior;
@@ -31,10 +32,10 @@ final class LogContext {
    * {@code behavior}, a coordinator of job {@code jobId}, with its context set while it handles a
    * message; {@code epoch}: the running reconfiguration's epoch, 0 when none.
    */
-  static Behavior<JobCoordinator.Command> coordinator(
-      String jobId, LongSupplier epoch, Behavior<JobCoordinator.Command> behavior) {
+  static Behavior<JobInput> coordinator(
+      String jobId, LongSupplier epoch, Behavior<JobInput> behavior) {
     return Behaviors.withMdc(
-        JobCoordinator.Command.class,
+        JobInput.class,
         Map.of(JOB, jobId),
         m -> {
           long e = epoch.getAsLong();

@@ -3,6 +3,7 @@ package io.koala.runtime.internal;
 import io.koala.core.KoalaMessage;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
+import io.koala.job.JobInput;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -31,7 +32,7 @@ final class MetricsAggregator {
   static Behavior<Command> create(
       List<ActorRef<TaskMessage>> tasks,
       int request,
-      ActorRef<JobCoordinator.Command> coordinator,
+      ActorRef<JobInput> coordinator,
       Duration timeout) {
     return Behaviors.setup(
         ctx -> {
@@ -42,7 +43,7 @@ final class MetricsAggregator {
           }
           List<TaskMetricsSnapshot> got = new ArrayList<>();
           if (tasks.isEmpty()) {
-            coordinator.tell(new JobCoordinator.MetricsGathered(request, got));
+            coordinator.tell(new JobInput.MetricsGathered(request, got));
             return Behaviors.stopped();
           }
           return Behaviors.withTimers(
@@ -56,13 +57,13 @@ final class MetricsAggregator {
                           if (got.size() < tasks.size()) {
                             return Behaviors.same();
                           }
-                          coordinator.tell(new JobCoordinator.MetricsGathered(request, got));
+                          coordinator.tell(new JobInput.MetricsGathered(request, got));
                           return Behaviors.stopped();
                         })
                     .onMessage(
                         Timeout.class,
                         t -> {
-                          coordinator.tell(new JobCoordinator.MetricsGathered(request, got));
+                          coordinator.tell(new JobInput.MetricsGathered(request, got));
                           return Behaviors.stopped();
                         })
                     .build();

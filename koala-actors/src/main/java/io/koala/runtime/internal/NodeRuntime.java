@@ -1,6 +1,7 @@
 package io.koala.runtime.internal;
 
 import io.koala.core.KoalaMessage;
+import io.koala.job.JobInput;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
 import java.time.Duration;
@@ -51,8 +52,8 @@ public final class NodeRuntime implements AutoCloseable {
       ServiceKey.create(Command.class, "koala-directory");
 
   /** Jobs' coordinators as Cluster Sharding entities, keyed by job id (DESIGN §9). */
-  static final EntityTypeKey<JobCoordinator.Command> COORDINATORS =
-      EntityTypeKey.create(JobCoordinator.Command.class, "koala-job");
+  static final EntityTypeKey<JobInput> COORDINATORS =
+      EntityTypeKey.create(JobInput.class, "koala-job");
 
   /** What a directory understands. */
   public interface Command extends KoalaMessage {}

@@ -7,6 +7,11 @@ import io.koala.core.PartitionPolicy;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.WorkerPool;
 import io.koala.dataflow.Dataflow;
+import io.koala.job.JobCore;
+import io.koala.job.JobInput;
+import io.koala.job.JobReply;
+import io.koala.job.JobSetup;
+import io.koala.job.PlannedCrash;
 import io.koala.plan.ExecutionPlan;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
@@ -16,7 +21,6 @@ import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.internal.journal.JournalConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
-import io.koala.runtime.testing.TaskCrashes;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -84,10 +88,10 @@ public final class RuntimeCore implements AutoCloseable {
   private final java.util.concurrent.ExecutorService copier; // writes snapshot files
   private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
   // the coordinators running in this runtime, by job id: they hear of workers joining and leaving
-  private final Map<String, ActorRef<JobCoordinator.Command>> hosted = new ConcurrentHashMap<>();
+  private final Map<String, ActorRef<JobInput>> hosted = new ConcurrentHashMap<>();
   // on a cluster with a shared journal: a job's coordinator is the Cluster Sharding entity this
   // gives (DESIGN §9), wherever it runs; null: coordinated where submitted, ending with the node
-  private volatile Function<String, RecipientRef<JobCoordinator.Command>> shardedCoordinators;
+  private volatile Function<String, RecipientRef<JobInput>> shardedCoordinators;
 
   /** Starts the systems and workers of an embedded runtime. */
   public RuntimeCore(KoalaConfig config) {
@@ -308,7 +312,7 @@ public final class RuntimeCore implements AutoCloseable {
   /** The client's view of a submitted job. */
   public record Submitted(
       String jobId,
-      RecipientRef<JobCoordinator.Command> coordinator,
+      RecipientRef<JobInput> coordinator,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion) {}
 
@@ -385,10 +389,10 @@ public final class RuntimeCore implements AutoCloseable {
       completion.whenComplete((s, e) -> catalog.remove(jobId));
     }
     String names = node ? jobId + "-" + n : jobId; // a node runs a job again under its name
-    ActorRef<JobListener.Event> listener =
+    ActorRef<JobReply.StatusChanged> listener =
         main.systemActorOf(
             JobListener.create(jobId, status, completion), names + "-listener", Props.empty());
-    ActorRef<JobCoordinator.Command> coordinator =
+    ActorRef<JobInput> coordinator =
         main.systemActorOf(
             coordinator(jobId, plan, pool, restoreFrom, listener, false),
             names + "-coordinator",
@@ -418,7 +422,7 @@ public final class RuntimeCore implements AutoCloseable {
     }
     ExecutionPlan plan = define(dataflow);
     checkScaleOnJoin(jobId, plan, config);
-    RecipientRef<JobCoordinator.Command> coordinator = shardedCoordinators.apply(jobId);
+    RecipientRef<JobInput> coordinator = shardedCoordinators.apply(jobId);
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
     main.systemActorOf(
@@ -446,7 +450,7 @@ public final class RuntimeCore implements AutoCloseable {
    * created with {@link #coordinatorEntity} (on a node of a cluster whose journal every node
    * shares).
    */
-  void coordinateBySharding(Function<String, RecipientRef<JobCoordinator.Command>> coordinators) {
+  void coordinateBySharding(Function<String, RecipientRef<JobInput>> coordinators) {
     if (!node || journalSettings == null) {
       throw new IllegalStateException("sharded coordinators need a cluster node with checkpoints");
     }
@@ -459,7 +463,7 @@ public final class RuntimeCore implements AutoCloseable {
    * (its messages stashed) until some worker is placeable; a job whose dataflow this node has not
    * defined fails, naming the node.
    */
-  Behavior<JobCoordinator.Command> coordinatorEntity(String jobId) {
+  Behavior<JobInput> coordinatorEntity(String jobId) {
     return Behaviors.setup(
         ctx -> {
           ExecutionPlan plan = catalog.get(jobId).orElse(null);
@@ -480,23 +484,23 @@ public final class RuntimeCore implements AutoCloseable {
                   Behaviors.withTimers(
                       timers -> {
                         timers.startTimerWithFixedDelay(
-                            JobCoordinator.DeployTimeout.INSTANCE, Duration.ofMillis(100));
+                            JobInput.DeployTimeout.INSTANCE, Duration.ofMillis(100));
                         return awaitWorkers(ctx, stash, timers, jobId, plan);
                       }));
         });
   }
 
   /** Stashes what arrives until a worker is placeable, then becomes the coordinator. */
-  private Behavior<JobCoordinator.Command> awaitWorkers(
-      ActorContext<JobCoordinator.Command> ctx,
-      StashBuffer<JobCoordinator.Command> stash,
-      TimerScheduler<JobCoordinator.Command> timers,
+  private Behavior<JobInput> awaitWorkers(
+      ActorContext<JobInput> ctx,
+      StashBuffer<JobInput> stash,
+      TimerScheduler<JobInput> timers,
       String jobId,
       ExecutionPlan plan) {
     WorkerPool pool = pool();
     if (pool != null && !pool.placeable().isEmpty()) {
-      timers.cancel(JobCoordinator.DeployTimeout.INSTANCE);
-      ActorRef<JobCoordinator.Command> self = ctx.getSelf();
+      timers.cancel(JobInput.DeployTimeout.INSTANCE);
+      ActorRef<JobInput> self = ctx.getSelf();
       hosted.put(jobId, self);
       ctx.spawn( // stops with the coordinator, and then forgets it
           Behaviors.<Void>receiveSignal(
@@ -509,9 +513,8 @@ public final class RuntimeCore implements AutoCloseable {
           "hosted");
       return stash.unstashAll(coordinator(jobId, plan, pool, null, null, true));
     }
-    return Behaviors.receive(JobCoordinator.Command.class)
-        .onMessage(
-            JobCoordinator.DeployTimeout.class, t -> awaitWorkers(ctx, stash, timers, jobId, plan))
+    return Behaviors.receive(JobInput.class)
+        .onMessage(JobInput.DeployTimeout.class, t -> awaitWorkers(ctx, stash, timers, jobId, plan))
         .onAnyMessage(
             m -> {
               stash.stash(m);
@@ -521,36 +524,53 @@ public final class RuntimeCore implements AutoCloseable {
   }
 
   /** The coordinator of job {@code jobId} in this runtime, on the workers it knows now. */
-  private Behavior<JobCoordinator.Command> coordinator(
+  private Behavior<JobInput> coordinator(
       String jobId,
       ExecutionPlan plan,
       WorkerPool pool,
       Path restoreFrom,
-      ActorRef<JobListener.Event> listener,
+      ActorRef<JobReply.StatusChanged> listener,
       boolean sharded) {
+    List<ActorRef<Worker.Command>> workersNow = workersNow();
+    JobSetup job =
+        new JobSetup(
+            jobId,
+            plan,
+            workersNow.size(),
+            pool,
+            config.channels(),
+            config.protocol(),
+            config.bucketsPerStep(),
+            config.drain(),
+            config.deployTimeout(),
+            config.reconfigurationStepTimeout(),
+            checkpointRoot == null
+                ? null
+                : new JobSetup.Checkpointing(
+                    config.checkpointInterval(),
+                    config.checkpointsRetained(),
+                    config.maxRestarts(),
+                    config.restartBackoff(),
+                    config.redeployTimeout()),
+            sharded,
+            restoreFrom,
+            config.scaleOnJoin(),
+            listener == null ? null : new ActorReply<>(listener),
+            true);
     return JobCoordinator.create(
-        jobId,
-        plan,
-        workersNow(),
-        pool,
-        config,
-        checkpointRoot,
-        journalSettings,
-        restoreFrom,
-        listener,
-        sharded);
+        new JobCoordinator.Setup(
+            job, workersNow, checkpointRoot, journalSettings, config.metricsTimeout()));
   }
 
   /** A coordinator that can only say why its job cannot run here. */
-  private static Behavior<JobCoordinator.Command> undefinedJob(String why) {
-    return Behaviors.receive(JobCoordinator.Command.class)
+  private static Behavior<JobInput> undefinedJob(String why) {
+    return Behaviors.receive(JobInput.class)
         .onMessage(
-            JobCoordinator.Subscribe.class,
+            JobInput.Subscribe.class,
             m -> {
               m.listener()
                   .tell(
-                      new JobListener.StatusChanged(
-                          JobStatus.FAILED, JobCoordinator.coordinatorError(why)));
+                      new JobReply.StatusChanged(JobStatus.FAILED, JobCore.coordinatorError(why)));
               return Behaviors.same();
             })
         .build();
@@ -640,7 +660,7 @@ public final class RuntimeCore implements AutoCloseable {
    * and completion are not kept up to date; {@link #metrics} has the job's status.
    */
   public java.util.Optional<Submitted> coordinated(String jobId) {
-    ActorRef<JobCoordinator.Command> ref = hosted.get(jobId);
+    ActorRef<JobInput> ref = hosted.get(jobId);
     return ref == null
         ? java.util.Optional.empty()
         : java.util.Optional.of(
@@ -689,8 +709,8 @@ public final class RuntimeCore implements AutoCloseable {
   public synchronized int addWorker(ActorRef<Worker.Command> ref) {
     int index = workers.size();
     workers.add(ref);
-    for (ActorRef<JobCoordinator.Command> coordinator : hosted.values()) {
-      coordinator.tell(new JobCoordinator.WorkerJoined(index, ref));
+    for (ActorRef<JobInput> coordinator : hosted.values()) {
+      coordinator.tell(new JobInput.WorkerJoined(index, new Worker.Address(ref)));
     }
     LOG.info("worker {} joined: {}", index, ref.path());
     return index;
@@ -702,7 +722,7 @@ public final class RuntimeCore implements AutoCloseable {
    * they reported (empty: nothing of any job is left there). No timeout: the caller bounds it.
    */
   public CompletionStage<List<String>> drainWorker(int worker) {
-    Map<String, ActorRef<JobCoordinator.Command>> jobsNow;
+    Map<String, ActorRef<JobInput>> jobsNow;
     synchronized (this) {
       if (worker < 0 || worker >= workers.size()) {
         throw new IllegalArgumentException(
@@ -718,13 +738,14 @@ public final class RuntimeCore implements AutoCloseable {
           // a coordinator that stops (its job ended, or it moved to another node) leaves no task
           // of its attempt running anywhere
           main.systemActorOf(
-              Behaviors.<JobCoordinator.WorkerDrained>setup(
+              Behaviors.<JobReply.WorkerDrained>setup(
                   ctx -> {
                     ctx.watch(coordinator);
-                    coordinator.tell(new JobCoordinator.DrainWorker(worker, ctx.getSelf()));
-                    return Behaviors.receive(JobCoordinator.WorkerDrained.class)
+                    coordinator.tell(
+                        new JobInput.DrainWorker(worker, new ActorReply<>(ctx.getSelf())));
+                    return Behaviors.receive(JobReply.WorkerDrained.class)
                         .onMessage(
-                            JobCoordinator.WorkerDrained.class,
+                            JobReply.WorkerDrained.class,
                             d -> {
                               answer.complete(
                                   d.error() == null ? null : "job " + jobId + ": " + d.error());
@@ -754,13 +775,19 @@ public final class RuntimeCore implements AutoCloseable {
   /** Asks the job's coordinator to cancel it. */
   public CompletionStage<JobStatus> cancel(Submitted job) {
     return AskPattern.ask(
-        job.coordinator(), JobCoordinator.Cancel::new, askTimeout(), main.scheduler());
+        job.coordinator(),
+        r -> new JobInput.Cancel(new ActorReply<>(r)),
+        askTimeout(),
+        main.scheduler());
   }
 
   /** Asks the job's coordinator for a metrics snapshot. */
   public CompletionStage<JobMetrics> metrics(Submitted job) {
     return AskPattern.ask(
-        job.coordinator(), JobCoordinator.GetMetrics::new, askTimeout(), main.scheduler());
+        job.coordinator(),
+        r -> new JobInput.GetMetrics(new ActorReply<>(r)),
+        askTimeout(),
+        main.scheduler());
   }
 
   /** See {@link io.koala.runtime.JobHandle#rescale(String, int, PartitionPolicy)}. */
@@ -788,27 +815,27 @@ public final class RuntimeCore implements AutoCloseable {
    */
   private CompletionStage<ReconfigurationReport> reconfigure(Submitted job, Change change) {
     CompletableFuture<ReconfigurationReport> done = new CompletableFuture<>();
-    ActorRef<Reconfiguration.Outcome> reply =
+    ActorRef<JobReply.Outcome> reply =
         oneReply(
-            Reconfiguration.Outcome.class,
+            JobReply.Outcome.class,
             job.jobId() + "-reconfiguration",
             o -> {
-              if (o instanceof Reconfiguration.Completed c) {
+              if (o instanceof JobReply.Completed c) {
                 done.complete(c.report());
-              } else if (o instanceof Reconfiguration.Rejected r) {
+              } else if (o instanceof JobReply.Rejected r) {
                 done.completeExceptionally(new ReconfigurationException(r.kind(), r.reason()));
               }
             });
-    job.coordinator().tell(new JobCoordinator.Reconfigure(change, reply));
+    job.coordinator().tell(new JobInput.Reconfigure(change, new ActorReply<>(reply)));
     return done;
   }
 
   /** See {@link io.koala.runtime.JobHandle#checkpoint()}. No timeout: it waits for the job. */
   public CompletionStage<Long> checkpoint(Submitted job) {
     CompletableFuture<Long> done = new CompletableFuture<>();
-    ActorRef<JobCoordinator.CheckpointOutcome> reply =
+    ActorRef<JobReply.CheckpointOutcome> reply =
         oneReply(
-            JobCoordinator.CheckpointOutcome.class,
+            JobReply.CheckpointOutcome.class,
             job.jobId() + "-checkpoint",
             o -> {
               if (o.error() == null) {
@@ -817,7 +844,7 @@ public final class RuntimeCore implements AutoCloseable {
                 done.completeExceptionally(new KoalaException(o.error()));
               }
             });
-    job.coordinator().tell(new JobCoordinator.TakeCheckpoint(reply));
+    job.coordinator().tell(new JobInput.TakeCheckpoint(new ActorReply<>(reply)));
     return done;
   }
 
@@ -837,17 +864,17 @@ public final class RuntimeCore implements AutoCloseable {
         Props.empty());
   }
 
-  /** See {@link TaskCrashes#plan}. */
-  public void planCrashes(Submitted job, long seed, List<TaskCrashes.Crash> crashes) {
-    job.coordinator().tell(new JobCoordinator.PlanCrashes(seed, crashes));
+  /** Plans crashes for testing Koala ({@code io.koala.runtime.testing.TaskCrashes#plan}). */
+  public void planCrashes(Submitted job, long seed, List<PlannedCrash> crashes) {
+    job.coordinator().tell(new JobInput.PlanCrashes(seed, crashes));
   }
 
-  /** See {@link TaskCrashes#injected}. */
-  public List<TaskCrashes.Injected> injectedCrashes(Submitted job) {
-    CompletionStage<JobCoordinator.InjectedCrashes> reply =
+  /** The crashes injected so far ({@code io.koala.runtime.testing.TaskCrashes#injected}). */
+  public List<PlannedCrash.Injected> injectedCrashes(Submitted job) {
+    CompletionStage<JobReply.InjectedCrashes> reply =
         AskPattern.ask(
             job.coordinator(),
-            JobCoordinator.GetInjectedCrashes::new,
+            r -> new JobInput.GetInjectedCrashes(new ActorReply<>(r)),
             askTimeout(),
             main.scheduler());
     try {
@@ -860,13 +887,13 @@ public final class RuntimeCore implements AutoCloseable {
 
   /** Asks the job's coordinator for what a collecting sink has received. */
   public CompletionStage<List<Object>> collected(Submitted job, String sink) {
-    CompletionStage<JobCoordinator.Collected> reply =
+    CompletionStage<JobReply.Collected> reply =
         AskPattern.ask(
             job.coordinator(),
-            r -> new JobCoordinator.GetCollected(sink, r),
+            r -> new JobInput.GetCollected(sink, new ActorReply<>(r)),
             askTimeout(),
             main.scheduler());
-    return reply.thenApply(JobCoordinator.Collected::values);
+    return reply.thenApply(JobReply.Collected::values);
   }
 
   /**
@@ -903,8 +930,8 @@ public final class RuntimeCore implements AutoCloseable {
     if (closing || !lostWorkers.add(worker)) {
       return;
     }
-    for (ActorRef<JobCoordinator.Command> coordinator : hosted.values()) {
-      coordinator.tell(new JobCoordinator.WorkerLost(worker));
+    for (ActorRef<JobInput> coordinator : hosted.values()) {
+      coordinator.tell(new JobInput.WorkerLost(worker));
     }
   }
 

@@ -17,6 +17,8 @@ import io.koala.core.checkpoint.CheckpointMessage;
 import io.koala.core.checkpoint.TaskCheckpoint;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.StateMessage;
+import io.koala.job.JobInput;
+import io.koala.job.TaskAddress;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KryoSerde;
@@ -87,7 +89,7 @@ final class TaskActor {
 
   /** A task, its actor reference and, for a keyed task, its state server (else {@code null}). */
   record TaskRef(TaskId task, ActorRef<TaskMessage> ref, ActorRef<StateServer.Serve> stateServer)
-      implements KoalaMessage {}
+      implements TaskAddress {}
 
   /** Self: a timer the engine asked for is due. */
   record Wake(TaskEngine.Timer timer) implements TaskMessage {}
@@ -126,7 +128,7 @@ final class TaskActor {
   private final ActorContext<TaskMessage> ctx;
   private final TaskSetup setup;
   private final int attempt; // its deployment: 0, one more after each rollback
-  private final ActorRef<JobCoordinator.Command> coordinator;
+  private final ActorRef<JobInput.OfAttempt> coordinator;
   private final TaskEngine engine;
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
   private final Map<TaskId, ActorRef<StateServer.Serve>> servers = new HashMap<>();
@@ -141,7 +143,7 @@ final class TaskActor {
       Vertex vertex,
       StateStore store,
       TypeRegistry registry,
-      ActorRef<JobCoordinator.Command> coordinator,
+      ActorRef<JobInput.OfAttempt> coordinator,
       List<ActorRef<StateService.Command>> stateServices,
       Snapshots snapshots,
       Incarnation incarnation) {
@@ -170,7 +172,7 @@ final class TaskActor {
                             ErrorInfo error =
                                 ErrorInfo.of(setup.task().operator().name(), setup.task(), null, e);
                             LogContext.failure(ctx.getLog(), setup, incarnation.attempt(), error);
-                            coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+                            coordinator.tell(new JobInput.TaskFailed(setup.task(), error));
                             return Behaviors.stopped(); // the worker closes the store
                           }
                         })));
@@ -183,7 +185,7 @@ final class TaskActor {
       Vertex vertex,
       StateStore store,
       TypeRegistry registry,
-      ActorRef<JobCoordinator.Command> coordinator,
+      ActorRef<JobInput.OfAttempt> coordinator,
       List<ActorRef<StateService.Command>> stateServices,
       Snapshots snapshots,
       Incarnation incarnation) {
@@ -298,11 +300,11 @@ final class TaskActor {
                   "snapshot of checkpoint " + w.checkpointId() + " failed: " + w.error()));
       LogContext.failure(ctx.getLog(), setup, attempt, error);
       engine.cancel();
-      coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+      coordinator.tell(new JobInput.TaskFailed(setup.task(), error));
       return Behaviors.same();
     }
     coordinator.tell(
-        new JobCoordinator.SnapshotTaken(setup.task(), w.checkpointId(), w.file(), w.bytes()));
+        new JobInput.SnapshotTaken(setup.task(), w.checkpointId(), w.file(), w.bytes()));
     return Behaviors.same();
   }
 
@@ -400,11 +402,11 @@ final class TaskActor {
         return;
       }
       if (target == TaskEngine.COORDINATOR) {
-        coordinator.tell(new JobCoordinator.EpochReported((EpochMessage.Report) message));
+        coordinator.tell(new JobInput.EpochReported((EpochMessage.Report) message));
         return;
       }
       if (target == TaskEngine.CLIENT) {
-        coordinator.tell(new JobCoordinator.ResultsDelivered(setup.task(), (Deliver) message));
+        coordinator.tell(new JobInput.ResultsDelivered(setup.task(), (Deliver) message));
         return;
       }
       ActorRef<TaskMessage> ref = refs.get(target);
@@ -430,13 +432,13 @@ final class TaskActor {
 
     @Override
     public void finished() {
-      coordinator.tell(new JobCoordinator.TaskFinished(setup.task()));
+      coordinator.tell(new JobInput.TaskFinished(setup.task()));
     }
 
     @Override
     public void failed(ErrorInfo error) {
       LogContext.failure(ctx.getLog(), setup, attempt, error);
-      coordinator.tell(new JobCoordinator.TaskFailed(setup.task(), error));
+      coordinator.tell(new JobInput.TaskFailed(setup.task(), error));
     }
 
     @Override

@@ -9,6 +9,9 @@ import io.koala.core.KoalaMessage;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskSetup;
 import io.koala.core.checkpoint.TaskCheckpoint;
+import io.koala.job.JobInput;
+import io.koala.job.TaskRestore;
+import io.koala.job.WorkerAddress;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
@@ -54,25 +57,19 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   /**
    * Coordinator → worker: create these tasks of attempt {@code attempt}, each task named in {@code
-   * restore} from its snapshot file; reply {@link JobCoordinator.TasksDeployed}, else {@link
-   * JobCoordinator.DeployFailed} or {@link JobCoordinator.SnapshotUnusable}. The tasks report to
-   * {@code coordinator}. {@code worker} is this worker's index as the coordinator knows it (in a
-   * cluster each node's coordinators number the workers they have seen), given back in the reply.
+   * restore} from its snapshot file; reply {@link JobInput.TasksDeployed}, else {@link
+   * JobInput.DeployFailed} or {@link JobInput.SnapshotUnusable}. The tasks report to {@code
+   * coordinator}. {@code worker} is this worker's index as the coordinator knows it (in a cluster
+   * each node's coordinators number the workers they have seen), given back in the reply.
    */
   record DeployTasks(
       String jobId,
       int worker,
       List<TaskSetup> tasks,
-      ActorRef<JobCoordinator.Command> coordinator,
+      ActorRef<JobInput.OfAttempt> coordinator,
       int attempt,
-      Map<TaskId, Restore> restore)
+      Map<TaskId, TaskRestore> restore)
       implements Command {}
-
-  /**
-   * A task's snapshot to restore from: checkpoint {@code checkpointId}'s {@code file}; {@code
-   * holder}: the task resumes finished (a retired holder, or a task whose inputs had all ended).
-   */
-  record Restore(long checkpointId, String file, boolean holder) implements KoalaMessage {}
 
   /**
    * Coordinator → worker: stop every task of the job deployed before attempt {@code attempt} and
@@ -117,6 +114,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   /** Self: a task actor has stopped. */
   record TaskStopped(String jobId, TaskId task, int attempt) implements Command {}
 
+  /** How a job core reaches a worker that joined ({@link JobInput.WorkerJoined}). */
+  record Address(ActorRef<Command> ref) implements WorkerAddress {}
+
   /** A task of one attempt. */
   private record Key(TaskId task, int attempt) {}
 
@@ -157,7 +157,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private final Set<String> stopping = new HashSet<>();
-  private final Map<String, Map<Integer, ActorRef<JobCoordinator.Command>>> watched =
+  private final Map<String, Map<Integer, ActorRef<JobInput.OfAttempt>>> watched =
       new HashMap<>(); // job → attempt → the coordinator side its tasks report to
 
   static Behavior<Command> create(
@@ -255,7 +255,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private Behavior<Command> onDeploy(DeployTasks d) {
-    Map<Integer, ActorRef<JobCoordinator.Command>> attempts =
+    Map<Integer, ActorRef<JobInput.OfAttempt>> attempts =
         watched.computeIfAbsent(d.jobId(), k -> new HashMap<>());
     if (attempts.putIfAbsent(d.attempt(), d.coordinator()) == null) {
       // tasks whose coordinator is gone would run on, unheard, for good
@@ -288,7 +288,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         current = setup;
         Vertex vertex = plan.vertex(setup.task().operator());
         Path dir = taskDirectory(d.jobId(), setup.task(), d.attempt());
-        Restore restore = d.restore().get(setup.task());
+        TaskRestore restore = d.restore().get(setup.task());
         if (restore != null) {
           deleteRecursively(dir); // a restored task starts from its snapshot alone
         }
@@ -332,7 +332,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         tasks.put(new Key(setup.task(), d.attempt()), new Hosted(ref, server, store, dir));
         refs.add(new TaskActor.TaskRef(setup.task(), ref, server));
       }
-      d.coordinator().tell(new JobCoordinator.TasksDeployed(d.worker(), refs));
+      d.coordinator().tell(new JobInput.TasksDeployed(d.worker(), List.copyOf(refs)));
     } catch (Unusable e) {
       getContext()
           .getLog()
@@ -346,7 +346,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       stopDeployed(d.jobId(), refs, d.attempt());
       d.coordinator()
           .tell(
-              new JobCoordinator.SnapshotUnusable(
+              new JobInput.SnapshotUnusable(
                   d.worker(),
                   current.task(),
                   e.restore.checkpointId(),
@@ -360,7 +360,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       stopDeployed(d.jobId(), refs, d.attempt());
       d.coordinator()
           .tell(
-              new JobCoordinator.DeployFailed(
+              new JobInput.DeployFailed(
                   d.worker(),
                   ErrorInfo.of(
                       task == null ? "deployment" : task.operator().name(),
@@ -376,9 +376,9 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   /** A snapshot file that cannot be restored: the checkpoint is unusable. */
   private static final class Unusable extends RuntimeException {
     private static final long serialVersionUID = 1L;
-    final transient Restore restore;
+    final transient TaskRestore restore;
 
-    Unusable(Restore restore, CheckpointException cause) {
+    Unusable(TaskRestore restore, CheckpointException cause) {
       super(cause);
       this.restore = restore;
     }
@@ -389,7 +389,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
    * metadata for a task without keyed state. Runs on this worker's thread, for as long as loading
    * the file takes.
    */
-  private static TaskActor.Incarnation restored(DeployTasks d, Restore restore, StateStore store) {
+  private static TaskActor.Incarnation restored(
+      DeployTasks d, TaskRestore restore, StateStore store) {
     Path file = Path.of(restore.file());
     SnapshotInfo info;
     try {
@@ -437,7 +438,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   }
 
   private Behavior<Command> onCoordinatorGone(CoordinatorGone g) {
-    Map<Integer, ActorRef<JobCoordinator.Command>> attempts = watched.get(g.jobId());
+    Map<Integer, ActorRef<JobInput.OfAttempt>> attempts = watched.get(g.jobId());
     if (attempts != null) {
       attempts.remove(g.attempt());
     }
@@ -505,7 +506,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   private void jobStopped(String jobId) {
     jobs.remove(jobId);
-    Map<Integer, ActorRef<JobCoordinator.Command>> attempts = watched.remove(jobId);
+    Map<Integer, ActorRef<JobInput.OfAttempt>> attempts = watched.remove(jobId);
     if (attempts != null) {
       attempts.values().forEach(getContext()::unwatch);
     }

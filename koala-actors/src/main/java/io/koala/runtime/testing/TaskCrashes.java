@@ -1,11 +1,9 @@
 package io.koala.runtime.testing;
 
-import io.koala.core.reconfig.EpochDriver;
-import io.koala.plan.TaskId;
+import io.koala.job.PlannedCrash;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.internal.RuntimeCore;
 import java.util.List;
-import java.util.Objects;
 
 /**
  * Crash injection, for testing Koala itself (not for applications): plans crashes of a running
@@ -29,71 +27,20 @@ import java.util.Objects;
  *
  * <pre>{@code
  * JobHandle job = runtime.submit(dataflow); // with koala.checkpoint.interval set
- * TaskCrashes.plan(job, seed, List.of(new TaskCrashes.At(300),
- *     new TaskCrashes.InPhase(EpochDriver.Phase.HANDING_OVER), new TaskCrashes.InCheckpoint(2)));
+ * TaskCrashes.plan(job, seed, List.of(new PlannedCrash.At(300),
+ *     new PlannedCrash.InPhase(EpochDriver.Phase.HANDING_OVER), new PlannedCrash.InCheckpoint(2)));
  * job.await(timeout);
- * List<TaskCrashes.Injected> crashes = TaskCrashes.injected(job); // == job.metrics().rollbacks()
+ * List<PlannedCrash.Injected> crashes = TaskCrashes.injected(job); // == job.metrics().rollbacks()
  * }</pre>
  */
 public final class TaskCrashes {
   private TaskCrashes() {}
 
-  /** When a planned crash strikes. */
-  public sealed interface Crash permits At, InPhase, InCheckpoint {}
-
-  /** {@code millis} after the job started running. */
-  public record At(long millis) implements Crash {
-    public At {
-      if (millis < 0) {
-        throw new IllegalArgumentException("a crash time must not be negative, got " + millis);
-      }
-    }
-  }
-
-  /**
-   * When the next epoch that reaches {@code phase} enters it, once the coordinator has sent that
-   * phase's commands (so they are in flight when the victim dies).
-   */
-  public record InPhase(EpochDriver.Phase phase) implements Crash {
-    public InPhase {
-      Objects.requireNonNull(phase, "phase");
-      if (phase == EpochDriver.Phase.DONE) {
-        throw new IllegalArgumentException("an epoch is never in phase DONE: crash in DRAINING");
-      }
-    }
-  }
-
-  /**
-   * While the next checkpoint that gets that far is in progress, once {@code snapshots} of its task
-   * snapshots are acknowledged ({@code 0}: as soon as it is triggered; all of them: while its
-   * completion is being recorded, before it is committed).
-   */
-  public record InCheckpoint(int snapshots) implements Crash {
-    public InCheckpoint {
-      if (snapshots < 0) {
-        throw new IllegalArgumentException(
-            "a snapshot count must not be negative, got " + snapshots);
-      }
-    }
-  }
-
-  /**
-   * A crash carried out: its victim, when ({@code atMillis} after the job started running), what
-   * the job was doing ({@code during}: "processing", "epoch 3 HANDING_OVER", "checkpoint 7 (2
-   * snapshots)"), and the planned crash it was.
-   */
-  public record Injected(TaskId task, long atMillis, String during, Crash crash) {
-    @Override
-    public String toString() {
-      return task + " at " + atMillis + " ms during " + during + " (" + crash + ")";
-    }
-  }
-
   /**
    * Plans {@code crashes} for {@code job}, in addition to those planned before; {@code seed} seeds
    * the choice of their victims. Returns at once; they strike when due.
    */
-  public static void plan(JobHandle job, long seed, List<? extends Crash> crashes) {
+  public static void plan(JobHandle job, long seed, List<? extends PlannedCrash> crashes) {
     RuntimeCore.Job j = RuntimeCore.jobOf(job);
     j.core().planCrashes(j.submitted(), seed, List.copyOf(crashes));
   }
@@ -102,7 +49,7 @@ public final class TaskCrashes {
    * The crashes injected into {@code job} so far (all of them once it has ended), in order. Waits
    * for the job's coordinator at most {@code koala.metrics-timeout} plus 5 s.
    */
-  public static List<Injected> injected(JobHandle job) {
+  public static List<PlannedCrash.Injected> injected(JobHandle job) {
     RuntimeCore.Job j = RuntimeCore.jobOf(job);
     return j.core().injectedCrashes(j.submitted());
   }

@@ -48,19 +48,19 @@ class CheckpointMetadataTest {
     retirement.epochEnded(count, 3, List.of(retired), List.of(new TaskId(count, 0)));
     retirement.taskFinished(retired);
     TaskId source = new TaskId(new OperatorId("n"), 0);
-    Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> c =
+    Checkpoints.Completed<Path, io.koala.job.CoordinatorState> c =
         new Checkpoints.Completed<>(
             7,
             1234,
             Map.of(source, Path.of("/ckpt/n-0.snap"), retired, Path.of("/ckpt/count-1.snap")),
             Set.of(retired),
-            new JobCoordinator.CoordinatorState(live, retirement, 3, 2));
+            new io.koala.job.CoordinatorState(live, retirement, 3, 2));
 
     TypeRegistry registry = TypeRegistry.withDefaults();
     KoalaSerialization.registerMessages(registry);
     KryoSerde serde = new KryoSerde(registry);
     byte[] bytes = CheckpointMetadata.of(c).encode(serde);
-    Checkpoints.Completed<Path, JobCoordinator.CoordinatorState> back =
+    Checkpoints.Completed<Path, io.koala.job.CoordinatorState> back =
         CheckpointMetadata.decode(new KryoSerde(registry), bytes).completed(plan, config.drain());
 
     assertThat(back.id()).isEqualTo(7);

@@ -106,7 +106,7 @@ class MessageCoverageTest {
             RecordBatch.class,
             EndOfChannel.class,
             TaskActor.Start.class,
-            JobCoordinator.Collected.class);
+            io.koala.job.JobReply.Collected.class);
     assertThat(found).hasSizeGreaterThan(25);
   }
 

@@ -2,70 +2,60 @@ package io.koala.testkit.sim;
 
 import io.koala.core.Buckets;
 import io.koala.core.ChannelSettings;
-import io.koala.core.CheckpointBarrier;
-import io.koala.core.Credit;
 import io.koala.core.Deliver;
-import io.koala.core.DeploymentPlan;
-import io.koala.core.EndOfChannel;
 import io.koala.core.ErrorInfo;
-import io.koala.core.ForwardedBatch;
-import io.koala.core.Handover;
-import io.koala.core.InputChannel;
-import io.koala.core.KoalaMessage;
 import io.koala.core.PartitionPolicy;
-import io.koala.core.PeerMarker;
-import io.koala.core.RecordBatch;
 import io.koala.core.StateServerAddress;
 import io.koala.core.TaskEngine;
 import io.koala.core.TaskMetricsSnapshot;
-import io.koala.core.TaskSetup;
-import io.koala.core.checkpoint.CheckpointMessage;
-import io.koala.core.checkpoint.Checkpoints;
-import io.koala.core.checkpoint.OutputCommit;
-import io.koala.core.checkpoint.TaskCheckpoint;
-import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.Draining;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.core.reconfig.EpochMessage;
-import io.koala.core.reconfig.InputEnds;
 import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.LiveDeployment;
 import io.koala.core.reconfig.Protocol;
-import io.koala.core.reconfig.ReconfigurationDriver;
-import io.koala.core.reconfig.ReconfigurationPlan;
-import io.koala.core.reconfig.Retirement;
 import io.koala.core.reconfig.StateMessage;
-import io.koala.core.reconfig.StateServing;
+import io.koala.core.reconfig.WorkerPool;
 import io.koala.core.state.KeyedStateBackend;
 import io.koala.dataflow.Dataflow;
+import io.koala.job.JobCore;
+import io.koala.job.JobEffect;
+import io.koala.job.JobInput;
+import io.koala.job.JobReply;
+import io.koala.job.JobSetup;
+import io.koala.job.PlannedCrash;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
+import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
+import io.koala.runtime.JobStatus;
+import io.koala.runtime.ReconfigurationReport;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
-import io.koala.store.InMemoryStateStore;
 import io.koala.store.ReadTxn;
-import io.koala.store.StateStore;
-import io.koala.store.Table;
-import io.koala.store.WriteTxn;
+import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.EnumMap;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
+import java.util.function.Consumer;
+import java.util.function.UnaryOperator;
 
 /**
- * Runs a dataflow's tasks in one thread, deterministically for a seed. Every message an engine
- * sends goes into the FIFO queue of its (sender, receiver) pair; each step delivers the head of one
+ * Runs a dataflow's job in one thread, deterministically for a seed: the job's real coordinator —
+ * the {@link JobCore} the runtime's coordinator actor hosts — and its tasks' engines. Every message
+ * goes into the FIFO queue of its (sender, receiver) pair; each step delivers the head of one
  * non-empty queue or fires one due timer, chosen by the seeded random; when nothing is due, the
- * virtual clock jumps to the next timer. Collecting sinks' results are gathered as a client would.
+ * virtual clock jumps to the next timer. The simulation is the core's host: it plays the worker (it
+ * creates tasks, restored from in-memory snapshot images), the journal and the checkpoint files (in
+ * memory), the timers and the clients.
  *
  * <pre>{@code
  * Simulation.Result r = Simulation.of(dataflow, settings, 42).run(1_000_000);
@@ -74,248 +64,40 @@ import java.util.Random;
  * }</pre>
  */
 public final class Simulation {
-  private static final String CLIENT = "client";
-  private static final long TICK_MILLIS = 1000;
+  private static final String COORDINATOR = SimulatedWorker.COORDINATOR;
+  private static final String WORKER = SimulatedWorker.WORKER;
+  private static final String JOURNAL = "journal";
+
+  /**
+   * The coordinator's watchdogs (deployment, step and redeployment timeouts) never fire here: a run
+   * whose job stalls shows as one that did not finish, with what it waits for.
+   */
+  private static final Duration NEVER = Duration.ofDays(365L * 100);
 
   private final Random random;
-  private final Map<TaskId, Node> nodes = new LinkedHashMap<>();
-  private final Map<Pair, ArrayDeque<KoalaMessage>> queues = new LinkedHashMap<>();
-  private final Map<Pair, ArrayDeque<Long>> arrivals = new HashMap<>(); // per queued message
-  private int maxLatency;
-  private final List<Pair> busy = new ArrayList<>();
-  private final Map<Integer, InputChannel> clientChannels = new HashMap<>();
-  private final Map<TaskId, String> sinkOf = new HashMap<>();
-  private final Map<String, List<Object>> collected = new LinkedHashMap<>();
+  private final long seed;
+  private final ChannelSettings settings;
+  private final Mailboxes mailboxes;
+  private final SimulatedWorker worker;
   private final List<ErrorInfo> failures = new ArrayList<>();
-  private final ArrayDeque<Request> requests = new ArrayDeque<>();
-  private final List<EpochDriver.EpochReport> reports = new ArrayList<>();
-  private final java.util.EnumSet<Fault> planted = java.util.EnumSet.noneOf(Fault.class);
-  private int faultsApplied;
-  private int noops;
-  private int refused;
+  private final SimulatedClient client = new SimulatedClient();
+  private final PlantedBugs planted = new PlantedBugs();
+  private long countedEpoch; // the epoch that started during a checkpoint, counted once
   private final ExecutionPlan plan;
-  private final TypeRegistry registry;
   private final KryoSerde serde; // for reads from outside; each engine has its own
-  private LiveDeployment deployment;
-  private ReconfigurationDriver epoch;
   private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
   private Protocol protocol = Protocol.KOALA;
   private int bucketsPerStep = 16;
-  private Retirement retirement;
-  private final List<TaskId> released = new ArrayList<>();
-  private InputEnds inputEnds = new InputEnds();
-  private final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
-  private long nextEpoch = 1;
+  private JobSetup.Checkpointing checkpointing; // null: the job takes no checkpoints
+  private final List<PlannedCrash> crashPlan = new ArrayList<>();
+  private JobCore core;
+  private final Map<Object, CoreTimer> timers = new LinkedHashMap<>();
+  private final Map<String, Integer> taken = new HashMap<>(); // per sink: results read so far
   private long now;
   private long steps;
 
-  // checkpoints and crashes (DESIGN §8); null: the job takes no checkpoints
-  private Checkpoints<TaskImage, CoordinatorState> checkpoints;
-  private final OutputCommit<Object> output = new OutputCommit<>();
-  private LiveDeployment initialDeployment;
-  private final List<Request> taken = new ArrayList<>(); // requests started, in order
-  private final List<Crash> crashPlan = new ArrayList<>();
-  private final List<String> crashes = new ArrayList<>();
-  private boolean justCommitted; // a checkpoint was recorded in the last step; no task heard yet
-  private int recoveries;
-  private long committedCheckpoints;
-
-  /**
-   * What the coordinator keeps of itself with a checkpoint: the deployment, the retiring holders,
-   * and how many requests had been taken (and with what outcome) — those taken since are run again
-   * after a rollback to it, so that no reconfiguration a user asked for is silently undone.
-   */
-  private record CoordinatorState(
-      LiveDeployment deployment,
-      Retirement retirement,
-      int taken,
-      int reports,
-      int noops,
-      int refused) {}
-
-  /** A task's snapshot: every entry of its store at the barrier, and its other state. */
-  private record TaskImage(Map<Table, List<byte[][]>> entries, byte[] metadata) {
-    static TaskImage of(ReadTxn txn, byte[] metadata) {
-      Map<Table, List<byte[][]>> entries = new EnumMap<>(Table.class);
-      if (txn != null) {
-        for (Table t : Table.values()) {
-          List<byte[][]> list = new ArrayList<>();
-          txn.scan(t, new byte[0], (k, v) -> list.add(new byte[][] {k, v}));
-          entries.put(t, list);
-        }
-      }
-      return new TaskImage(entries, metadata);
-    }
-
-    StateStore restore() {
-      StateStore store = new InMemoryStateStore();
-      WriteTxn txn = store.beginWrite();
-      entries.forEach((t, list) -> list.forEach(e -> txn.put(t, e[0].clone(), e[1].clone())));
-      txn.commit();
-      return store;
-    }
-  }
-
-  /** A host's report that a task wrote its snapshot (it travels with the task's results). */
-  private record Snapshotted(
-      TaskId task, long checkpointId, ReadTxn txn, byte[] metadata, StateStore store)
-      implements KoalaMessage {}
-
-  /**
-   * When a planned crash happens: at a virtual time, when an epoch of a reconfiguration reaches a
-   * phase, while a checkpoint is in progress, or just after one is durably recorded.
-   */
-  public sealed interface Crash {
-    /** At virtual time {@code millis}. */
-    record At(long millis) implements Crash {}
-
-    /** When the next epoch reaches {@code phase}. */
-    record InPhase(EpochDriver.Phase phase) implements Crash {}
-
-    /** While the next checkpoint is in progress, once {@code snapshots} snapshots arrived. */
-    record InCheckpoint(int snapshots) implements Crash {}
-
-    /**
-     * Right after the next checkpoint is durably recorded, before any task hears that it is
-     * committed: what tasks publish on commit must then be published by their restore.
-     */
-    record AfterCommit() implements Crash {}
-  }
-
-  /** A reconfiguration asked for at virtual time {@code at}. */
-  private record Request(long at, Change change) {}
-
-  /** An ordered pair of endpoints: a task, a task's state server, or the client. */
-  private record Pair(Object from, Object to) {}
-
-  /** One task: its engine, store and pending timers. */
-  private final class Node implements TaskEngine.Services {
-    final TaskId id;
-    final StateStore store;
-    TaskEngine engine;
-    final EnumMap<TaskEngine.Timer, Long> timers = new EnumMap<>(TaskEngine.Timer.class);
-    long nextTick = TICK_MILLIS;
-    boolean finished;
-    private long nanos;
-
-    Node(TaskId id, StateStore store) {
-      this.id = id;
-      this.store = store;
-    }
-
-    @Override
-    public void send(Object target, KoalaMessage message) {
-      enqueue(id, target, message);
-    }
-
-    @Override
-    public void schedule(TaskEngine.Timer timer, long delayMillis) {
-      timers.put(timer, now + Math.max(0, delayMillis));
-    }
-
-    @Override
-    public void finished() {
-      finished = true;
-      retirement.taskFinished(id).forEach(Simulation.this::holderUnreferenced);
-      if (checkpoints != null) {
-        carryOutCheckpoints(checkpoints.taskFinished(id));
-      }
-    }
-
-    @Override
-    public void failed(ErrorInfo error) {
-      failures.add(error);
-    }
-
-    @Override
-    public long currentTimeMillis() {
-      return now;
-    }
-
-    @Override
-    public long nanoTime() {
-      return now * 1_000_000 + (++nanos);
-    }
-
-    @Override
-    public boolean checkpointing() {
-      return checkpoints != null;
-    }
-
-    @Override
-    public void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
-      ReadTxn view = txn;
-      if (txn != null && planted.contains(Fault.SNAPSHOT_AFTER_BARRIER)) {
-        txn.close(); // the bug: the copy reads the store when it runs, not at the barrier
-        view = null;
-        faultsApplied++;
-      }
-      // the host writes the snapshot later (asynchronously), then reports with the results
-      enqueue(id, CLIENT, new Snapshotted(id, checkpointId, view, metadata, store));
-    }
-  }
-
-  private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
-    this.random = new Random(seed);
-    this.plan = ExecutionPlan.of(logical);
-    DeploymentPlan initial = DeploymentPlan.of("sim", plan, 1, settings);
-    this.deployment = LiveDeployment.of(plan, initial);
-    this.initialDeployment = deployment.copy();
-    this.registry = TypeRegistry.withDefaults();
-    registry.register(logical.types().toArray(new Class<?>[0]));
-    this.serde = new KryoSerde(registry);
-    for (TaskSetup setup : initial.setups().values()) {
-      addTask(setup);
-    }
-  }
-
-  private Node addTask(TaskSetup setup) {
-    return addTask(setup, null, false);
-  }
-
-  /**
-   * Adds a task, restored from {@code image} if not null: as a finished task or retired holder if
-   * {@code finished}, else to be started.
-   */
-  private Node addTask(TaskSetup setup, TaskImage image, boolean finished) {
-    ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
-    StateStore store =
-        !vertex.isKeyed() ? null : image == null ? new InMemoryStateStore() : image.restore();
-    Node node = new Node(setup.task(), store);
-    node.engine = new TaskEngine(setup, vertex, node.store, new KryoSerde(registry), node);
-    if (image != null) {
-      TaskCheckpoint cp = TaskCheckpoint.decode(image.metadata());
-      if (finished) {
-        node.engine.startAsHolder(cp);
-        node.finished = true;
-      } else {
-        node.engine.restore(cp);
-      }
-    }
-    nodes.put(setup.task(), node);
-    clientChannels.put(
-        setup.clientChannel(),
-        new InputChannel(setup.clientChannel(), setup.task(), 0, setup.settings().credits()));
-    sinkOf.put(setup.task(), vertex.tail().id().name());
-    return node;
-  }
-
-  /**
-   * Rescales {@code operator} (the head of a keyed chain) to {@code parallelism} tasks at virtual
-   * time {@code atMillis}, with the even partition policy; requests run one at a time, in order.
-   */
-  public Simulation rescaleAt(long atMillis, String operator, int parallelism) {
-    return changeAt(atMillis, new Change.Rescale(operator, parallelism, PartitionPolicy.even()));
-  }
-
-  /**
-   * Carries out {@code change} at virtual time {@code atMillis} (or once the reconfigurations
-   * requested before it are done); requests run one at a time, in order.
-   */
-  public Simulation changeAt(long atMillis, Change change) {
-    requests.add(new Request(atMillis, change));
-    return this;
-  }
+  /** A timer of the job core: fires {@code input} at {@code at}, every {@code repeat} ms if > 0. */
+  private record CoreTimer(long at, JobInput input, long repeat) {}
 
   /**
    * Bugs a test can plant, to prove that the checkers notice a broken protocol. Each applies to
@@ -345,6 +127,49 @@ public final class Simulation {
     EPOCH_DURING_CHECKPOINT
   }
 
+  private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
+    this.random = new Random(seed);
+    this.seed = seed;
+    this.settings = settings;
+    this.plan = ExecutionPlan.of(logical);
+    TypeRegistry registry = TypeRegistry.withDefaults();
+    registry.register(logical.types().toArray(new Class<?>[0]));
+    this.serde = new KryoSerde(registry);
+    this.mailboxes = new Mailboxes(random);
+    this.worker = new SimulatedWorker(this, plan, registry);
+  }
+
+  /** A simulation of {@code dataflow} with the given channel settings and seed. */
+  public static Simulation of(Dataflow dataflow, ChannelSettings settings, long seed) {
+    return new Simulation(dataflow.plan(), settings, seed);
+  }
+
+  /**
+   * A simulation of a logical plan (a dataflow's, with sources replaced by a test driver's inputs).
+   */
+  public static Simulation of(LogicalPlan plan, ChannelSettings settings, long seed) {
+    return new Simulation(plan, settings, seed);
+  }
+
+  // ------------------------------------------------ configuration, before the start
+
+  /**
+   * Rescales {@code operator} (the head of a keyed chain) to {@code parallelism} tasks at virtual
+   * time {@code atMillis}, with the even partition policy; requests run one at a time, in order.
+   */
+  public Simulation rescaleAt(long atMillis, String operator, int parallelism) {
+    return changeAt(atMillis, new Change.Rescale(operator, parallelism, PartitionPolicy.even()));
+  }
+
+  /**
+   * Asks the job for {@code change} at virtual time {@code atMillis} (or once the requests before
+   * it were asked for); the job runs them one at a time, in order, as the runtime's does.
+   */
+  public Simulation changeAt(long atMillis, Change change) {
+    client.plan(atMillis, change);
+    return this;
+  }
+
   /**
    * Delays every message by a seeded random 0..{@code millis} ms of virtual time (keeping each
    * sender-receiver pair FIFO), so that data keeps flowing while the control plane is in flight.
@@ -354,7 +179,7 @@ public final class Simulation {
     if (millis < 0) {
       throw new IllegalArgumentException("latency must not be negative: " + millis);
     }
-    this.maxLatency = millis;
+    mailboxes.maxLatency(millis);
     return this;
   }
 
@@ -385,16 +210,19 @@ public final class Simulation {
    * ends), and a crash rolls the job back to the newest checkpoint.
    */
   public Simulation checkpoints(long intervalMillis, int retained) {
-    this.checkpoints = new Checkpoints<>(new Checkpoints.Settings(intervalMillis, retained), 0);
+    this.checkpointing =
+        new JobSetup.Checkpointing(
+            Duration.ofMillis(intervalMillis), retained, Integer.MAX_VALUE, Duration.ZERO, NEVER);
     return this;
   }
 
   /**
-   * Plans a crash of one task, chosen by the seeded random among those alive when it happens: the
-   * job rolls back to its newest checkpoint (or its start) and goes on. Needs {@link #checkpoints}.
+   * Plans a crash of one task, chosen by the job's seeded crash injection among those alive when it
+   * strikes: the job rolls back to its newest checkpoint (or its start) and goes on. Needs {@link
+   * #checkpoints}.
    */
-  public Simulation crash(Crash when) {
-    if (checkpoints == null) {
+  public Simulation crash(PlannedCrash when) {
+    if (checkpointing == null) {
       throw new IllegalStateException("a crash needs checkpoints: call checkpoints(...) first");
     }
     crashPlan.add(when);
@@ -403,50 +231,11 @@ public final class Simulation {
 
   /** Plants {@code fault} (tests of the checkers only). */
   public Simulation plant(Fault fault) {
-    planted.add(fault);
+    planted.plant(fault);
     return this;
   }
 
-  /** The message to enqueue instead of {@code d}, after planted bugs. */
-  private KoalaMessage plantedBug(ArrayDeque<KoalaMessage> q, Deliver d, Object to) {
-    if (d.item() instanceof Handover h && planted.contains(Fault.LOSE_STATE_LOCATION)) {
-      faultsApplied++;
-      BucketHandover b = h.bucket();
-      BucketHandover lost =
-          new BucketHandover(
-              b.bucket(),
-              ((TaskId) to).index(),
-              b.filter(),
-              b.drainCursor(),
-              b.drained(),
-              java.util.List.of());
-      return new Deliver(
-          d.channel(), d.seq(), new Handover(lost, h.timers(), h.pullAtOnce(), h.writesBefore()));
-    }
-    if (planted.contains(Fault.PEER_MARKER_BEFORE_FORWARDED)
-        && d.item() instanceof PeerMarker
-        && q.peekLast() instanceof Deliver prev
-        && prev.channel() == d.channel()
-        && prev.item() instanceof ForwardedBatch) {
-      faultsApplied++;
-      q.pollLast();
-      q.add(new Deliver(prev.channel(), prev.seq(), d.item()));
-      return new Deliver(d.channel(), d.seq(), prev.item());
-    }
-    return d;
-  }
-
-  /** A simulation of {@code dataflow} with the given channel settings and seed. */
-  public static Simulation of(Dataflow dataflow, ChannelSettings settings, long seed) {
-    return new Simulation(dataflow.plan(), settings, seed);
-  }
-
-  /**
-   * A simulation of a logical plan (a dataflow's, with sources replaced by a test driver's inputs).
-   */
-  public static Simulation of(LogicalPlan plan, ChannelSettings settings, long seed) {
-    return new Simulation(plan, settings, seed);
-  }
+  // ------------------------------------------------ running
 
   /** What a run produced. */
   public record Result(
@@ -459,6 +248,7 @@ public final class Simulation {
       Map<TaskId, TaskMetricsSnapshot> metrics,
       String unfinished,
       int faultsApplied,
+      int completedRequests,
       int noopRequests,
       int refusedRequests,
       List<TaskId> releasedHolders,
@@ -473,12 +263,12 @@ public final class Simulation {
   }
 
   /**
-   * Starts every task and runs until every task has finished and every message has been delivered,
-   * a task failed, or {@code maxSteps} steps were taken.
+   * Starts the job and runs until it has finished and every message has been delivered, a task
+   * failed, or {@code maxSteps} steps were taken.
    */
   public Result run(long maxSteps) {
     start();
-    while (steps < maxSteps && failures.isEmpty() && !(allFinished() && busy.isEmpty())) {
+    while (steps < maxSteps && failures.isEmpty() && !done()) {
       if (!step(Long.MAX_VALUE)) {
         break; // nothing more will ever happen
       }
@@ -486,21 +276,44 @@ public final class Simulation {
     return finish();
   }
 
-  // ------------------------------------------------ stepwise use (the test driver's)
-
-  /** Starts every task at virtual time 0; once. */
+  /** Starts the job at the current virtual time; once. */
   public void start() {
-    if (retirement != null) {
+    if (core != null) {
       return;
     }
-    retirement = new Retirement(drainSettings);
-    for (Node n : nodes.values()) {
-      n.engine.start(0);
+    // as many workers as the migrations asked for so far name: all are hosted by this thread
+    int workers = client.highestWorker() + 1;
+    JobSetup setup =
+        new JobSetup(
+            "sim",
+            plan,
+            workers,
+            WorkerPool.of(workers),
+            settings,
+            protocol,
+            bucketsPerStep,
+            drainSettings,
+            NEVER,
+            NEVER,
+            checkpointing,
+            false,
+            null,
+            List.of(),
+            changed -> {
+              if (changed.status() == JobStatus.FAILED && changed.error() != null) {
+                failures.add(changed.error());
+              }
+            },
+            !planted.contains(Fault.EPOCH_DURING_CHECKPOINT));
+    core = new JobCore(setup, now);
+    carryOut(core.start());
+    if (!crashPlan.isEmpty()) {
+      carryOut(core.on(new JobInput.PlanCrashes(seed, List.copyOf(crashPlan)), now));
     }
   }
 
   /**
-   * Runs what is due up to virtual time {@code millis} — messages, engine timers, requested
+   * Runs what is due up to virtual time {@code millis} — messages, timers, requested
    * reconfigurations — moving the clock to each next due time and finally to {@code millis} (if
    * later than now), until nothing more is due by then, a task failed, or {@code maxSteps} more
    * steps were taken. With {@code millis} = {@link #now()} the run settles without the clock
@@ -522,6 +335,252 @@ public final class Simulation {
     return false;
   }
 
+  private boolean done() {
+    return core.status().isTerminal() && mailboxes.idle();
+  }
+
+  /**
+   * Takes one step: runs one due action, or moves the clock to the next due time if that is at most
+   * {@code horizon}; false when nothing is due by then.
+   */
+  private boolean step(long horizon) {
+    List<Runnable> due = new ArrayList<>();
+    List<Mailboxes.Pair> arrived = new ArrayList<>();
+    long next = mailboxes.due(now, arrived);
+    arrived.forEach(p -> due.add(() -> deliver(p)));
+    next = Math.min(next, worker.due(now, due));
+    for (Map.Entry<Object, CoreTimer> t : timers.entrySet()) {
+      if (t.getValue().at() <= now) {
+        Object key = t.getKey();
+        due.add(() -> fire(key));
+      } else {
+        next = Math.min(next, t.getValue().at());
+      }
+    }
+    long request = client.nextDue();
+    if (request <= now) {
+      due.add(() -> toCore(client.askNext()));
+    } else {
+      next = Math.min(next, request);
+    }
+    if (due.isEmpty()) {
+      if (next == Long.MAX_VALUE || next > horizon) {
+        return false;
+      }
+      now = next;
+      return true;
+    }
+    steps++;
+    due.get(random.nextInt(due.size())).run();
+    return true;
+  }
+
+  private static boolean ownershipStays(EpochDriver.Phase phase) {
+    return phase == EpochDriver.Phase.DEPLOYING
+        || phase == EpochDriver.Phase.PREPARING
+        || phase == EpochDriver.Phase.CATCHING_UP;
+  }
+
+  /**
+   * Asks the job for {@code change} now, after those asked for before it, and runs, without moving
+   * the clock, until its epoch hands ownership over (its new tasks started, its receivers prepared,
+   * its senders caught up), so that what a test feeds next flows while ownership moves; returns its
+   * request number ({@link #outcome}).
+   */
+  public int reconfigure(Change change) {
+    start();
+    while (client.anyPending()) {
+      toCore(client.askNext());
+    }
+    toCore(client.ask(change, now));
+    while (ownershipStays(core.epochPhase()) && failures.isEmpty() && step(now)) {
+      // the new tasks are deployed, the receivers prepare, the senders catch up
+    }
+    return client.askedCount() - 1;
+  }
+
+  private void fire(Object key) {
+    CoreTimer t = timers.remove(key);
+    if (t.repeat() > 0) {
+      timers.put(key, new CoreTimer(now + t.repeat(), t.input(), t.repeat()));
+    }
+    toCore(t.input());
+  }
+
+  /** The job core takes {@code input} now; its effects are carried out. */
+  private void toCore(JobInput input) {
+    carryOut(core.on(input, now));
+    if (planted.contains(Fault.EPOCH_DURING_CHECKPOINT)
+        && core.runningEpoch() > 0
+        && core.runningEpoch() != countedEpoch
+        && core.checkpointInProgress()) {
+      countedEpoch = core.runningEpoch();
+      planted.apply(Fault.EPOCH_DURING_CHECKPOINT);
+    }
+  }
+
+  // ------------------------------------------------ the network
+
+  /** Sends {@code message} from {@code from} to {@code to}, after planted bugs. */
+  void send(Object from, Object to, Object message) {
+    Mailboxes.Pair p = new Mailboxes.Pair(from, to);
+    if (message instanceof Deliver d) {
+      message = planted.onSend(mailboxes.queue(p), d, to);
+    }
+    mailboxes.send(p, message, now);
+  }
+
+  /** Whether {@code fault} is planted; if so, it is counted as applied once more. */
+  boolean plantedAndApplied(Fault fault) {
+    return planted.apply(fault);
+  }
+
+  private void deliver(Mailboxes.Pair p) {
+    Object m = mailboxes.take(p);
+    if (COORDINATOR.equals(p.to())) {
+      toCore(worker.toCoordinator(m));
+    } else if (p.to() instanceof TaskId t) {
+      worker.toTask(t, m);
+    } else if (p.to() instanceof StateServerAddress server) {
+      worker.serve(server, (StateMessage.Fetch) m);
+    } else {
+      throw new IllegalStateException("no endpoint " + p.to());
+    }
+  }
+
+  /** Rewrites what task {@code task} has in flight to the coordinator. */
+  void rewrite(TaskId task, UnaryOperator<Object> rewrite) {
+    ArrayDeque<Object> q = mailboxes.queue(new Mailboxes.Pair(task, COORDINATOR));
+    List<Object> kept = new ArrayList<>(q);
+    q.clear();
+    kept.forEach(m -> q.add(rewrite.apply(m)));
+  }
+
+  /**
+   * Drops every message in flight to or from a task or state server, after showing it to {@code
+   * lost}.
+   */
+  void dropTaskMessages(Consumer<Object> lost) {
+    mailboxes.drop(p -> !(p.from() instanceof String) || !(p.to() instanceof String), lost);
+  }
+
+  void forEachMessage(Consumer<Object> visitor) {
+    mailboxes.forEach(visitor);
+  }
+
+  /** The run fails with {@code error}. */
+  void failed(ErrorInfo error) {
+    failures.add(error);
+  }
+
+  boolean checkpointing() {
+    return checkpointing != null;
+  }
+
+  // ------------------------------------------------ the job core's host
+
+  private void carryOut(List<JobEffect> effects) {
+    for (JobEffect e : effects) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        r.send();
+      } else if (e instanceof JobEffect.ToTask t) {
+        send(COORDINATOR, t.task().task(), t.message());
+      } else if (e instanceof JobEffect.StartTasks s) {
+        s.tasks()
+            .forEach(t -> send(COORDINATOR, t.task(), new SimulatedWorker.Start(s.startMillis())));
+      } else if (e instanceof JobEffect.Deploy d) {
+        worker.deploy(d);
+      } else if (e instanceof JobEffect.CancelTasks c) {
+        c.tasks().forEach(t -> worker.cancel(t.task()));
+      } else if (e instanceof JobEffect.CrashTask c) {
+        worker.crash(c.task().task());
+      } else if (e instanceof JobEffect.OpenAttempt a) {
+        opened(a);
+      } else if (e instanceof JobEffect.StopAttemptsBefore s) {
+        worker.stopAttemptsBefore(s.attempt());
+      } else if (e instanceof JobEffect.StopTask s) {
+        worker.release(s.task());
+      } else if (e instanceof JobEffect.CheckWorker c) {
+        send(WORKER, COORDINATOR, new JobInput.TaskStopChecked(c.task(), c.attempt(), true));
+      } else if (e instanceof JobEffect.AskReleasedMetrics a) {
+        TaskId task = a.task().task();
+        send(
+            task,
+            COORDINATOR,
+            new JobInput.FromAttempt(
+                a.attempt(), new JobInput.HolderReleased(task, worker.metrics(task))));
+      } else if (e instanceof JobEffect.GatherMetrics g) {
+        List<TaskMetricsSnapshot> got = new ArrayList<>();
+        g.tasks().forEach(t -> got.add(worker.metrics(t.task())));
+        send(WORKER, COORDINATOR, new JobInput.MetricsGathered(g.request(), got));
+      } else if (e instanceof JobEffect.StartTimer t) {
+        timers.remove(t.key());
+        if (t.delay().compareTo(NEVER) < 0) {
+          long delay = t.delay().toMillis();
+          timers.put(t.key(), new CoreTimer(now + delay, t.input(), t.repeat() ? delay : 0));
+        }
+      } else if (e instanceof JobEffect.CancelTimer t) {
+        timers.remove(t.key());
+      } else if (e instanceof JobEffect.ToSelf s) {
+        send(COORDINATOR, COORDINATOR, s.input());
+      } else {
+        carryOutStorage(e);
+      }
+    }
+  }
+
+  /** The journal and the checkpoint files, in memory; the journal answers every write. */
+  private void carryOutStorage(JobEffect e) {
+    if (e instanceof JobEffect.RecoverJournal) {
+      send(
+          JOURNAL,
+          COORDINATOR,
+          new JobInput.Recovered(
+              new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+              null));
+    } else if (e instanceof JobEffect.JournalRequest r) {
+      send(JOURNAL, COORDINATOR, new JobInput.RequestJournaled(r.seq(), null));
+    } else if (e instanceof JobEffect.JournalCheckpoint j) {
+      send(JOURNAL, COORDINATOR, new JobInput.Journaled(j.attempt(), j.checkpoint().id(), null));
+    } else if (e instanceof JobEffect.JournalRequestDone || e instanceof JobEffect.JournalDiscard) {
+      send(JOURNAL, COORDINATOR, JobInput.CheckpointTick.INSTANCE);
+    } else if (e instanceof JobEffect.JournalEnd) {
+      send(JOURNAL, COORDINATOR, new JobInput.EndJournaled(null));
+    } else if (e instanceof JobEffect.DeleteSnapshot d) {
+      worker.files.remove(d.file());
+    } else if (e instanceof JobEffect.DiscardCheckpoint d) {
+      d.snapshots().forEach(worker.files::remove);
+    } else if (e instanceof JobEffect.DeleteCheckpoints) {
+      worker.files.clear();
+    } else if (!(e instanceof JobEffect.WriteMetadata
+        || e instanceof JobEffect.WatchTasks
+        || e instanceof JobEffect.WatchWorker
+        || e instanceof JobEffect.Introduce
+        || e instanceof JobEffect.StopJob)) {
+      // metadata needs no file here, a crash is reported without DeathWatch, tasks are addressed
+      // by their ids, and a finished job's tasks stay for their final metrics
+      throw new IllegalStateException("unhandled " + e);
+    }
+  }
+
+  /**
+   * A new attempt opens: from a rollback no crash was planned for, the simulation records a
+   * failure, since nothing but a planned crash may roll a simulated job back.
+   */
+  private void opened(JobEffect.OpenAttempt a) {
+    if (a.attempt() > 0 && core.rollbacks() > core.injectedCrashes().size()) {
+      failed(
+          ErrorInfo.of(
+              "simulation",
+              new TaskId(new OperatorId("coordinator"), 0),
+              null,
+              new IllegalStateException(
+                  "the job rolled back with no crash planned: " + a.cause())));
+    }
+  }
+
+  // ------------------------------------------------ what tests and the test driver read
+
   /** The virtual clock, in milliseconds since the start. */
   public long now() {
     return now;
@@ -532,17 +591,19 @@ public final class Simulation {
    * input has grown (a test driver appended to it).
    */
   public void wake(OperatorId source) {
-    for (Node n : nodes.values()) {
-      if (n.id.operator().equals(source) && n.timers.containsKey(TaskEngine.Timer.POLL)) {
-        n.timers.put(TaskEngine.Timer.POLL, now);
+    for (SimulatedTask t : worker.tasks.values()) {
+      if (t.id.operator().equals(source) && t.timers.containsKey(TaskEngine.Timer.POLL)) {
+        t.timers.put(TaskEngine.Timer.POLL, now);
       }
     }
   }
 
-  /** Takes the records the collecting sink {@code sink} has received since the last call. */
+  /** Takes the records the collecting sink {@code sink} has published since the last call. */
   public List<Object> takeCollected(String sink) {
-    List<Object> got = collected.remove(sink);
-    return got == null ? List.of() : got;
+    List<Object> all = core.collected(sink);
+    int from = taken.getOrDefault(sink, 0);
+    taken.put(sink, all.size());
+    return all.subList(from, all.size());
   }
 
   /** The failures so far (a failed task processes nothing more). */
@@ -550,29 +611,70 @@ public final class Simulation {
     return List.copyOf(failures);
   }
 
-  /** The reconfiguration epochs completed so far, in order. */
+  /** The reconfiguration epochs completed so far (and not undone by a rollback), in order. */
   public List<EpochDriver.EpochReport> reconfigurations() {
-    return List.copyOf(reports);
+    List<EpochDriver.EpochReport> out = new ArrayList<>();
+    for (ReconfigurationReport r : core.reports()) {
+      out.add(
+          new EpochDriver.EpochReport(
+              r.epoch(),
+              new OperatorId(r.operator()),
+              ints(r.movedBuckets()),
+              ints(r.tasksBefore()),
+              ints(r.tasksAfter()),
+              new EpochMessage.Transfer(
+                  r.keysTransferred(),
+                  r.stateBytesTransferred(),
+                  r.fetchRequests(),
+                  r.keysDrained(),
+                  r.piggybackedKeys(),
+                  r.recordsParked(),
+                  r.lookupTableBytes())));
+    }
+    return out;
+  }
+
+  private static int[] ints(List<Integer> values) {
+    return values.stream().mapToInt(Integer::intValue).toArray();
+  }
+
+  /**
+   * How the reconfiguration asked for with {@link #changeAt} as the {@code n}-th request ended, or
+   * null if it has not yet.
+   */
+  public JobReply.Outcome outcome(int n) {
+    return client.outcome(n);
+  }
+
+  /** Requests asked for so far. */
+  public int requests() {
+    return client.askedCount() + client.pendingCount();
   }
 
   /** Requests found to change nothing so far. */
   public int noopRequests() {
-    return noops;
+    return client.count(o -> o instanceof JobReply.Completed c && c.report().epoch() == 0);
   }
 
-  /** Requests refused so far because a bounded source had read all its input. */
+  /** Requests completed so far, with an epoch (not found to change nothing). */
+  public int completedRequests() {
+    return client.count(o -> o instanceof JobReply.Completed c && c.report().epoch() > 0);
+  }
+
+  /** Requests refused so far (a bounded source had read all its input). */
   public int refusedRequests() {
-    return refused;
+    return client.count(o -> o instanceof JobReply.Rejected);
   }
 
   /** Whether a reconfiguration runs or waits to start. */
   public boolean reconfiguring() {
-    return epoch != null || !requests.isEmpty();
+    return core.reconfiguring() || client.anyPending();
   }
 
   /** The deployment as it is now (live tasks and routing of every operator). */
   public LiveDeployment deployment() {
-    return deployment;
+    start();
+    return core.deployment();
   }
 
   /** The execution plan the simulation runs. */
@@ -591,7 +693,7 @@ public final class Simulation {
    */
   public <V> V valueState(OperatorId vertex, Object key, String stateName, Class<V> type) {
     byte[] keyBytes = new KeyEncoder(serde).encode(key);
-    for (Node owner : nodes.values()) {
+    for (SimulatedTask owner : worker.tasks.values()) {
       if (!owner.id.operator().equals(vertex)) {
         continue;
       }
@@ -602,7 +704,7 @@ public final class Simulation {
       if (at == KeyLocations.DELETED) {
         return null;
       }
-      Node holder = nodes.get(new TaskId(vertex, at));
+      SimulatedTask holder = worker.tasks.get(new TaskId(vertex, at));
       if (holder == null) {
         throw new IllegalStateException(
             "the state of key " + key + " is at task " + at + " of " + vertex + ", released");
@@ -620,518 +722,51 @@ public final class Simulation {
 
   /** What the run produced; closes every task. */
   public Result finish() {
-    if (checkpoints != null && allFinished() && busy.isEmpty()) {
-      output
-          .ended()
-          .forEach(
-              (sink, values) ->
-                  collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
+    start();
+    Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>(worker.releasedMetrics);
+    StringBuilder unfinished = new StringBuilder(core.waitingFor());
+    if (client.anyPending()) {
+      unfinished.append(client.pendingCount()).append(" requests not asked for; ");
     }
-    Map<TaskId, TaskMetricsSnapshot> metrics = new LinkedHashMap<>(releasedMetrics);
-    closeSnapshotsInFlight();
-    for (Node n : nodes.values()) {
-      metrics.put(n.id, n.engine.metrics());
-      n.engine.close();
-      if (n.store != null) {
-        n.store.close();
-      }
-    }
-    StringBuilder unfinished = new StringBuilder();
-    if (epoch != null) {
-      unfinished
-          .append("epoch ")
-          .append(epoch.epoch())
-          .append(" in ")
-          .append(epoch.phase())
-          .append(" waiting for ")
-          .append(epoch.waitingFor())
-          .append("; ");
-    }
-    if (!requests.isEmpty()) {
-      unfinished.append(requests.size()).append(" requests not started; ");
-    }
-    if (checkpoints != null && checkpoints.inProgress()) {
-      unfinished.append(checkpoints.waitingFor()).append("; ");
-    }
-    for (Node n : nodes.values()) {
-      if (!n.finished) {
-        unfinished.append(n.id).append(' ').append(metrics.get(n.id).status());
-        if (checkpoints != null && checkpoints.inProgress()) {
-          unfinished.append(" ").append(n.engine.alignment());
+    for (SimulatedTask t : worker.tasks.values()) {
+      TaskMetricsSnapshot m = t.engine.metrics();
+      metrics.put(t.id, m);
+      if (!t.finished) {
+        unfinished.append(t.id).append(' ').append(m.status());
+        if (core.checkpointInProgress()) {
+          unfinished.append(" ").append(t.engine.alignment());
         }
         unfinished.append("; ");
       }
     }
+    worker.close();
+    Map<String, List<Object>> collected = new LinkedHashMap<>();
+    for (ExecutionPlan.Vertex v : plan.vertices()) {
+      if (v.tail().kind() == OperatorNode.Kind.SINK) {
+        List<Object> got = core.collected(v.tail().id().name());
+        if (!got.isEmpty()) {
+          collected.put(v.tail().id().name(), new ArrayList<>(got));
+        }
+      }
+    }
+    List<String> crashes = new ArrayList<>();
+    core.injectedCrashes().forEach(c -> crashes.add(c.toString()));
     return new Result(
-        allFinished() && busy.isEmpty(),
+        core.status() == JobStatus.FINISHED && mailboxes.idle(),
         steps,
         now,
         collected,
         List.copyOf(failures),
-        List.copyOf(reports),
+        reconfigurations(),
         metrics,
         unfinished.toString(),
-        faultsApplied,
-        noops,
-        refused,
-        List.copyOf(released),
-        List.copyOf(crashes),
-        recoveries,
-        committedCheckpoints);
-  }
-
-  private boolean allFinished() {
-    for (Node n : nodes.values()) {
-      if (!n.finished) {
-        return false;
-      }
-    }
-    return true;
-  }
-
-  /**
-   * Takes one step: runs one due action, or moves the clock to the next due time if that is at most
-   * {@code horizon}; false when nothing is due by then.
-   */
-  private boolean step(long horizon) {
-    List<Runnable> due = new ArrayList<>();
-    long next = Long.MAX_VALUE;
-    for (Pair p : busy) {
-      long at = arrivals.get(p).peek();
-      if (at <= now) {
-        due.add(() -> deliver(p));
-      } else {
-        next = Math.min(next, at);
-      }
-    }
-    for (Node n : nodes.values()) {
-      if (n.finished) {
-        continue;
-      }
-      for (Map.Entry<TaskEngine.Timer, Long> t : n.timers.entrySet()) {
-        if (t.getValue() <= now) {
-          TaskEngine.Timer timer = t.getKey();
-          due.add(
-              () -> {
-                n.timers.remove(timer);
-                n.engine.onTimer(timer);
-              });
-        } else {
-          next = Math.min(next, t.getValue());
-        }
-      }
-      if (n.nextTick <= now) {
-        due.add(
-            () -> {
-              n.nextTick = now + TICK_MILLIS;
-              n.engine.onTick();
-            });
-      } else {
-        next = Math.min(next, n.nextTick);
-      }
-    }
-    Crash crash = crashDue();
-    justCommitted = false;
-    if (crash != null) {
-      steps++;
-      crashNow(crash);
-      return true;
-    }
-    boolean checkpointDue = false;
-    if (checkpoints != null && epoch == null && !inputEnds.finishing() && !allFinished()) {
-      if (checkpoints.due(now)) {
-        checkpointDue = true; // takes priority over the next reconfiguration (§8)
-        due.add(this::triggerCheckpoint);
-      } else if (!checkpoints.inProgress()) {
-        next = Math.min(next, checkpoints.nextDueMillis());
-      }
-    }
-    boolean checkpointing = checkpoints != null && checkpoints.inProgress();
-    if (checkpointing && planted.contains(Fault.EPOCH_DURING_CHECKPOINT) && epoch == null) {
-      checkpointing = false;
-      checkpointDue = false;
-      if (!requests.isEmpty() && requests.peek().at() <= now) {
-        faultsApplied++;
-      }
-    }
-    Request request = requests.peek();
-    if (request != null && epoch == null && !checkpointDue && !checkpointing) {
-      if (request.at() <= now) {
-        due.add(this::startEpoch);
-      } else {
-        next = Math.min(next, request.at());
-      }
-    }
-    if (due.isEmpty()) {
-      if (next == Long.MAX_VALUE || next > horizon) {
-        return false;
-      }
-      now = next;
-      return true;
-    }
-    steps++;
-    due.get(random.nextInt(due.size())).run();
-    return true;
-  }
-
-  private void enqueue(Object from, Object to, KoalaMessage message) {
-    Pair p = new Pair(from, to);
-    ArrayDeque<KoalaMessage> q = queues.computeIfAbsent(p, k -> new ArrayDeque<>());
-    if (!planted.isEmpty() && message instanceof Deliver d) {
-      message = plantedBug(q, d, to);
-    }
-    if (q.isEmpty()) {
-      busy.add(p);
-    }
-    q.add(message);
-    ArrayDeque<Long> times = arrivals.computeIfAbsent(p, k -> new ArrayDeque<>());
-    long at = maxLatency == 0 ? now : now + random.nextInt(maxLatency + 1);
-    times.add(times.isEmpty() ? at : Math.max(at, times.peekLast())); // per-pair FIFO
-  }
-
-  private void deliver(Pair p) {
-    ArrayDeque<KoalaMessage> q = queues.get(p);
-    KoalaMessage m = q.poll();
-    arrivals.get(p).poll();
-    if (q.isEmpty()) {
-      busy.remove(p);
-    }
-    if (p.to() instanceof TaskId t && !nodes.containsKey(t)) {
-      if (!(m instanceof StateMessage.Release || m instanceof Credit)) {
-        // a release, or a credit for an item it sent before it ended, may still reach it
-        failures.add(
-            ErrorInfo.of(
-                "simulation",
-                t,
-                null,
-                new IllegalStateException(m + " sent to task " + t + ", released as a holder")));
-      }
-    } else if (p.to() instanceof TaskId t) {
-      TaskEngine engine = nodes.get(t).engine;
-      if (m instanceof Deliver d) {
-        engine.onDeliver(d);
-      } else if (m instanceof Credit c) {
-        engine.onCredit(c);
-      } else if (m instanceof StateMessage.StateReply r) {
-        engine.onStateReply(r);
-      } else if (m instanceof StateMessage.Release r) {
-        engine.onRelease(r);
-      } else if (m instanceof EpochMessage.Command c) {
-        engine.onCommand(c);
-      } else if (m instanceof CheckpointMessage.Command c) {
-        engine.onCheckpoint(c);
-      } else {
-        throw new IllegalStateException("unhandled " + m);
-      }
-    } else if (TaskEngine.COORDINATOR.equals(p.to())) {
-      if (m instanceof EpochMessage.InputEnded e) {
-        inputEnds.ended(e.task());
-        releaseInputs();
-      } else if (m instanceof EpochMessage.References r) {
-        retirement
-            .on(r, deployment.liveTaskIds(r.task().operator()))
-            .forEach(this::holderUnreferenced);
-      } else {
-        carryOut(epoch.on((EpochMessage.Report) m));
-      }
-    } else if (p.to() instanceof StateServerAddress server && !nodes.containsKey(server.task())) {
-      failures.add(
-          ErrorInfo.of(
-              "simulation",
-              server.task(),
-              null,
-              new IllegalStateException(
-                  "a fetch reached " + server.task() + " after it was released: state lost")));
-    } else if (p.to() instanceof StateServerAddress server) {
-      StateMessage.Fetch fetch = (StateMessage.Fetch) m;
-      try (ReadTxn txn = nodes.get(server.task()).store.beginRead()) {
-        enqueue(server, fetch.owner(), StateServing.serve(txn, fetch, server.task()));
-      }
-    } else if (CLIENT.equals(p.to()) && m instanceof Snapshotted snap) {
-      snapshotted(snap);
-    } else if (CLIENT.equals(p.to())) {
-      toClient((TaskId) p.from(), (Deliver) m);
-    } else {
-      throw new IllegalStateException("no endpoint " + p.to());
-    }
-  }
-
-  private void startEpoch() {
-    Request r = requests.poll();
-    taken.add(r);
-    OperatorId vertex = new OperatorId(r.change().operator());
-    if (inputEnds.finishing()) {
-      refused++; // the coordinator refuses to reconfigure a bounded job whose sources ended
-      return;
-    }
-    ReconfigurationPlan plan = r.change().plan(deployment, vertex);
-    if (plan.isNoop()) {
-      noops++; // nothing to do, as the coordinator does
-      return;
-    }
-    epoch =
-        new ReconfigurationDriver(
-            nextEpoch, vertex, plan, deployment, n -> 0, protocol, bucketsPerStep);
-    nextEpoch += epoch.epochs();
-    retirement.epochStarted(vertex);
-    carryOut(epoch.start());
-  }
-
-  private void carryOut(List<EpochDriver.Effect> effects) {
-    for (EpochDriver.Effect e : effects) {
-      if (e instanceof EpochDriver.Deploy d) {
-        for (TaskSetup setup : d.setups()) {
-          addTask(setup).engine.start(0);
-        }
-        carryOut(epoch.deployed());
-      } else if (e instanceof EpochDriver.Send send) {
-        enqueue(TaskEngine.COORDINATOR, send.to(), send.command());
-      } else if (e instanceof EpochDriver.Done done) {
-        reports.add(done.report());
-        epoch = null;
-        releaseInputs();
-        EpochDriver.EpochReport r = done.report();
-        for (Retirement.Publish p :
-            retirement.epochEnded(
-                r.operator(),
-                r.epoch(),
-                deployment.retired(),
-                deployment.liveTaskIds(r.operator()))) {
-          enqueue(TaskEngine.COORDINATOR, p.task(), p.command());
-        }
-      }
-    }
-  }
-
-  /** Lets the sources that read all their input end, unless an epoch runs (as the coordinator). */
-  private void releaseInputs() {
-    if (epoch != null || (checkpoints != null && checkpoints.inProgress())) {
-      return;
-    }
-    for (TaskId t : inputEnds.release()) {
-      enqueue(TaskEngine.COORDINATOR, t, new EpochMessage.EndInput(nextEpoch - 1));
-    }
-  }
-
-  // ------------------------------------------------ checkpoints, crashes and rollback
-
-  private void triggerCheckpoint() {
-    List<TaskId> sources = new ArrayList<>();
-    List<TaskId> live = new ArrayList<>();
-    List<TaskId> holders = new ArrayList<>();
-    for (Node n : nodes.values()) {
-      TaskId t = n.id;
-      if (deployment.retired().contains(t) || n.finished) {
-        holders.add(t); // no barrier reaches it: asked directly, or left out if not needed
-      } else {
-        live.add(t);
-        if (plan.vertex(t.operator()).head().kind() == io.koala.plan.OperatorNode.Kind.SOURCE) {
-          sources.add(t);
-        }
-      }
-    }
-    CoordinatorState state =
-        new CoordinatorState(
-            deployment.copy(), retirement.copy(), taken.size(), reports.size(), noops, refused);
-    carryOutCheckpoints(checkpoints.trigger(now, state, sources, live, holders));
-  }
-
-  private void snapshotted(Snapshotted s) {
-    ReadTxn txn = s.txn() != null ? s.txn() : s.store() != null ? s.store().beginRead() : null;
-    TaskImage image;
-    try {
-      image = TaskImage.of(txn, s.metadata());
-    } finally {
-      if (txn != null) {
-        txn.close();
-      }
-    }
-    if (checkpoints.cutsAtSnapshot(s.task(), s.checkpointId())) {
-      output.cut(s.task(), s.checkpointId()); // a finished task reports once its results are in
-    }
-    carryOutCheckpoints(checkpoints.snapshotTaken(s.task(), s.checkpointId(), image));
-  }
-
-  private void carryOutCheckpoints(List<Checkpoints.Effect> effects) {
-    for (Checkpoints.Effect e : effects) {
-      if (e instanceof Checkpoints.Send send) {
-        enqueue(TaskEngine.COORDINATOR, send.task(), send.command());
-      } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
-        long id = persist.checkpoint().id(); // the journal is this simulation's memory
-        committedCheckpoints++;
-        justCommitted = true;
-        output
-            .committed(id)
-            .forEach(
-                (sink, values) ->
-                    collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values));
-        carryOutCheckpoints(checkpoints.persisted(id));
-        releaseInputs();
-      } else if (e instanceof Checkpoints.StopHolder stop) {
-        release(stop.task());
-      } // Discard: the images are garbage-collected
-    }
-  }
-
-  /** Retirement found a holder no owner references: it stops once no checkpoint needs it. */
-  private void holderUnreferenced(TaskId task) {
-    if (checkpoints == null) {
-      release(task);
-    } else {
-      carryOutCheckpoints(checkpoints.holderUnreferenced(task));
-    }
-  }
-
-  /** The first planned crash due now, or null. */
-  private Crash crashDue() {
-    if (crashPlan.isEmpty() || allFinished()) {
-      return null;
-    }
-    for (Crash c : crashPlan) {
-      boolean due;
-      if (c instanceof Crash.At at) {
-        due = now >= at.millis();
-      } else if (c instanceof Crash.InPhase in) {
-        due = epoch != null && epoch.phase() == in.phase();
-      } else if (c instanceof Crash.AfterCommit) {
-        due = justCommitted;
-      } else {
-        Crash.InCheckpoint in = (Crash.InCheckpoint) c;
-        due = checkpoints.inProgress() && checkpoints.snapshotsTaken() >= in.snapshots();
-      }
-      if (due) {
-        return c;
-      }
-    }
-    return null;
-  }
-
-  /** A planned crash: a task alive now dies with its store, and the job rolls back. */
-  private void crashNow(Crash cause) {
-    crashPlan.remove(cause);
-    List<TaskId> alive = new ArrayList<>();
-    for (Node n : nodes.values()) {
-      if (!n.finished || deployment.retired().contains(n.id)) {
-        alive.add(n.id);
-      }
-    }
-    TaskId victim = alive.get(random.nextInt(alive.size()));
-    String where =
-        epoch != null
-            ? "epoch " + epoch.epoch() + " " + epoch.phase()
-            : checkpoints.inProgress() ? "checkpoint " + checkpoints.pendingId() : "processing";
-    crashes.add(victim + " at " + now + " ms during " + where + " (" + cause + ")");
-    rollback();
-  }
-
-  /**
-   * Rolls the job back to its newest checkpoint (or its start): every message in flight is lost,
-   * every task — holders included — is re-created from its snapshot, the reconfiguration that was
-   * running is asked for again, and the results not yet published will be produced again.
-   */
-  private void rollback() {
-    closeSnapshotsInFlight();
-    for (Node n : nodes.values()) {
-      n.engine.cancel();
-      n.engine.close();
-      if (n.store != null) {
-        n.store.close();
-      }
-    }
-    nodes.clear();
-    queues.clear();
-    arrivals.clear();
-    busy.clear();
-    clientChannels.clear();
-    releasedMetrics.clear();
-    output.rolledBack();
-    checkpoints.rolledBack(now);
-    epoch = null;
-    inputEnds = new InputEnds();
-    var latest = checkpoints.latest();
-    int keep = latest.map(c -> c.state().taken()).orElse(0);
-    List<Request> redo = new ArrayList<>(taken.subList(keep, taken.size()));
-    taken.subList(keep, taken.size()).clear();
-    for (int i = redo.size() - 1; i >= 0; i--) {
-      requests.addFirst(redo.get(i)); // run again, in order, before those still queued
-    }
-    reports.subList(latest.map(c -> c.state().reports()).orElse(0), reports.size()).clear();
-    noops = latest.map(c -> c.state().noops()).orElse(0);
-    refused = latest.map(c -> c.state().refused()).orElse(0);
-    if (latest.isEmpty()) {
-      deployment = initialDeployment.copy();
-      retirement = new Retirement(drainSettings);
-      for (TaskSetup setup : deployment.setups().values()) {
-        addTask(setup);
-      }
-    } else {
-      Checkpoints.Completed<TaskImage, CoordinatorState> c = latest.get();
-      deployment = c.state().deployment().copy();
-      retirement = c.state().retirement().copy();
-      for (Map.Entry<TaskId, TaskImage> e : c.snapshots().entrySet()) {
-        addTask(deployment.setup(e.getKey()), e.getValue(), c.holders().contains(e.getKey()));
-      }
-      for (TaskId h : c.holders()) {
-        retirement.taskFinished(h);
-        if (retirement.unreferenced(h)) {
-          holderUnreferenced(h); // the checkpoint has it for the cut of its output alone
-        }
-      }
-    }
-    for (Node n : nodes.values()) {
-      if (n.engine.status() == TaskEngine.Status.CREATED) {
-        n.engine.start(0);
-      }
-    }
-    for (Retirement.Publish p :
-        retirement.republish(nextEpoch - 1, op -> deployment.liveTaskIds(op))) {
-      enqueue(TaskEngine.COORDINATOR, p.task(), p.command());
-    }
-    recoveries++;
-  }
-
-  /** Closes the read transactions of snapshots not yet written, so that their stores can close. */
-  private void closeSnapshotsInFlight() {
-    for (ArrayDeque<KoalaMessage> q : queues.values()) {
-      for (KoalaMessage m : q) {
-        if (m instanceof Snapshotted snap && snap.txn() != null) {
-          snap.txn().close();
-        }
-      }
-    }
-  }
-
-  /** No owner references holder {@code task} any more and it has finished: its state is gone. */
-  private void release(TaskId task) {
-    Node n = nodes.remove(task);
-    releasedMetrics.put(task, n.engine.metrics().released());
-    n.engine.close();
-    if (n.store != null) {
-      n.store.close();
-    }
-    released.add(task);
-  }
-
-  private void toClient(TaskId from, Deliver d) {
-    InputChannel ch = clientChannels.get(d.channel());
-    ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
-    if (d.item() instanceof RecordBatch b) {
-      List<Object> values = new ArrayList<>(b.size());
-      for (int i = 0; i < b.size(); i++) {
-        values.add(b.value(i));
-      }
-      if (checkpoints == null) {
-        collected.computeIfAbsent(sinkOf.get(from), k -> new ArrayList<>()).addAll(values);
-      } else {
-        output.received(from, sinkOf.get(from), values);
-      }
-    } else if (d.item() instanceof CheckpointBarrier cb) {
-      output.cut(from, cb.checkpointId());
-      carryOutCheckpoints(checkpoints.clientBarrier(from, cb.checkpointId()));
-    }
-    long grant = ch.consumed(d.item() == EndOfChannel.INSTANCE);
-    if (grant >= 0) {
-      enqueue(CLIENT, from, new Credit(ch.id(), grant));
-    }
+        planted.applied(),
+        completedRequests(),
+        noopRequests(),
+        refusedRequests(),
+        List.copyOf(worker.released),
+        crashes,
+        core.rollbacks(),
+        core.checkpointsCommitted());
   }
 }

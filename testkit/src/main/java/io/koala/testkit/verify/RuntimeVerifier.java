@@ -1,6 +1,7 @@
 package io.koala.testkit.verify;
 
 import io.koala.core.reconfig.Change;
+import io.koala.job.PlannedCrash;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
@@ -110,8 +111,10 @@ public final class RuntimeVerifier {
                 records / rate * 1000,
                 CrashPlans.phases(runtime.config().protocol(), true),
                 CRASH_SNAPSHOTS,
-                new CrashPlans.Kinds<TaskCrashes.Crash>(
-                    TaskCrashes.At::new, TaskCrashes.InPhase::new, TaskCrashes.InCheckpoint::new)));
+                new CrashPlans.Kinds<PlannedCrash>(
+                    PlannedCrash.At::new,
+                    PlannedCrash.InPhase::new,
+                    PlannedCrash.InCheckpoint::new)));
       }
     }
 
@@ -207,7 +210,7 @@ public final class RuntimeVerifier {
     int completed = 0;
     List<String> injected = List.of();
     if (crashes) {
-      injected = TaskCrashes.injected(r.job).stream().map(TaskCrashes.Injected::toString).toList();
+      injected = TaskCrashes.injected(r.job).stream().map(PlannedCrash.Injected::toString).toList();
     }
     JobMetrics metrics = r.job.metrics(); // the final ones, however the run ended
     int rollbacks = metrics.rollbacks();

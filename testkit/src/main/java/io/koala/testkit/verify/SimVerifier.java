@@ -3,6 +3,7 @@ package io.koala.testkit.verify;
 import io.koala.core.ChannelSettings;
 import io.koala.core.reconfig.Protocol;
 import io.koala.dataflow.Dataflow;
+import io.koala.job.PlannedCrash;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;
@@ -64,7 +65,7 @@ public final class SimVerifier {
     }
     if (crashes) {
       sim.checkpoints(CHECKPOINT_MILLIS, 2);
-      for (Simulation.Crash c : crashPlan(seed, runMillis, protocol)) {
+      for (PlannedCrash c : crashPlan(seed, runMillis, protocol)) {
         sim.crash(c);
       }
     }
@@ -83,10 +84,10 @@ public final class SimVerifier {
       violations.add("did not finish: " + run.unfinished());
     }
     if (run.failures().isEmpty()
-        && run.reconfigurations().size() + run.noopRequests() + run.refusedRequests()
+        && run.completedRequests() + run.noopRequests() + run.refusedRequests()
             != schedule.steps().size()) {
       violations.add(
-          run.reconfigurations().size()
+          run.completedRequests()
               + " reconfigurations completed of "
               + schedule.steps().size()
               + "; at the end: "
@@ -123,15 +124,13 @@ public final class SimVerifier {
    * phase of the next epoch that reaches it, or during a checkpoint after a number of its
    * snapshots.
    */
-  static List<Simulation.Crash> crashPlan(long seed, double runMillis, Protocol protocol) {
+  static List<PlannedCrash> crashPlan(long seed, double runMillis, Protocol protocol) {
     return CrashPlans.random(
         seed,
         runMillis,
         CrashPlans.phases(protocol, false),
         CRASH_SNAPSHOTS,
         new CrashPlans.Kinds<>(
-            Simulation.Crash.At::new,
-            Simulation.Crash.InPhase::new,
-            Simulation.Crash.InCheckpoint::new));
+            PlannedCrash.At::new, PlannedCrash.InPhase::new, PlannedCrash.InCheckpoint::new));
   }
 }

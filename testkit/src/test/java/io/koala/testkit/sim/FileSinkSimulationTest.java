@@ -11,6 +11,7 @@ import io.koala.dataflow.SinkContext;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SinkWriter;
 import io.koala.dataflow.SourceSpec;
+import io.koala.job.PlannedCrash;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -73,9 +74,9 @@ class FileSinkSimulationTest {
     int n = 1 + rnd.nextInt(3);
     for (int i = 0; i < n; i++) {
       switch (rnd.nextInt(3)) {
-        case 0 -> sim.crash(new Simulation.Crash.At((long) (rnd.nextDouble() * runMillis)));
-        case 1 -> sim.crash(new Simulation.Crash.InCheckpoint(rnd.nextInt(8)));
-        default -> sim.crash(new Simulation.Crash.AfterCommit());
+        case 0 -> sim.crash(new PlannedCrash.At((long) (rnd.nextDouble() * runMillis)));
+        case 1 -> sim.crash(new PlannedCrash.InCheckpoint(rnd.nextInt(8)));
+        default -> sim.crash(new PlannedCrash.AfterCommit());
       }
     }
   }

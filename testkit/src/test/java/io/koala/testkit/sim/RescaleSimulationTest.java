@@ -11,6 +11,7 @@ import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.RateSchedule;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import io.koala.job.PlannedCrash;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -134,7 +135,7 @@ class RescaleSimulationTest {
         simulation(seed)
             .checkpoints(300, 2)
             .rescaleAt(450, "count", 1)
-            .crash(new Simulation.Crash.At(crashAt))
+            .crash(new PlannedCrash.At(crashAt))
             .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 1);
     assertThat(r.crashes()).as("seed %d", seed).hasSize(1);

@@ -1,4 +1,4 @@
-package io.koala.runtime.internal;
+package io.koala.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -6,7 +6,6 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.koala.core.reconfig.EpochDriver;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.runtime.testing.TaskCrashes;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -18,9 +17,9 @@ class CrashInjectionTest {
   @Test
   void eachKindIsDueAtItsPointAndStrikesOnce() {
     CrashInjection c = new CrashInjection();
-    TaskCrashes.Crash at = new TaskCrashes.At(100);
-    TaskCrashes.Crash phase = new TaskCrashes.InPhase(EpochDriver.Phase.SWITCHING);
-    TaskCrashes.Crash checkpoint = new TaskCrashes.InCheckpoint(2);
+    PlannedCrash at = new PlannedCrash.At(100);
+    PlannedCrash phase = new PlannedCrash.InPhase(EpochDriver.Phase.SWITCHING);
+    PlannedCrash checkpoint = new PlannedCrash.InCheckpoint(2);
     c.plan(7, List.of(at, phase, checkpoint));
     assertThat(c.timed()).isTrue();
     assertThat(c.due(99, EpochDriver.Phase.PREPARING, 1)).isNull();
@@ -36,16 +35,16 @@ class CrashInjectionTest {
     c.rolledBack();
     assertThat(c.due(0, EpochDriver.Phase.SWITCHING, -1)).isEqualTo(phase);
     assertThat(c.injected())
-        .containsExactly(new TaskCrashes.Injected(victim, 100, "processing", at));
+        .containsExactly(new PlannedCrash.Injected(victim, 100, "processing", at));
     assertThatThrownBy(() -> c.strike(at, TASKS, 200, "processing"))
         .hasMessageContaining("not due");
   }
 
   @Test
   void plansAreChecked() {
-    assertThatThrownBy(() -> new TaskCrashes.At(-1)).hasMessageContaining("negative");
-    assertThatThrownBy(() -> new TaskCrashes.InPhase(EpochDriver.Phase.DONE))
+    assertThatThrownBy(() -> new PlannedCrash.At(-1)).hasMessageContaining("negative");
+    assertThatThrownBy(() -> new PlannedCrash.InPhase(EpochDriver.Phase.DONE))
         .hasMessageContaining("DONE");
-    assertThatThrownBy(() -> new TaskCrashes.InCheckpoint(-1)).hasMessageContaining("negative");
+    assertThatThrownBy(() -> new PlannedCrash.InCheckpoint(-1)).hasMessageContaining("negative");
   }
 }

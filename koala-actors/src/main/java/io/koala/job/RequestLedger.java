@@ -1,4 +1,4 @@
-package io.koala.runtime.internal;
+package io.koala.job;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,4 +1,4 @@
-package io.koala.runtime.internal;
+package io.koala.job;
 
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.reconfig.EpochDriver;

@@ -1,4 +1,4 @@
-package io.koala.runtime.internal;
+package io.koala.job;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
