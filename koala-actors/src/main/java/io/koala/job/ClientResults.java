@@ -95,6 +95,11 @@ final class ClientResults {
     output.cut(task, checkpointId);
   }
 
+  /** Whether {@code task} sent results that no checkpoint has cut yet. */
+  boolean uncut(TaskId task) {
+    return output.uncut(task);
+  }
+
   /** Checkpoint {@code checkpointId} committed: the results it covers are published. */
   void committed(long checkpointId) {
     publish(output.committed(checkpointId));

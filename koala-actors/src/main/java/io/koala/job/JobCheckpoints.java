@@ -204,9 +204,12 @@ final class JobCheckpoints {
     }
   }
 
-  /** Holder {@code task} is unreferenced: it stops once no checkpoint includes it. */
+  /**
+   * Holder {@code task} is unreferenced: it stops once no checkpoint includes it, and once one has
+   * cut the results it sent since its last cut.
+   */
   void holderUnreferenced(TaskId task) {
-    carryOut(core.holderUnreferenced(task));
+    carryOut(core.holderUnreferenced(task, job.results.uncut(task)));
   }
 
   /** Carries out what the checkpoint core decided. */

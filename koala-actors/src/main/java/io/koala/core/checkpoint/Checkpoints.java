@@ -5,6 +5,7 @@ import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -120,6 +121,8 @@ public final class Checkpoints<H, C> {
   private Completed<H, C> persisting;
   private final ArrayDeque<Completed<H, C>> retained = new ArrayDeque<>(); // oldest first
   private final Set<TaskId> stopWhenFree = new LinkedHashSet<>();
+  // holders whose output since their last barrier no committed checkpoint has cut yet
+  private final Set<TaskId> outputUncut = new HashSet<>();
 
   /**
    * @param startMillis the job's start: the first checkpoint is due an interval later
@@ -285,6 +288,7 @@ public final class Checkpoints<H, C> {
     while (retained.size() > settings.retained()) {
       out.add(discard(retained.pollFirst()));
     }
+    outputUncut.removeAll(done.holders()); // their snapshots in it cut their output
     long oldest = retained.peekFirst().id();
     for (TaskId t : done.snapshots().keySet()) {
       out.add(new Send(t, new CheckpointMessage.CheckpointCommitted(id, oldest)));
@@ -309,10 +313,23 @@ public final class Checkpoints<H, C> {
   }
 
   /**
-   * No owner references retired holder {@code task} any more: it stops now, or once no retained or
-   * pending checkpoint includes it.
+   * No owner references retired holder {@code task} any more, and it sent no output since its last
+   * cut: it stops once no retained or pending checkpoint includes it.
    */
   public List<Effect> holderUnreferenced(TaskId task) {
+    return holderUnreferenced(task, false);
+  }
+
+  /**
+   * No owner references retired holder {@code task} any more: it stops once no retained or pending
+   * checkpoint includes it and, if it sent output since its last cut ({@code outputUncut}), once a
+   * committed checkpoint has it as a holder (its snapshot cuts that output; a rollback to a later
+   * checkpoint would lose it otherwise).
+   */
+  public List<Effect> holderUnreferenced(TaskId task, boolean outputUncut) {
+    if (outputUncut) {
+      this.outputUncut.add(task);
+    }
     stopWhenFree.add(task);
     return stopFreeHolders();
   }
@@ -321,7 +338,9 @@ public final class Checkpoints<H, C> {
     List<Effect> out = new ArrayList<>();
     for (var it = stopWhenFree.iterator(); it.hasNext(); ) {
       TaskId t = it.next();
-      boolean needed = pending != null && pending.includes(t);
+      // until a committed checkpoint has cut its output, a rollback would lose that output
+      boolean needed = outputUncut.contains(t);
+      needed |= pending != null && pending.includes(t);
       needed |= persisting != null && persisting.snapshots().containsKey(t);
       for (Completed<H, C> r : retained) {
         needed |= r.snapshots().containsKey(t);
@@ -409,6 +428,7 @@ public final class Checkpoints<H, C> {
       out.add(discard(abandoned));
     }
     stopWhenFree.clear();
+    outputUncut.clear();
     nextDueMillis = nowMillis + settings.intervalMillis();
     return out;
   }

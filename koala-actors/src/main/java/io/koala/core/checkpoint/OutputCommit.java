@@ -69,6 +69,12 @@ public final class OutputCommit<T> {
     uncut.clear();
   }
 
+  /** Whether {@code task} sent results that no checkpoint has cut yet. */
+  public boolean uncut(TaskId task) {
+    List<Result<T>> buffer = uncut.get(task);
+    return buffer != null && !buffer.isEmpty();
+  }
+
   /** Results received and not yet published. */
   public long unpublished() {
     long n = 0;
