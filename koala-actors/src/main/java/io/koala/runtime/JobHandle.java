@@ -2,7 +2,7 @@ package io.koala.runtime;
 
 import io.koala.KoalaException;
 import io.koala.core.PartitionPolicy;
-import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.JobClient;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletionException;
@@ -18,23 +18,21 @@ import java.util.concurrent.TimeoutException;
 public final class JobHandle implements AutoCloseable {
   static {
     // Koala's own test hooks (io.koala.runtime.testing) reach the job this way, not through the API
-    RuntimeCore.openHandles(h -> new RuntimeCore.Job(h.core, h.job));
+    JobClient.openHandles(h -> h.job);
   }
 
-  private final RuntimeCore core;
-  private final RuntimeCore.Submitted job;
+  private final JobClient job;
 
-  JobHandle(RuntimeCore core, RuntimeCore.Submitted job) {
-    this.core = core;
+  JobHandle(JobClient job) {
     this.job = job;
   }
 
   /**
-   * The handle of {@code job}, submitted to {@code core}: for Koala's own runtimes in other modules
-   * (the cluster's). Not part of the user API; users get handles from {@code submit}.
+   * The handle of {@code job}: for Koala's own runtimes in other modules (the cluster's). Not part
+   * of the user API; users get handles from {@code submit}.
    */
-  public static JobHandle of(RuntimeCore core, RuntimeCore.Submitted job) {
-    return new JobHandle(core, job);
+  public static JobHandle of(JobClient job) {
+    return new JobHandle(job);
   }
 
   public String id() {
@@ -79,7 +77,7 @@ public final class JobHandle implements AutoCloseable {
 
   /** Cancels the job; completes with its final status. */
   public CompletionStage<JobStatus> cancel() {
-    return core.cancel(job);
+    return job.cancel();
   }
 
   /**
@@ -100,7 +98,7 @@ public final class JobHandle implements AutoCloseable {
   /** {@link #rescale(String, int)} with buckets placed by {@code policy}. */
   public CompletionStage<ReconfigurationReport> rescale(
       String operator, int parallelism, PartitionPolicy policy) {
-    return core.rescale(job, operator, parallelism, policy);
+    return job.rescale(operator, parallelism, policy);
   }
 
   /**
@@ -109,7 +107,7 @@ public final class JobHandle implements AutoCloseable {
    * See {@link #rescale(String, int)} for how it runs and completes.
    */
   public CompletionStage<ReconfigurationReport> rebalance(String operator, PartitionPolicy policy) {
-    return core.rebalance(job, operator, policy);
+    return job.rebalance(operator, policy);
   }
 
   /**
@@ -118,12 +116,12 @@ public final class JobHandle implements AutoCloseable {
    * state not yet fetched. See {@link #rescale(String, int)} for how it runs and completes.
    */
   public CompletionStage<ReconfigurationReport> migrate(String operator, int task, int worker) {
-    return core.migrate(job, operator, task, worker);
+    return job.migrate(operator, task, worker);
   }
 
   /** A snapshot of every task's metrics (the final ones once the job has ended). */
   public JobMetrics metrics() {
-    return join(core.metrics(job));
+    return join(job.metrics());
   }
 
   /**
@@ -139,7 +137,7 @@ public final class JobHandle implements AutoCloseable {
    * }</pre>
    */
   public CompletionStage<Long> checkpoint() {
-    return core.checkpoint(job);
+    return job.checkpoint();
   }
 
   /**
@@ -149,7 +147,7 @@ public final class JobHandle implements AutoCloseable {
    */
   @SuppressWarnings("unchecked")
   public <T> List<T> collected(String sink) {
-    return (List<T>) join(core.collected(job, sink));
+    return (List<T>) join(job.collected(sink));
   }
 
   private <R> R join(CompletionStage<R> stage) {

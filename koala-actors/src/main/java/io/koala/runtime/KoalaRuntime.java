@@ -1,7 +1,7 @@
 package io.koala.runtime;
 
 import io.koala.dataflow.Dataflow;
-import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.ActorRuntime;
 import java.nio.file.Path;
 import java.util.Objects;
 
@@ -20,12 +20,12 @@ import java.util.Objects;
  * <p>Thread-safe. Closing the runtime stops every job and its actor systems.
  */
 public final class KoalaRuntime implements AutoCloseable {
-  private final RuntimeCore core;
+  private final ActorRuntime core;
   private final KoalaConfig config;
 
   private KoalaRuntime(KoalaConfig config) {
     this.config = config;
-    this.core = new RuntimeCore(config);
+    this.core = new ActorRuntime(config);
   }
 
   /** Starts an embedded runtime. */
@@ -66,7 +66,6 @@ public final class KoalaRuntime implements AutoCloseable {
    */
   public JobHandle submit(Dataflow dataflow, SubmitOptions options) {
     return new JobHandle(
-        core,
         core.submit(
             Objects.requireNonNull(dataflow, "dataflow"),
             Objects.requireNonNull(options, "options").restoreFrom().orElse(null)));

@@ -11,8 +11,8 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyValue;
 import io.koala.dataflow.SinkSpec;
 import io.koala.dataflow.SourceSpec;
+import io.koala.runtime.internal.JobClient;
 import io.koala.runtime.internal.KoalaSerialization;
-import io.koala.runtime.internal.RuntimeCore;
 import java.io.IOException;
 import java.io.InputStream;
 import java.net.SocketTimeoutException;
@@ -112,7 +112,7 @@ class RemoteTlsIT {
       // the count tasks were on both workers, so records crossed between their systems
       assertThat(job.metrics().tasksOnWorker(0)).isNotEmpty();
       assertThat(job.metrics().tasksOnWorker(1)).isNotEmpty();
-      Config pekko = RuntimeCore.jobOf(job).core().mainSystem().settings().config();
+      Config pekko = JobClient.of(job).system().settings().config();
       assertThat(pekko.getString("pekko.remote.artery.transport")).isEqualTo("tls-tcp");
       assertThat(pekko.getBoolean("pekko.actor.allow-java-serialization")).isFalse();
       assertThat(pekko.getString("pekko.remote.artery.ssl.config-ssl-engine.trust-store"))

@@ -8,7 +8,7 @@ import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.NodeRuntime;
-import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.SystemSettings;
 import io.koala.runtime.internal.journal.JournalConfig;
 import java.time.Duration;
 import java.util.List;
@@ -203,7 +203,7 @@ public final class KoalaCluster implements AutoCloseable {
     }
     int port = port(c, "koala.node.port");
     http(c); // validated here too, so that a node fails before its ActorSystem starts
-    StringBuilder s = new StringBuilder(RuntimeCore.basePekkoSettings());
+    StringBuilder s = new StringBuilder(SystemSettings.basePekkoSettings());
     s.append("pekko.actor.provider = cluster\n");
     s.append("pekko.cluster.seed-nodes = [");
     String sep = "";
@@ -279,8 +279,7 @@ public final class KoalaCluster implements AutoCloseable {
    *     jobs are coordinated on the node they are submitted on)
    */
   public JobHandle submit(Dataflow dataflow) {
-    RuntimeCore core = node.core();
-    return JobHandle.of(core, core.submit(Objects.requireNonNull(dataflow, "dataflow"), null));
+    return JobHandle.of(node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null));
   }
 
   /**

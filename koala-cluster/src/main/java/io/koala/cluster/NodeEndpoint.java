@@ -8,7 +8,8 @@ import io.koala.dataflow.Json;
 import io.koala.runtime.JobMetrics;
 import io.koala.runtime.ReconfigurationException;
 import io.koala.runtime.ReconfigurationReport;
-import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.ActorRuntime;
+import io.koala.runtime.internal.JobClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -57,7 +58,7 @@ final class NodeEndpoint implements AutoCloseable {
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
   private static final int THREADS = 8; // requests served at once; a waiting POST holds one
 
-  private final RuntimeCore core;
+  private final ActorRuntime core;
   private final Supplier<List<String>> workerNodes;
   private final Supplier<String> notReady; // null: ready
   private final BooleanSupplier alive;
@@ -73,7 +74,7 @@ final class NodeEndpoint implements AutoCloseable {
       new java.util.concurrent.atomic.AtomicBoolean();
 
   private NodeEndpoint(
-      RuntimeCore core,
+      ActorRuntime core,
       Supplier<List<String>> workerNodes,
       Supplier<String> notReady,
       BooleanSupplier alive,
@@ -110,7 +111,7 @@ final class NodeEndpoint implements AutoCloseable {
    * @throws io.koala.runtime.ConfigurationException when the address cannot be bound
    */
   static NodeEndpoint start(
-      RuntimeCore core,
+      ActorRuntime core,
       Supplier<List<String>> workerNodes,
       Supplier<String> notReady,
       BooleanSupplier alive,
@@ -227,13 +228,13 @@ final class NodeEndpoint implements AutoCloseable {
 
   private void act(HttpExchange x, String jobId, String action, Map<String, String> q)
       throws IOException {
-    RuntimeCore.Submitted job = job(jobId);
+    JobClient job = job(jobId);
     Duration wait = waitOf(q, action.equals("checkpoint") ? Duration.ofSeconds(60) : DEFAULT_WAIT);
     switch (action) {
       case "rescale" -> {
         String op = required(q, "operator");
         int n = intParam(q, "parallelism", 1, 1 << 20);
-        reconfigured(x, core.rescale(job, op, n, PartitionPolicy.even()), wait);
+        reconfigured(x, job.rescale(op, n, PartitionPolicy.even()), wait);
       }
       case "rebalance" -> {
         String op = required(q, "operator");
@@ -241,24 +242,23 @@ final class NodeEndpoint implements AutoCloseable {
             q.containsKey("buckets")
                 ? PartitionPolicy.explicit(buckets(q.get("buckets")))
                 : PartitionPolicy.even();
-        reconfigured(x, core.rebalance(job, op, policy), wait);
+        reconfigured(x, job.rebalance(op, policy), wait);
       }
       case "migrate" -> {
         String op = required(q, "operator");
         int task = intParam(q, "task", 0, Integer.MAX_VALUE);
         int worker = intParam(q, "worker", 0, Integer.MAX_VALUE);
-        reconfigured(x, core.migrate(job, op, task, worker), wait);
+        reconfigured(x, job.migrate(op, task, worker), wait);
       }
       case "checkpoint" -> {
-        Object id = await(core.checkpoint(job), wait);
+        Object id = await(job.checkpoint(), wait);
         if (id == null) {
           reply(x, 202, Map.of("accepted", true, "completed", false));
         } else {
           reply(x, 200, Map.of("checkpoint", id));
         }
       }
-      case "cancel" ->
-          reply(x, 200, Map.of("status", String.valueOf(await(core.cancel(job), wait))));
+      case "cancel" -> reply(x, 200, Map.of("status", String.valueOf(await(job.cancel(), wait))));
       default ->
           throw new Refusal(
               404,
@@ -313,13 +313,13 @@ final class NodeEndpoint implements AutoCloseable {
 
   private JobMetrics metrics(String jobId) {
     try {
-      return core.metrics(job(jobId)).toCompletableFuture().join();
+      return job(jobId).metrics().toCompletableFuture().join();
     } catch (CompletionException e) {
       throw new Refusal(503, "job " + jobId + " did not answer: " + e.getCause());
     }
   }
 
-  private RuntimeCore.Submitted job(String jobId) {
+  private JobClient job(String jobId) {
     return core.coordinated(jobId)
         .orElseThrow(
             () ->

@@ -12,7 +12,9 @@ import io.koala.job.JobEffect;
 import io.koala.job.JobInput;
 import io.koala.job.JobSetup;
 import io.koala.job.TaskAddress;
+import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
+import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.runtime.internal.journal.JournalState;
@@ -376,6 +378,35 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
                             })
                         .build()),
             "attempt-" + n);
+  }
+
+  /**
+   * Checks that every {@code koala.cluster.scale-on-join} operator of {@code plan} can be rescaled:
+   * keyed, and heading its tasks. Names not in the dataflow do not concern the job.
+   *
+   * @throws io.koala.runtime.ConfigurationException naming the operator and the path
+   */
+  static void checkScaleOnJoin(String jobId, ExecutionPlan plan, KoalaConfig config) {
+    for (String name : config.scaleOnJoin()) {
+      io.koala.plan.OperatorId op = new io.koala.plan.OperatorId(name);
+      ExecutionPlan.Vertex v;
+      try {
+        v = plan.vertexOf(op);
+      } catch (IllegalArgumentException absent) {
+        continue;
+      }
+      if (!v.id().equals(op) || !v.isKeyed()) {
+        throw new io.koala.runtime.ConfigurationException(
+            "koala.cluster.scale-on-join names operator '"
+                + name
+                + "' of job "
+                + jobId
+                + ", which cannot be rescaled: "
+                + (v.isKeyed()
+                    ? "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'"
+                    : "it does not read keyed input"));
+      }
+    }
   }
 
   private static ActorRef<TaskMessage> ref(TaskAddress task) {

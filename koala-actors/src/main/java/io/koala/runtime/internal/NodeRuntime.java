@@ -27,15 +27,15 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Koala on one node of a cluster (DESIGN §9): a {@link RuntimeCore} in the node's ActorSystem, the
+ * Koala on one node of a cluster (DESIGN §9): a {@link ActorRuntime} in the node's ActorSystem, the
  * node's worker, and its <b>directory</b>. Workers and directories find each other through the
  * Receptionist (with Pekko Cluster's provider, it spans the cluster):
  *
  * <ul>
  *   <li>every worker that appears — its node came Up — is given the next index by each node's
- *       directory and offered to the jobs coordinated there ({@link RuntimeCore#addWorker});
+ *       directory and offered to the jobs coordinated there ({@link ActorRuntime#addWorker});
  *   <li>a worker that disappears — its node left or was downed and removed — is lost for those jobs
- *       ({@link RuntimeCore#workerLost}); their coordinators' DeathWatch says the same;
+ *       ({@link ActorRuntime#workerLost}); their coordinators' DeathWatch says the same;
  *   <li>a node that leaves gracefully first asks every directory to drain its worker ({@link
  *       #drainThisNode}): each moves the tasks of its jobs off and answers when none is left.
  * </ul>
@@ -76,14 +76,14 @@ public final class NodeRuntime implements AutoCloseable {
   record DrainEnded(ActorRef<Drained> replyTo, List<String> problems) implements Command {}
 
   private final ActorSystem<Void> system;
-  private final RuntimeCore core;
+  private final ActorRuntime core;
   private final ActorRef<Worker.Command> worker; // null: this node runs no tasks
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
 
   private NodeRuntime(ActorSystem<Void> system, KoalaConfig config, boolean runsTasks) {
     this.system = system;
-    this.core = RuntimeCore.onNode(system, config);
+    this.core = ActorRuntime.onNode(system, config);
     try {
       this.worker = runsTasks ? core.startWorker() : null;
       system.systemActorOf(directory(core), "koala-directory", Props.empty());
@@ -111,7 +111,7 @@ public final class NodeRuntime implements AutoCloseable {
    * leaves or is downed starts again on another member, which resumes the job from the journal.
    */
   private static void shardCoordinators(
-      ActorSystem<Void> system, KoalaConfig config, RuntimeCore core) {
+      ActorSystem<Void> system, KoalaConfig config, ActorRuntime core) {
     ClusterSharding sharding = ClusterSharding.get(system);
     JournalSettings journal = core.journalSettings();
     ClusterShardingSettings settings =
@@ -145,7 +145,7 @@ public final class NodeRuntime implements AutoCloseable {
     return new NodeRuntime(system, config, runsTasks);
   }
 
-  public RuntimeCore core() {
+  public ActorRuntime core() {
     return core;
   }
 
@@ -240,7 +240,7 @@ public final class NodeRuntime implements AutoCloseable {
   }
 
   /** The node's directory: the cluster's workers, by the index this node's jobs know them by. */
-  private static Behavior<Command> directory(RuntimeCore core) {
+  private static Behavior<Command> directory(ActorRuntime core) {
     return Behaviors.setup(
         ctx -> {
           ctx.getSystem().receptionist().tell(Receptionist.register(DIRECTORIES, ctx.getSelf()));

@@ -88,7 +88,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
   /**
    * Runtime → worker: stop at once, with every task hosted here, as a worker whose node went away
-   * does ({@link RuntimeCore#loseWorker}); coordinators learn it through DeathWatch.
+   * does ({@link ActorRuntime#loseWorker}); coordinators learn it through DeathWatch.
    */
   enum Stop implements Command {
     INSTANCE

@@ -2,7 +2,7 @@ package io.koala.runtime.testing;
 
 import io.koala.job.PlannedCrash;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.internal.RuntimeCore;
+import io.koala.runtime.internal.JobClient;
 import java.util.List;
 
 /**
@@ -41,8 +41,7 @@ public final class TaskCrashes {
    * the choice of their victims. Returns at once; they strike when due.
    */
   public static void plan(JobHandle job, long seed, List<? extends PlannedCrash> crashes) {
-    RuntimeCore.Job j = RuntimeCore.jobOf(job);
-    j.core().planCrashes(j.submitted(), seed, List.copyOf(crashes));
+    JobClient.of(job).planCrashes(seed, List.copyOf(crashes));
   }
 
   /**
@@ -50,7 +49,6 @@ public final class TaskCrashes {
    * for the job's coordinator at most {@code koala.metrics-timeout} plus 5 s.
    */
   public static List<PlannedCrash.Injected> injected(JobHandle job) {
-    RuntimeCore.Job j = RuntimeCore.jobOf(job);
-    return j.core().injectedCrashes(j.submitted());
+    return JobClient.of(job).injectedCrashes();
   }
 }

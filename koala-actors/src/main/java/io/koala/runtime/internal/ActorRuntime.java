@@ -1,24 +1,16 @@
 package io.koala.runtime.internal;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigFactory;
 import io.koala.KoalaException;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.reconfig.Change;
 import io.koala.core.reconfig.WorkerPool;
 import io.koala.dataflow.Dataflow;
 import io.koala.job.JobCore;
 import io.koala.job.JobInput;
 import io.koala.job.JobReply;
 import io.koala.job.JobSetup;
-import io.koala.job.PlannedCrash;
 import io.koala.plan.ExecutionPlan;
-import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
 import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
-import io.koala.runtime.ReconfigurationException;
-import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.internal.journal.JournalConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.serialization.TypeRegistry;
@@ -49,7 +41,6 @@ import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
-import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
@@ -64,8 +55,8 @@ import org.slf4j.LoggerFactory;
  * the workers of the cluster as they join ({@link #addWorker}), leave ({@link #drainWorker}) or are
  * lost ({@link #workerLost}); its coordinators then know workers by the index it gave them.
  */
-public final class RuntimeCore implements AutoCloseable {
-  private static final Logger LOG = LoggerFactory.getLogger(RuntimeCore.class);
+public final class ActorRuntime implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(ActorRuntime.class);
   private static final AtomicInteger RUNTIMES = new AtomicInteger();
 
   private final KoalaConfig config;
@@ -86,7 +77,7 @@ public final class RuntimeCore implements AutoCloseable {
   private final JournalSettings journalSettings; // null: checkpoints off
   private final boolean sharedJournal; // a node whose journal is the cluster's (store = jdbc)
   private final java.util.concurrent.ExecutorService copier; // writes snapshot files
-  private final List<Submitted> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
+  private final List<JobClient> submitted = new java.util.concurrent.CopyOnWriteArrayList<>();
   // the coordinators running in this runtime, by job id: they hear of workers joining and leaving
   private final Map<String, ActorRef<JobInput>> hosted = new ConcurrentHashMap<>();
   // on a cluster with a shared journal: a job's coordinator is the Cluster Sharding entity this
@@ -94,7 +85,7 @@ public final class RuntimeCore implements AutoCloseable {
   private volatile Function<String, RecipientRef<JobInput>> shardedCoordinators;
 
   /** Starts the systems and workers of an embedded runtime. */
-  public RuntimeCore(KoalaConfig config) {
+  public ActorRuntime(KoalaConfig config) {
     this(config, null);
   }
 
@@ -105,11 +96,11 @@ public final class RuntimeCore implements AutoCloseable {
    * journal's Pekko settings ({@link JournalConfig#pekkoConfig}). Closing it leaves {@code system}
    * running.
    */
-  public static RuntimeCore onNode(ActorSystem<Void> system, KoalaConfig config) {
-    return new RuntimeCore(config, Objects.requireNonNull(system, "system"));
+  public static ActorRuntime onNode(ActorSystem<Void> system, KoalaConfig config) {
+    return new ActorRuntime(config, Objects.requireNonNull(system, "system"));
   }
 
-  private RuntimeCore(KoalaConfig config, ActorSystem<Void> nodeSystem) {
+  private ActorRuntime(KoalaConfig config, ActorSystem<Void> nodeSystem) {
     this.config = config;
     this.node = nodeSystem != null;
     int n = RUNTIMES.incrementAndGet();
@@ -146,7 +137,7 @@ public final class RuntimeCore implements AutoCloseable {
       checkpointRoot = null;
       copier = null;
     }
-    Config pekko = systemConfig(config);
+    Config pekko = SystemSettings.of(config);
     if (node) {
       if (config.checkpointing()) {
         if (config.checkpointDirectory() == null) {
@@ -253,71 +244,8 @@ public final class RuntimeCore implements AutoCloseable {
     return out;
   }
 
-  /**
-   * The Pekko settings every ActorSystem that runs Koala has, embedded or on a cluster node, beside
-   * those of {@link io.koala.runtime.RemoteSettings#pekkoConfig}: logging through SLF4J.
-   */
-  public static String basePekkoSettings() {
-    StringBuilder s = new StringBuilder();
-    s.append("pekko.loggers = [\"org.apache.pekko.event.slf4j.Slf4jLogger\"]\n");
-    s.append("pekko.logging-filter = \"org.apache.pekko.event.slf4j.Slf4jLoggingFilter\"\n");
-    s.append("pekko.log-dead-letters-during-shutdown = off\n");
-    return s.toString();
-  }
-
-  private static Config systemConfig(KoalaConfig config) {
-    StringBuilder s = new StringBuilder(basePekkoSettings());
-    s.append("pekko.coordinated-shutdown.exit-jvm = off\n");
-    s.append("pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n");
-    if (config.separateSystems()) {
-      s.append("pekko.actor.provider = remote\n");
-      // DeathWatch between the worker systems (the coordinator watches every task, an owner the
-      // holders it fetches from: DESIGN §6.8) is off outside a cluster unless this is on; the
-      // workers of one runtime share its life, so the features it guards are safe here
-      s.append("pekko.remote.use-unsafe-remote-features-outside-cluster = on\n");
-      // remoting without the cluster is deliberate here: the systems are one runtime's workers
-      s.append("pekko.remote.warn-about-direct-use = off\n");
-    }
-    // Transport, TLS, frame size and no Java serialization, in both modes (inert without remoting),
-    // so that a job that runs in one ActorSystem is held to the frame it will meet distributed.
-    return config
-        .remote()
-        .pekkoConfig("127.0.0.1", 0)
-        .withFallback(ConfigFactory.parseString(s.toString()))
-        .withFallback(config.underlying())
-        .resolve();
-  }
-
-  /** A job handle's runtime and job, for Koala's test hooks ({@link #jobOf}). */
-  public record Job(RuntimeCore core, Submitted submitted) {}
-
-  private static final AtomicReference<Function<JobHandle, Job>> HANDLES = new AtomicReference<>();
-
-  /**
-   * How {@link JobHandle} opens itself to Koala's test hooks ({@code io.koala.runtime.testing}),
-   * which live outside its package, without widening its API: called once, by its static
-   * initializer.
-   */
-  public static void openHandles(Function<JobHandle, Job> reader) {
-    if (!HANDLES.compareAndSet(null, reader)) {
-      throw new IllegalStateException("job handles are already open");
-    }
-  }
-
-  /** The runtime and job behind {@code handle} (its class is initialized: it has an instance). */
-  public static Job jobOf(JobHandle handle) {
-    return HANDLES.get().apply(java.util.Objects.requireNonNull(handle, "handle"));
-  }
-
-  /** The client's view of a submitted job. */
-  public record Submitted(
-      String jobId,
-      RecipientRef<JobInput> coordinator,
-      AtomicReference<JobStatus> status,
-      CompletableFuture<JobStatus> completion) {}
-
   /** Deploys {@code dataflow} and returns the handles of its job. */
-  public Submitted submit(Dataflow dataflow) {
+  public JobClient submit(Dataflow dataflow) {
     return submit(dataflow, null);
   }
 
@@ -325,13 +253,13 @@ public final class RuntimeCore implements AutoCloseable {
    * Deploys {@code dataflow}, from the checkpoint in {@code restoreFrom} if not null (see {@link
    * io.koala.runtime.SubmitOptions#restoreFrom}).
    */
-  public synchronized Submitted submit(Dataflow dataflow, Path restoreFrom) {
+  public synchronized JobClient submit(Dataflow dataflow, Path restoreFrom) {
     String jobId = node ? jobIdOf(dataflow) : sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
     if (shardedCoordinators != null) {
       return submitSharded(dataflow, jobId, restoreFrom);
     }
     if (node) {
-      for (Submitted s : submitted) {
+      for (JobClient s : submitted) {
         if (s.jobId().equals(jobId)) {
           throw new KoalaException(
               "job " + jobId + " is already running on this node; cancel it or wait for its end");
@@ -377,7 +305,7 @@ public final class RuntimeCore implements AutoCloseable {
                           + ")"));
     }
     ExecutionPlan plan = node ? define(dataflow) : ExecutionPlan.of(dataflow.plan());
-    checkScaleOnJoin(jobId, plan, config);
+    JobCoordinator.checkScaleOnJoin(jobId, plan, config);
     int n = jobs.incrementAndGet();
     if (!node) {
       registerTypes(dataflow);
@@ -397,7 +325,7 @@ public final class RuntimeCore implements AutoCloseable {
             coordinator(jobId, plan, pool, restoreFrom, listener, false),
             names + "-coordinator",
             Props.empty());
-    Submitted job = new Submitted(jobId, coordinator, status, completion);
+    JobClient job = new JobClient(jobId, coordinator, status, completion, main, askTimeout());
     submitted.add(job);
     hosted.put(jobId, coordinator);
     completion.whenComplete(
@@ -412,7 +340,7 @@ public final class RuntimeCore implements AutoCloseable {
    * Submits job {@code jobId} to its sharded coordinator, which starts on a node the cluster
    * chooses (or is running already: the handle attaches to it).
    */
-  private Submitted submitSharded(Dataflow dataflow, String jobId, Path restoreFrom) {
+  private JobClient submitSharded(Dataflow dataflow, String jobId, Path restoreFrom) {
     if (restoreFrom != null) {
       throw new io.koala.runtime.ConfigurationException(
           "restoring job "
@@ -421,7 +349,7 @@ public final class RuntimeCore implements AutoCloseable {
               + " its coordinator resumes from the journal's latest checkpoint");
     }
     ExecutionPlan plan = define(dataflow);
-    checkScaleOnJoin(jobId, plan, config);
+    JobCoordinator.checkScaleOnJoin(jobId, plan, config);
     RecipientRef<JobInput> coordinator = shardedCoordinators.apply(jobId);
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
@@ -429,7 +357,7 @@ public final class RuntimeCore implements AutoCloseable {
         JobListener.subscribing(jobId, coordinator, true, status, completion),
         jobId + "-" + jobs.incrementAndGet() + "-listener",
         Props.empty());
-    return new Submitted(jobId, coordinator, status, completion);
+    return new JobClient(jobId, coordinator, status, completion, main, askTimeout());
   }
 
   /**
@@ -577,35 +505,6 @@ public final class RuntimeCore implements AutoCloseable {
   }
 
   /**
-   * Checks that every {@code koala.cluster.scale-on-join} operator of {@code plan} can be rescaled:
-   * keyed, and heading its tasks. Names not in the dataflow do not concern the job.
-   *
-   * @throws io.koala.runtime.ConfigurationException naming the operator and the path
-   */
-  static void checkScaleOnJoin(String jobId, ExecutionPlan plan, KoalaConfig config) {
-    for (String name : config.scaleOnJoin()) {
-      io.koala.plan.OperatorId op = new io.koala.plan.OperatorId(name);
-      ExecutionPlan.Vertex v;
-      try {
-        v = plan.vertexOf(op);
-      } catch (IllegalArgumentException absent) {
-        continue;
-      }
-      if (!v.id().equals(op) || !v.isKeyed()) {
-        throw new io.koala.runtime.ConfigurationException(
-            "koala.cluster.scale-on-join names operator '"
-                + name
-                + "' of job "
-                + jobId
-                + ", which cannot be rescaled: "
-                + (v.isKeyed()
-                    ? "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'"
-                    : "it does not read keyed input"));
-      }
-    }
-  }
-
-  /**
    * Makes {@code dataflow} known on this node under its job id ({@link #jobIdOf}), so that its
    * tasks can be deployed here; every node of a cluster defines the dataflows it may run, as it has
    * their code. Defining the same name again replaces the definition for jobs submitted later.
@@ -659,13 +558,18 @@ public final class RuntimeCore implements AutoCloseable {
    * reconfigurations, checkpoints, cancellation) through this runtime's methods. The view's status
    * and completion are not kept up to date; {@link #metrics} has the job's status.
    */
-  public java.util.Optional<Submitted> coordinated(String jobId) {
+  public java.util.Optional<JobClient> coordinated(String jobId) {
     ActorRef<JobInput> ref = hosted.get(jobId);
     return ref == null
         ? java.util.Optional.empty()
         : java.util.Optional.of(
-            new Submitted(
-                jobId, ref, new AtomicReference<>(JobStatus.RUNNING), new CompletableFuture<>()));
+            new JobClient(
+                jobId,
+                ref,
+                new AtomicReference<>(JobStatus.RUNNING),
+                new CompletableFuture<>(),
+                main,
+                askTimeout()));
   }
 
   /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
@@ -772,130 +676,6 @@ public final class RuntimeCore implements AutoCloseable {
                     .toList());
   }
 
-  /** Asks the job's coordinator to cancel it. */
-  public CompletionStage<JobStatus> cancel(Submitted job) {
-    return AskPattern.ask(
-        job.coordinator(),
-        r -> new JobInput.Cancel(new ActorReply<>(r)),
-        askTimeout(),
-        main.scheduler());
-  }
-
-  /** Asks the job's coordinator for a metrics snapshot. */
-  public CompletionStage<JobMetrics> metrics(Submitted job) {
-    return AskPattern.ask(
-        job.coordinator(),
-        r -> new JobInput.GetMetrics(new ActorReply<>(r)),
-        askTimeout(),
-        main.scheduler());
-  }
-
-  /** See {@link io.koala.runtime.JobHandle#rescale(String, int, PartitionPolicy)}. */
-  public CompletionStage<ReconfigurationReport> rescale(
-      Submitted job, String operator, int parallelism, PartitionPolicy policy) {
-    return reconfigure(job, new Change.Rescale(operator, parallelism, policy));
-  }
-
-  /** See {@link io.koala.runtime.JobHandle#rebalance(String, PartitionPolicy)}. */
-  public CompletionStage<ReconfigurationReport> rebalance(
-      Submitted job, String operator, PartitionPolicy policy) {
-    return reconfigure(job, new Change.Rebalance(operator, policy));
-  }
-
-  /** See {@link io.koala.runtime.JobHandle#migrate(String, int, int)}. */
-  public CompletionStage<ReconfigurationReport> migrate(
-      Submitted job, String operator, int task, int worker) {
-    return reconfigure(job, new Change.Migrate(operator, task, worker));
-  }
-
-  /**
-   * Asks the job's coordinator to carry out {@code change}; completes with its report, or
-   * exceptionally with a {@link ReconfigurationException}. No timeout: a reconfiguration waits for
-   * those queued before it, and the coordinator fails the job if one makes no progress.
-   */
-  private CompletionStage<ReconfigurationReport> reconfigure(Submitted job, Change change) {
-    CompletableFuture<ReconfigurationReport> done = new CompletableFuture<>();
-    ActorRef<JobReply.Outcome> reply =
-        oneReply(
-            JobReply.Outcome.class,
-            job.jobId() + "-reconfiguration",
-            o -> {
-              if (o instanceof JobReply.Completed c) {
-                done.complete(c.report());
-              } else if (o instanceof JobReply.Rejected r) {
-                done.completeExceptionally(new ReconfigurationException(r.kind(), r.reason()));
-              }
-            });
-    job.coordinator().tell(new JobInput.Reconfigure(change, new ActorReply<>(reply)));
-    return done;
-  }
-
-  /** See {@link io.koala.runtime.JobHandle#checkpoint()}. No timeout: it waits for the job. */
-  public CompletionStage<Long> checkpoint(Submitted job) {
-    CompletableFuture<Long> done = new CompletableFuture<>();
-    ActorRef<JobReply.CheckpointOutcome> reply =
-        oneReply(
-            JobReply.CheckpointOutcome.class,
-            job.jobId() + "-checkpoint",
-            o -> {
-              if (o.error() == null) {
-                done.complete(o.checkpointId());
-              } else {
-                done.completeExceptionally(new KoalaException(o.error()));
-              }
-            });
-    job.coordinator().tell(new JobInput.TakeCheckpoint(new ActorReply<>(reply)));
-    return done;
-  }
-
-  /** An actor that hands its first {@code type} message to {@code onReply}, then stops. */
-  private <T> ActorRef<T> oneReply(
-      Class<T> type, String name, java.util.function.Consumer<T> onReply) {
-    return main.systemActorOf(
-        Behaviors.receive(type)
-            .onMessage(
-                type,
-                m -> {
-                  onReply.accept(m);
-                  return Behaviors.stopped();
-                })
-            .build(),
-        name + "-" + replies.incrementAndGet(),
-        Props.empty());
-  }
-
-  /** Plans crashes for testing Koala ({@code io.koala.runtime.testing.TaskCrashes#plan}). */
-  public void planCrashes(Submitted job, long seed, List<PlannedCrash> crashes) {
-    job.coordinator().tell(new JobInput.PlanCrashes(seed, crashes));
-  }
-
-  /** The crashes injected so far ({@code io.koala.runtime.testing.TaskCrashes#injected}). */
-  public List<PlannedCrash.Injected> injectedCrashes(Submitted job) {
-    CompletionStage<JobReply.InjectedCrashes> reply =
-        AskPattern.ask(
-            job.coordinator(),
-            r -> new JobInput.GetInjectedCrashes(new ActorReply<>(r)),
-            askTimeout(),
-            main.scheduler());
-    try {
-      return reply.toCompletableFuture().join().crashes();
-    } catch (java.util.concurrent.CompletionException e) {
-      throw new KoalaException(
-          "job " + job.jobId() + " did not answer: " + e.getCause(), e.getCause());
-    }
-  }
-
-  /** Asks the job's coordinator for what a collecting sink has received. */
-  public CompletionStage<List<Object>> collected(Submitted job, String sink) {
-    CompletionStage<JobReply.Collected> reply =
-        AskPattern.ask(
-            job.coordinator(),
-            r -> new JobInput.GetCollected(sink, new ActorReply<>(r)),
-            askTimeout(),
-            main.scheduler());
-    return reply.thenApply(JobReply.Collected::values);
-  }
-
   /**
    * Loses worker {@code worker} with every task it hosts, as when its node goes away: terminates
    * its ActorSystem and waits for that (separate systems), or stops its Worker actor (one system).
@@ -952,9 +732,9 @@ public final class RuntimeCore implements AutoCloseable {
   @Override
   public void close() {
     closing = true;
-    for (Submitted job : submitted) {
+    for (JobClient job : submitted) {
       try {
-        cancel(job).toCompletableFuture().get(askTimeout().toMillis(), TimeUnit.MILLISECONDS);
+        job.cancel().toCompletableFuture().get(askTimeout().toMillis(), TimeUnit.MILLISECONDS);
       } catch (Exception e) {
         LOG.warn("job {} did not confirm its cancellation: {}", job.jobId(), e.toString());
       }
