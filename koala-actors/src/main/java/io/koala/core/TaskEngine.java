@@ -307,7 +307,7 @@ public final class TaskEngine {
       edgeSpecs.add(out);
       edgeSelectors.add(selector);
       edgeConsumers.add(consumer);
-      edgeRouters.add(Router.of(out, positions, selector, consumer, setup.buckets()));
+      edgeRouters.add(Router.of(out, positions, selector, consumer, setup.buckets(), keys));
     }
     clientOutput = addOutput(setup.clientChannel(), CLIENT, settings, tail);
 
@@ -1670,7 +1670,7 @@ public final class TaskEngine {
   private void route(String sideOutput, Object value, long timestamp) {
     for (int e = 0; e < edgeRouters.size(); e++) {
       if (java.util.Objects.equals(edgeSpecs.get(e).sideOutput(), sideOutput)) {
-        int pos = edgeRouters.get(e).route(value, this);
+        int pos = edgeRouters.get(e).route(value);
         if (builders.get(pos).add(value, timestamp)) {
           flush(pos);
         }
@@ -1747,7 +1747,8 @@ public final class TaskEngine {
                   positions,
                   edgeSelectors.get(edge),
                   edgeConsumers.get(edge),
-                  setup.buckets()));
+                  setup.buckets(),
+                  keys));
         });
   }
 
@@ -1873,11 +1874,6 @@ public final class TaskEngine {
 
   private int maxParked() {
     return 8 * setup.settings().maxBatchRecords();
-  }
-
-  /** Encodes a key for routing; shares the task's key encoder. */
-  byte[] keyBytes(Object key) {
-    return keys.encode(key);
   }
 
   // ---------------------------------------------------------------- end of input
