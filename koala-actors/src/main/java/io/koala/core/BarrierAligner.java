@@ -1,7 +1,7 @@
 package io.koala.core;
 
+import io.koala.core.checkpoint.CheckpointMessage;
 import io.koala.core.checkpoint.TaskCheckpoint;
-import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -10,7 +10,7 @@ import java.util.List;
  * it; then the task snapshots, between batches, so the snapshot is exactly what the items before
  * the barrier made, sends the barrier downstream after what came before it, and the held channels
  * flow again. A source snapshots when the coordinator triggers it; a retired holder once it has
- * finished.
+ * finished. A committed checkpoint releases what no restorable checkpoint needs any more (§6.7).
  */
 final class BarrierAligner {
   private static final long NO_CHECKPOINT = -1;
@@ -21,7 +21,7 @@ final class BarrierAligner {
   private final InputGate input;
   private final OutputGate output;
   private final EventTime eventTime;
-  private final SourceDriver source; // null: not a source
+  private final SourceDriver source;
   private final StatePlane keyed; // null: the chain keeps no keyed state
   private long aligning = NO_CHECKPOINT; // the barrier being aligned
   private long lastBarrier; // the checkpoint this task last snapshotted (0: none)
@@ -93,26 +93,39 @@ final class BarrierAligner {
     output.forwardBarrier(id);
   }
 
-  /** The coordinator triggered checkpoint {@code checkpointId} at this source. */
-  void trigger(long checkpointId, boolean running) {
-    if (checkpointId > lastBarrier) {
-      snapshot(checkpointId, running);
-      output.forwardBarrier(checkpointId);
-    }
-  }
-
   /**
-   * The coordinator asks this retired holder for a snapshot: taken now if it has {@code finished},
-   * else once it has ({@link #finished}). Repeats are ignored.
+   * Carries out a checkpoint command at a task in {@code status} (see {@link
+   * TaskEngine#onCheckpoint}): a source snapshots and emits the barrier; a retired holder snapshots
+   * once it has finished ({@link #finished}); a committed checkpoint releases the copies installed
+   * before the barrier of the oldest checkpoint still restorable, and tells the operators. Repeats
+   * are ignored.
    */
-  void snapshotHolder(long checkpointId, boolean finished) {
-    if (checkpointId <= lastBarrier) {
-      return;
-    }
-    if (finished) {
-      snapshot(checkpointId, false);
-    } else {
-      holderSnapshot = checkpointId; // once its outputs have delivered their ends
+  void onCommand(CheckpointMessage.Command c, TaskEngine.Status status) {
+    if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
+      if (!source.isSource()) {
+        throw new ProtocolViolationException(
+            "checkpoint " + t.checkpointId() + " triggered at " + setup.task() + ", no source");
+      }
+      if (t.checkpointId() > lastBarrier) {
+        snapshot(t.checkpointId(), status == TaskEngine.Status.RUNNING);
+        output.forwardBarrier(t.checkpointId());
+      }
+    } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
+      if (h.checkpointId() <= lastBarrier) {
+        return;
+      }
+      if (status == TaskEngine.Status.FINISHED) {
+        snapshot(h.checkpointId(), false);
+      } else {
+        holderSnapshot = h.checkpointId(); // once its outputs have delivered their ends
+      }
+    } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
+      if (keyed != null) {
+        keyed.releaseBefore(cc.oldestRestorable());
+      }
+      if (chain.opened()) {
+        chain.eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
+      }
     }
   }
 
@@ -141,7 +154,7 @@ final class BarrierAligner {
                 output.forwardedWatermark(),
                 output.idleSent(),
                 input.endedChannels(),
-                source == null ? new ArrayList<>() : source.offsets(),
+                source.offsets(),
                 keyed == null ? null : keyed.snapshotLocations())
             .encode();
     lastBarrier = checkpointId;

@@ -35,15 +35,14 @@ final class EventTime {
       int channels,
       OperatorChain chain,
       OutputGate output,
-      StatePlane keyed,
-      KeyedTimers timers) {
+      StatePlane keyed) {
     this.setup = setup;
     this.services = services;
     this.metrics = metrics;
     this.chain = chain;
     this.output = output;
     this.keyed = keyed;
-    this.timers = timers;
+    this.timers = keyed == null ? null : keyed.timers();
     this.watermarks = new WatermarkTracker(channels);
   }
 

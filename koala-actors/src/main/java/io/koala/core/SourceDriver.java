@@ -7,6 +7,7 @@ import io.koala.dataflow.PartitionReader;
 import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.WatermarkStrategy;
 import io.koala.operator.Output;
+import io.koala.plan.OperatorNode;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -22,6 +23,13 @@ final class SourceDriver {
 
   private final TaskSetup setup;
   private final TaskEngine.Services services;
+  private final TaskMetrics metrics;
+  private final OperatorChain chain;
+  private final InputGate input;
+  private final OutputGate output;
+  private final EventTime eventTime;
+  private final BatchClock clock;
+  private final Runnable process; // the task processes what it can (TaskEngine's loop)
   private final SourceSpec<Object> source; // null: the task is no source, and has no partitions
   private final WatermarkStrategy strategy;
   private final List<SourcePartition> partitions = new ArrayList<>();
@@ -32,11 +40,6 @@ final class SourceDriver {
   private boolean endReported; // it has read everything and told the coordinator
   private boolean endApproved; // the coordinator let it end (no reconfiguration runs)
   private boolean paused; // stop-and-restart: it reads nothing until resumed
-  // what the last read found
-  private boolean allDone;
-  private boolean more;
-  private long nextAt;
-  private boolean declared;
 
   /** One partition read by this source task. */
   private static final class SourcePartition {
@@ -59,15 +62,34 @@ final class SourceDriver {
     }
   }
 
+  /**
+   * The driver of a task whose chain starts at {@code head}: no partitions unless a source. {@code
+   * process} runs the task's loop when the input ends or the source's watermark advances.
+   */
+  @SuppressWarnings("unchecked")
   SourceDriver(
       TaskSetup setup,
+      OperatorNode head,
       TaskEngine.Services services,
-      SourceSpec<Object> source,
-      WatermarkStrategy strategy) {
+      TaskMetrics metrics,
+      OperatorChain chain,
+      InputGate input,
+      OutputGate output,
+      EventTime eventTime,
+      BatchClock clock,
+      Runnable process) {
     this.setup = setup;
     this.services = services;
-    this.source = source;
-    this.strategy = strategy;
+    this.metrics = metrics;
+    this.chain = chain;
+    this.input = input;
+    this.output = output;
+    this.eventTime = eventTime;
+    this.clock = clock;
+    this.process = process;
+    boolean isSource = head.kind() == OperatorNode.Kind.SOURCE;
+    this.source = isSource ? (SourceSpec<Object>) head.source() : null;
+    this.strategy = isSource ? head.watermarks() : WatermarkStrategy.none();
   }
 
   /** Whether the task is a source. */
@@ -171,24 +193,25 @@ final class SourceDriver {
     pollScheduled = false;
   }
 
-  boolean paused() {
-    return paused;
-  }
-
   /**
-   * Reads what the partitions have available at {@code now}, at most a batch from each, into {@code
-   * entry}; then {@link #allDone}, {@link #watermarkDue} and {@link #nextPollDelay} tell what
-   * follows.
-   *
-   * @return the number of records read
+   * Reads what the partitions have available, at most a batch from each, into the chain; then ends
+   * the input once the coordinator approves, emits the source's watermark when it is due, and asks
+   * for the next poll. Reads nothing while the output is backpressured (a credit grant resumes
+   * polling) or while paused.
    */
-  int read(long now, Output<Object> entry) {
+  void poll() {
+    if (output.blocked() || paused) {
+      return;
+    }
+    long now = services.currentTimeMillis();
+    long t0 = services.nanoTime();
     int max = setup.settings().maxBatchRecords();
+    Output<Object> entry = chain.entry();
     int read = 0;
-    more = false;
-    nextAt = Long.MAX_VALUE;
-    allDone = true;
-    declared = false;
+    boolean more = false;
+    long nextAt = Long.MAX_VALUE;
+    boolean allDone = true;
+    boolean declared = false;
     for (int pi = 0; pi < partitions.size(); pi++) {
       SourcePartition p = partitions.get(pi);
       if (p.done) {
@@ -224,28 +247,68 @@ final class SourceDriver {
         nextAt = Math.min(nextAt, p.reader.availableAt(p.offset));
       }
     }
-    return read;
-  }
-
-  /** Whether the last read found every partition at its end. */
-  boolean allDone() {
-    return allDone;
+    if (read > 0) {
+      chain.endBatch();
+      metrics.recordsIn += read;
+      clock.done(t0);
+    }
+    if (allDone) {
+      if (!endApproved) {
+        // a bounded input has been read: its end waits until no reconfiguration runs, so an epoch
+        // never straddles the end of a job (the coordinator answers EndInput)
+        if (!endReported) {
+          endReported = true;
+          services.send(TaskEngine.COORDINATOR, new EpochMessage.InputEnded(setup.task()));
+        }
+        output.scheduleFlushIfPartial();
+        return;
+      }
+      input.end();
+      process.run();
+      return;
+    }
+    emitWatermark(now, declared);
+    output.scheduleFlushIfPartial();
+    if (output.blocked()) {
+      return; // a credit grant resumes polling
+    }
+    if (more) {
+      schedulePoll(0);
+    } else {
+      long wait = Math.max(1, Math.min(nextAt - now, 1000));
+      if (strategy.enabled()) {
+        wait = Math.min(wait, setup.settings().watermarkIntervalMillis());
+      }
+      schedulePoll(wait);
+    }
   }
 
   /**
-   * Whether the input may end now: a bounded input that has been read ends only once the
-   * coordinator approves (it answers {@link EpochMessage.InputEnded} with EndInput when no
-   * reconfiguration runs); until then it is reported, once.
+   * Emits the source's watermark (min over its active partitions) at most once per interval, or at
+   * once when a partition's log declared a higher watermark ({@code declared}); or, when it did not
+   * advance and every partition is idle, that the task is idle.
    */
-  boolean mayEnd() {
-    if (endApproved) {
-      return true;
+  private void emitWatermark(long now, boolean declared) {
+    if (!declared && (!strategy.enabled() || now < nextWatermarkAt)) {
+      return;
     }
-    if (!endReported) {
-      endReported = true;
-      services.send(TaskEngine.COORDINATOR, new EpochMessage.InputEnded(setup.task()));
+    nextWatermarkAt = now + setup.settings().watermarkIntervalMillis();
+    long[] partitionWatermarks = new long[partitions.size()];
+    boolean[] idle = new boolean[partitions.size()];
+    for (int pi = 0; pi < partitions.size(); pi++) {
+      SourcePartition p = partitions.get(pi);
+      idle[pi] = p.watermarks.idle(now);
+      partitionWatermarks[pi] = p.watermarks.watermark();
     }
-    return false;
+    tracker.update(partitionWatermarks, idle);
+    long w = tracker.combined();
+    if (w != NONE && w > watermark) {
+      watermark = w;
+      eventTime.advanceTo(w);
+      process.run();
+    } else if (tracker.allIdle()) {
+      output.emitIdle();
+    }
   }
 
   /** The coordinator let the input end. */
@@ -264,56 +327,5 @@ final class SourceDriver {
       paused = false;
       schedulePoll(0);
     }
-  }
-
-  /** How long to wait before the next poll, after a read at {@code now}. */
-  long nextPollDelay(long now) {
-    if (more) {
-      return 0;
-    }
-    long wait = Math.max(1, Math.min(nextAt - now, 1000));
-    if (strategy.enabled()) {
-      wait = Math.min(wait, setup.settings().watermarkIntervalMillis());
-    }
-    return wait;
-  }
-
-  /**
-   * Whether the source's watermark is due: at most once per interval, or at once when a partition's
-   * log declared a higher watermark in the last read.
-   */
-  boolean watermarkDue(long now) {
-    if (!declared && (!strategy.enabled() || now < nextWatermarkAt)) {
-      return false;
-    }
-    nextWatermarkAt = now + setup.settings().watermarkIntervalMillis();
-    return true;
-  }
-
-  /**
-   * The source's watermark: the min over its active partitions at {@code now}.
-   *
-   * @return the watermark when it advanced, else {@link WatermarkTracker#NONE}
-   */
-  long advanceWatermark(long now) {
-    long[] partitionWatermarks = new long[partitions.size()];
-    boolean[] idle = new boolean[partitions.size()];
-    for (int pi = 0; pi < partitions.size(); pi++) {
-      SourcePartition p = partitions.get(pi);
-      idle[pi] = p.watermarks.idle(now);
-      partitionWatermarks[pi] = p.watermarks.watermark();
-    }
-    tracker.update(partitionWatermarks, idle);
-    long w = tracker.combined();
-    if (w != NONE && w > watermark) {
-      watermark = w;
-      return w;
-    }
-    return NONE;
-  }
-
-  /** Whether every partition still read is idle. */
-  boolean allIdle() {
-    return tracker.allIdle();
   }
 }

@@ -17,6 +17,7 @@ import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
 import io.koala.state.TimeDomain;
 import io.koala.store.KeyLayout;
 import io.koala.store.ReadTxn;
@@ -75,22 +76,22 @@ final class StatePlane {
   StatePlane(
       TaskSetup setup,
       Vertex vertex,
+      StateStore store,
+      KryoSerde serde,
+      KeyEncoder keys,
       TaskEngine.Services services,
       TaskMetrics metrics,
-      KeyEncoder keys,
-      StateStore store,
-      KeyedStateBackend state,
+      OperatorChain chain,
+      BatchClock clock,
       LongSupplier watermark,
       LongSupplier lastBarrier,
-      Runnable timersChanged,
-      OperatorChain chain,
-      BatchClock clock) {
+      Runnable timersChanged) {
     this.setup = setup;
     this.services = services;
     this.metrics = metrics;
     this.keys = keys;
     this.store = store;
-    this.state = state;
+    this.state = new KeyedStateBackend(vertex.head().id().name(), store, serde);
     this.chain = chain;
     this.clock = clock;
     this.lastBarrier = lastBarrier;

@@ -8,13 +8,8 @@ import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.KeyLocations;
 import io.koala.core.reconfig.StateMessage;
-import io.koala.core.state.KeyedStateBackend;
 import io.koala.dataflow.KeySelector;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
 import io.koala.plan.ExecutionPlan.Vertex;
-import io.koala.plan.OperatorNode;
-import io.koala.plan.OperatorNode.Kind;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -47,6 +42,15 @@ import java.util.function.IntPredicate;
  * over its channels ({@link WatermarkTracker}); when it advances, the due event-time timers fire in
  * timestamp order (in chunks, pausing while the output is backpressured), the operators see the
  * watermark, and it is forwarded on every output channel after the records emitted before it.
+ *
+ * <p>The engine owns the lifecycle and the loop ({@code drain}: what runs next, and the dispatch of
+ * each channel item); the decisions are its parts': {@link OperatorChain} (the operators and every
+ * call into user code), {@link InputGate} (input channels, credit, arrival order, barrier holds),
+ * {@link OutputGate} (routing, batching, credit, routing switches), {@link EventTime} (watermarks
+ * and timers), {@link SourceDriver} (what a source reads, and when), {@link BarrierAligner}
+ * (checkpoints), {@link EpochParticipant} (this task's part in a reconfiguration), {@link
+ * StatePlane} (where keyed state is, and getting it here), and {@link BatchClock} (capacity and
+ * batch latency).
  */
 public final class TaskEngine {
 
@@ -155,24 +159,17 @@ public final class TaskEngine {
   /**
    * @param store the task's store, or {@code null} when the chain keeps no keyed state
    */
-  @SuppressWarnings("unchecked")
   public TaskEngine(
       TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, Services services) {
     this.setup = setup;
     this.services = services;
     this.serde = serde;
     this.store = store;
-    KeyEncoder keys = new KeyEncoder(serde);
+    KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
     output = new OutputGate(setup, vertex, serde, keys, services, metrics);
     input = new InputGate(setup, services);
     clock = new BatchClock(vertex, services, metrics);
-    OperatorNode head = vertex.head();
-    source =
-        head.kind() == Kind.SOURCE
-            ? new SourceDriver(
-                setup, services, (SourceSpec<Object>) head.source(), head.watermarks())
-            : new SourceDriver(setup, services, null, WatermarkStrategy.none());
-    boolean isKeyed = head.keyedState() || head.hasKeyedInput();
+    boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
     if (isKeyed && store == null) {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
     }
@@ -182,27 +179,30 @@ public final class TaskEngine {
             ? new StatePlane(
                 setup,
                 vertex,
+                store,
+                serde,
+                keys,
                 services,
                 metrics,
-                keys,
-                store,
-                new KeyedStateBackend(head.id().name(), store, serde),
+                chain,
+                clock,
                 this::currentWatermark,
                 this::lastBarrier,
-                this::scheduleProcessingTimers,
-                chain,
-                clock)
+                this::scheduleProcessingTimers)
             : null;
-    eventTime =
-        new EventTime(
+    eventTime = new EventTime(setup, services, metrics, input.channels(), chain, output, keyed);
+    source =
+        new SourceDriver(
             setup,
+            vertex.head(),
             services,
             metrics,
-            input.channels(),
             chain,
+            input,
             output,
-            keyed,
-            keyed == null ? null : keyed.timers());
+            eventTime,
+            clock,
+            this::drain);
     epoch =
         new EpochParticipant(
             setup, services, metrics, chain, input, output, eventTime, keyed, clock);
@@ -411,7 +411,7 @@ public final class TaskEngine {
       case POLL -> {
         source.pollDue();
         if (status == Status.RUNNING) {
-          guard(this::poll);
+          guard(source::poll);
         }
       }
       case PROCESSING_TIME -> {
@@ -616,51 +616,6 @@ public final class TaskEngine {
     }
   }
 
-  // ---------------------------------------------------------------- sources
-
-  private void poll() {
-    if (output.blocked() || source.paused()) {
-      return;
-    }
-    long now = services.currentTimeMillis();
-    long t0 = services.nanoTime();
-    int read = source.read(now, chain.entry());
-    if (read > 0) {
-      chain.endBatch();
-      metrics.recordsIn += read;
-      clock.done(t0);
-    }
-    if (source.allDone()) {
-      if (!source.mayEnd()) {
-        scheduleFlushIfPartial();
-        return;
-      }
-      input.end();
-      drain();
-      return;
-    }
-    emitSourceWatermark(now);
-    scheduleFlushIfPartial();
-    if (output.blocked()) {
-      return; // a credit grant resumes polling
-    }
-    source.schedulePoll(source.nextPollDelay(now));
-  }
-
-  /** Emits the source's watermark when it is due and advanced, or its idleness. */
-  private void emitSourceWatermark(long now) {
-    if (!source.watermarkDue(now)) {
-      return;
-    }
-    long w = source.advanceWatermark(now);
-    if (w != NONE) {
-      eventTime.advanceTo(w);
-      drain();
-    } else if (source.allIdle()) {
-      output.emitIdle();
-    }
-  }
-
   // ---------------------------------------------------------------- end of input
 
   /** Every input has ended and every event-time timer has fired: finish and close the outputs. */
@@ -802,29 +757,7 @@ public final class TaskEngine {
     if (status == Status.FAILED || status == Status.CANCELLED || status == Status.CREATED) {
       return;
     }
-    guard(
-        () -> {
-          if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
-            if (!source.isSource()) {
-              throw new ProtocolViolationException(
-                  "checkpoint "
-                      + t.checkpointId()
-                      + " triggered at "
-                      + setup.task()
-                      + ", no source");
-            }
-            aligner.trigger(t.checkpointId(), status == Status.RUNNING);
-          } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
-            aligner.snapshotHolder(h.checkpointId(), status == Status.FINISHED);
-          } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
-            if (keyed != null) {
-              keyed.releaseBefore(cc.oldestRestorable());
-            }
-            if (chain.opened()) {
-              chain.eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
-            }
-          }
-        });
+    guard(() -> aligner.onCommand(c, status));
   }
 
   /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */
