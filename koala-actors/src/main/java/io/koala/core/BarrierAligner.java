@@ -69,7 +69,7 @@ final class BarrierAligner {
               + ": barrier "
               + checkpointId
               + " on channel "
-              + lane.channel.id()
+              + lane.channel().id()
               + " while aligning "
               + aligning
               + " after "

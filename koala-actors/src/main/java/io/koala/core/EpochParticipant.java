@@ -39,6 +39,7 @@ final class EpochParticipant {
   private final OutputGate output;
   private final EventTime eventTime;
   private final StatePlane keyed; // null: the chain keeps no keyed state
+  private final RemoteStateClient remote; // null: the chain keeps no keyed state
   private final BatchClock clock;
   private EpochRole role; // null: no epoch runs at this task
 
@@ -51,6 +52,7 @@ final class EpochParticipant {
       OutputGate output,
       EventTime eventTime,
       StatePlane keyed,
+      RemoteStateClient remote,
       BatchClock clock) {
     this.setup = setup;
     this.services = services;
@@ -60,6 +62,7 @@ final class EpochParticipant {
     this.output = output;
     this.eventTime = eventTime;
     this.keyed = keyed;
+    this.remote = remote;
     this.clock = clock;
   }
 
@@ -164,7 +167,7 @@ final class EpochParticipant {
                 + bucket
                 + " has state at other tasks, left by a reconfiguration with another protocol");
       }
-      if (keyed.remote().enabled()) {
+      if (remote.enabled()) {
         // the state is at the services, not here: the receiver reads it there too, once they
         // have this task's writes so far (Handover.writesBefore)
         lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
@@ -209,10 +212,7 @@ final class EpochParticipant {
           .computeIfAbsent(receiver, r -> new ArrayList<>())
           .add(
               new Handover(
-                  lookup,
-                  shipped,
-                  move == Protocol.StateMove.PULL_AT_ONCE,
-                  keyed.remote().writesBefore()));
+                  lookup, shipped, move == Protocol.StateMove.PULL_AT_ONCE, remote.writesBefore()));
       keyed.gaveUp(bucket);
       metrics.bucketsHandedOver++;
     }
@@ -264,7 +264,7 @@ final class EpochParticipant {
 
   /** Installs a bucket handed over by {@code sender}: its lookup-table part and its timers. */
   void installHandover(Handover h, TaskId sender) {
-    keyed.remote().readAfter(sender, h.writesBefore());
+    remote.readAfter(sender, h.writesBefore());
     BucketHandover lookup = h.bucket();
     keyed.begin();
     WriteTxn txn = keyed.txn();

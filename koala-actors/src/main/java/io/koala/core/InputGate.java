@@ -28,8 +28,8 @@ final class InputGate {
 
   /** One input channel and the items it delivered that are not consumed yet, in order. */
   static final class Lane {
-    final InputChannel channel;
-    final int watermarkIndex; // the channel's number in the task's watermark tracker
+    private final InputChannel channel;
+    private final int watermarkIndex; // the channel's number in the task's watermark tracker
     private Deliver[] items = new Deliver[4]; // a ring, with the arrival number of each item
     private long[] arrivalOf = new long[4];
     private int head;
@@ -39,6 +39,14 @@ final class InputGate {
     Lane(InputChannel channel, int watermarkIndex) {
       this.channel = channel;
       this.watermarkIndex = watermarkIndex;
+    }
+
+    InputChannel channel() {
+      return channel;
+    }
+
+    int watermarkIndex() {
+      return watermarkIndex;
     }
 
     private void add(Deliver d, long arrival) {

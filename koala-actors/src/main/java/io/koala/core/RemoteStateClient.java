@@ -4,10 +4,10 @@ import io.koala.core.reconfig.StateMessage;
 import io.koala.core.reconfig.StateMessage.KeyRef;
 import io.koala.core.reconfig.StateMessage.KeyState;
 import io.koala.core.reconfig.StateServing;
-import io.koala.core.state.KeyedStateBackend;
 import io.koala.plan.TaskId;
 import io.koala.store.KeyLayout;
 import io.koala.store.Table;
+import io.koala.store.WriteTxn;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
@@ -28,17 +28,15 @@ import java.util.TreeMap;
 final class RemoteStateClient {
   private final TaskSetup setup;
   private final TaskEngine.Services services;
-  private final KeyedStateBackend state;
   private final int count; // 0: the state is local
   private final long[] writesSent; // per service, the last write number sent
   // per service, the writes of earlier owners of this task's buckets that reads must wait for
   private final Map<Integer, Map<TaskId, Long>> readBarriers = new HashMap<>();
   private final Set<KeyRef> borrowed = new LinkedHashSet<>();
 
-  RemoteStateClient(TaskSetup setup, TaskEngine.Services services, KeyedStateBackend state) {
+  RemoteStateClient(TaskSetup setup, TaskEngine.Services services) {
     this.setup = setup;
     this.services = services;
-    this.state = state;
     this.count = services.remoteStateServices();
     this.writesSent = new long[count];
   }
@@ -69,12 +67,11 @@ final class RemoteStateClient {
   }
 
   /**
-   * The whole state of every key borrowed in this transaction, as the batch left it, by service;
-   * deleted here (the service is where it lives).
+   * The whole state of every key borrowed in this transaction, as the batch left it (its writes
+   * flushed to {@code txn}), by service; deleted here (the service is where it lives).
    */
-  Map<Integer, List<KeyState>> takeWrites(io.koala.store.WriteTxn txn) {
+  Map<Integer, List<KeyState>> takeWrites(WriteTxn txn) {
     Map<Integer, List<KeyState>> out = new TreeMap<>();
-    state.flush();
     for (KeyRef ref : borrowed) {
       KeyState ks = StateServing.stateOf(txn, ref, 0);
       txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));

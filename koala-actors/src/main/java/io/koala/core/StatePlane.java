@@ -83,6 +83,7 @@ final class StatePlane {
       TaskMetrics metrics,
       OperatorChain chain,
       BatchClock clock,
+      RemoteStateClient remote,
       LongSupplier watermark,
       LongSupplier lastBarrier,
       Runnable timersChanged) {
@@ -96,7 +97,7 @@ final class StatePlane {
     this.clock = clock;
     this.lastBarrier = lastBarrier;
     this.timersChanged = timersChanged;
-    this.remote = new RemoteStateClient(setup, services, state);
+    this.remote = remote;
     this.remoteState = remote.enabled();
     for (VertexInput vi : vertex.inputs()) {
       selectors.add((KeySelector<Object, Object>) vi.keySelector());
@@ -118,10 +119,6 @@ final class StatePlane {
 
   KeyedTimers timers() {
     return timers;
-  }
-
-  RemoteStateClient remote() {
-    return remote;
   }
 
   // ---------------------------------------------------------------- transactions
@@ -320,6 +317,17 @@ final class StatePlane {
     }
   }
 
+  /**
+   * Whether the parking rules let {@code item} be consumed now: a watermark, idleness or end
+   * applies only after the records before it (§4.5), and the parked records are bounded; until then
+   * the task stops consuming (and crediting) its input.
+   */
+  boolean admits(ChannelItem item) {
+    return parking.isEmpty()
+        || (item instanceof RecordBatch
+            && parking.count() < 8 * setup.settings().maxBatchRecords());
+  }
+
   boolean nothingParked() {
     return parking.isEmpty();
   }
@@ -427,7 +435,11 @@ final class StatePlane {
       }
     }
     chain.endBatch();
-    Map<Integer, List<KeyState>> writes = remoteState ? remote.takeWrites(txn) : Map.of();
+    Map<Integer, List<KeyState>> writes = Map.of();
+    if (remoteState) {
+      state.flush();
+      writes = remote.takeWrites(txn);
+    }
     commit();
     chain.recordKey(null);
     BatchClock.Batch waited = clock.replied(reply.requestId(), t0, !reply.unserved().isEmpty());

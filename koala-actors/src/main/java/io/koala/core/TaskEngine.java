@@ -174,6 +174,7 @@ public final class TaskEngine {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
     }
     chain = new OperatorChain(setup, vertex, metrics);
+    RemoteStateClient remote = isKeyed ? new RemoteStateClient(setup, services) : null;
     keyed =
         isKeyed
             ? new StatePlane(
@@ -186,6 +187,7 @@ public final class TaskEngine {
                 metrics,
                 chain,
                 clock,
+                remote,
                 this::currentWatermark,
                 this::lastBarrier,
                 this::scheduleProcessingTimers)
@@ -205,7 +207,7 @@ public final class TaskEngine {
             this::drain);
     epoch =
         new EpochParticipant(
-            setup, services, metrics, chain, input, output, eventTime, keyed, clock);
+            setup, services, metrics, chain, input, output, eventTime, keyed, remote, clock);
     aligner = new BarrierAligner(setup, services, chain, input, output, eventTime, source, keyed);
     peerInput = epoch::isPeerInput;
   }
@@ -305,7 +307,7 @@ public final class TaskEngine {
     for (int channel : cp.endedInputs()) {
       InputGate.Lane lane = input.restoreEnded(channel);
       if (lane != null) { // else a peer channel of an epoch before the checkpoint
-        eventTime.onEnd(lane.watermarkIndex);
+        eventTime.onEnd(lane.watermarkIndex());
       }
     }
     if (keyed != null) {
@@ -375,12 +377,8 @@ public final class TaskEngine {
         return; // a receiver's grant for a peer channel this task opens at hand-over
       }
       fail(
-          ErrorInfo.of(
-              chain.headName(),
-              setup.task(),
-              null,
-              new ProtocolViolationException(
-                  "task " + setup.task() + " has no output channel " + c.channel())));
+          new ProtocolViolationException(
+              "task " + setup.task() + " has no output channel " + c.channel()));
       return;
     }
     guard(
@@ -487,13 +485,7 @@ public final class TaskEngine {
         break;
       }
       Deliver d = input.peek(lane);
-      if (!nothingParked()
-          && (!(d.item() instanceof RecordBatch) || keyed.parkedCount() >= maxParked())) {
-        // a watermark, idleness or end applies only after the records before it (§4.5), and the
-        // parked records are bounded: stop consuming (and crediting) input until they have run
-        break;
-      }
-      if (!clock.mayRun(d.item())) {
+      if ((keyed != null && !keyed.admits(d.item())) || !clock.mayRun(d.item())) {
         break;
       }
       input.poll(lane);
@@ -524,8 +516,8 @@ public final class TaskEngine {
   }
 
   private void consume(InputGate.Lane lane, Deliver d) {
-    InputChannel ch = lane.channel;
-    int index = lane.watermarkIndex;
+    InputChannel ch = lane.channel();
+    int index = lane.watermarkIndex();
     ChannelItem item = d.item();
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
@@ -606,10 +598,6 @@ public final class TaskEngine {
     return keyed == null || keyed.nothingParked();
   }
 
-  private int maxParked() {
-    return 8 * setup.settings().maxBatchRecords();
-  }
-
   private void scheduleFlushIfPartial() {
     if (status == Status.RUNNING) {
       output.scheduleFlushIfPartial();
@@ -649,16 +637,12 @@ public final class TaskEngine {
     }
     if (keyed.references(holder)) {
       fail(
-          ErrorInfo.of(
-              chain.headName(),
-              setup.task(),
-              null,
-              new IllegalStateException(
-                  "task "
-                      + new TaskId(setup.task().operator(), holder)
-                      + ", which holds state "
-                      + setup.task()
-                      + " still needs, stopped (its worker or node may be gone)")));
+          new IllegalStateException(
+              "task "
+                  + new TaskId(setup.task().operator(), holder)
+                  + ", which holds state "
+                  + setup.task()
+                  + " still needs, stopped (its worker or node may be gone)"));
     }
   }
 
@@ -682,9 +666,7 @@ public final class TaskEngine {
   /** A remote state service cannot serve this task's state any more: the task fails. */
   public void onServiceFailed(StateMessage.ServiceFailed f) {
     if (status == Status.RUNNING || status == Status.FINISHING) {
-      fail(
-          ErrorInfo.of(
-              chain.headName(), setup.task(), null, new IllegalStateException(f.reason())));
+      fail(new IllegalStateException(f.reason()));
     }
   }
 
@@ -775,6 +757,11 @@ public final class TaskEngine {
     } catch (Exception e) {
       fail(ErrorInfo.of(chain.headName(), setup.task(), chain.recordKey(), e));
     }
+  }
+
+  /** Fails the task for {@code e}, which no record's key is behind. */
+  private void fail(Exception e) {
+    fail(ErrorInfo.of(chain.headName(), setup.task(), null, e));
   }
 
   private void fail(ErrorInfo error) {
