@@ -29,6 +29,9 @@ import java.util.List;
  * report. A source task's chain has no source operator: its reader emits into {@link #entry}.
  */
 final class OperatorChain {
+  private static final OperatorHook END_BATCH = Operator::endBatch;
+  private static final OperatorHook FINISH = Operator::finish;
+
   private final TaskSetup setup;
   private final TaskMetrics metrics;
   private final List<Operator<Object, Object>> ops = new ArrayList<>();
@@ -132,44 +135,25 @@ final class OperatorChain {
   }
 
   void endBatch() {
-    for (int i = 0; i < ops.size(); i++) {
-      try {
-        ops.get(i).endBatch();
-      } catch (KoalaException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new UserFunctionException(names.get(i), e);
-      }
-    }
+    each(END_BATCH);
   }
 
   void processWatermark(long watermark) {
-    for (int i = 0; i < ops.size(); i++) {
-      try {
-        ops.get(i).processWatermark(watermark);
-      } catch (KoalaException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new UserFunctionException(names.get(i), e);
-      }
-    }
+    each(op -> op.processWatermark(watermark));
   }
 
   void finish() {
-    for (int i = 0; i < ops.size(); i++) {
-      try {
-        ops.get(i).finish();
-      } catch (KoalaException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new UserFunctionException(names.get(i), e);
-      }
-    }
+    each(FINISH);
+  }
+
+  /** Calls {@code hook} on the operators, upstream first, outside any record's key. */
+  void eachOperator(OperatorHook hook) {
+    recordKey = null; // a hook works on no record's key
+    each(hook);
   }
 
   /** Calls {@code hook} on the operators, upstream first; a failure names the operator. */
-  void eachOperator(OperatorHook hook) {
-    recordKey = null; // a hook works on no record's key
+  private void each(OperatorHook hook) {
     for (int i = 0; i < ops.size(); i++) {
       try {
         hook.call(ops.get(i));
