@@ -228,7 +228,7 @@ final class EpochParticipant {
       for (Parking.Parked p : parkedRecords.getOrDefault(receiver, List.of())) {
         output.forwardRecord(pos, p.value(), p.timestamp(), p.edge());
       }
-      output.flushChannel(pos);
+      output.flush(pos);
       if (eventTime.current() != NONE) {
         output.offer(pos, new Watermark(eventTime.current()));
       }
@@ -424,7 +424,7 @@ final class EpochParticipant {
   private void upstreamDone(InputChannel ch) {
     if (role.isSender()) {
       for (int pos : role.peerOutPosition.values()) {
-        output.flushChannel(pos);
+        output.flush(pos);
         output.offer(pos, new PeerMarker((TaskId) ch.source(), ch.input()));
       }
       if (role.expectedMarkers.isEmpty()) {

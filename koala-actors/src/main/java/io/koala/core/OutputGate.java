@@ -123,7 +123,8 @@ final class OutputGate {
     }
   }
 
-  private void flush(int pos) {
+  /** Sends the records batched for the channel at {@code pos}. */
+  void flush(int pos) {
     BatchBuilder b = builders.get(pos);
     if (!b.isEmpty()) {
       if (pos != clientOutput) {
@@ -373,18 +374,8 @@ final class OutputGate {
     }
   }
 
-  /** Sends {@code item} on the channel at {@code pos} after the records batched before it. */
-  void flushAndOffer(int pos, ChannelItem item) {
-    flush(pos);
-    outputs.get(pos).offer(item, sender);
-  }
-
   /** Sends {@code item} on the channel at {@code pos}, with no flush before it. */
   void offer(int pos, ChannelItem item) {
     outputs.get(pos).offer(item, sender);
-  }
-
-  void flushChannel(int pos) {
-    flush(pos);
   }
 }
