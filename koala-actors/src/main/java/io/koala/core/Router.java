@@ -2,19 +2,24 @@ package io.koala.core;
 
 import io.koala.core.TaskSetup.OutputSpec;
 import io.koala.dataflow.KeySelector;
+import io.koala.serialization.KeyEncoder;
 
-/** Chooses, for each emitted record, the output channel of one edge. */
+/**
+ * Chooses, for each emitted record, the output channel of one edge; a keyed edge encodes the key
+ * with the task's {@link KeyEncoder}.
+ */
 abstract class Router {
 
   /** The position (in the task's output list) of the channel the record goes to. */
-  abstract int route(Object value, TaskEngine engine);
+  abstract int route(Object value);
 
   static Router of(
       OutputSpec spec,
       int[] positions,
       KeySelector<Object, Object> selector,
       String consumer,
-      int buckets) {
+      int buckets,
+      KeyEncoder keys) {
     switch (spec.partitioning()) {
       case FORWARD -> {
         if (positions.length != 1) {
@@ -23,7 +28,7 @@ abstract class Router {
         int pos = positions[0];
         return new Router() {
           @Override
-          int route(Object value, TaskEngine engine) {
+          int route(Object value) {
             return pos;
           }
         };
@@ -33,7 +38,7 @@ abstract class Router {
           private int next;
 
           @Override
-          int route(Object value, TaskEngine engine) {
+          int route(Object value) {
             int pos = positions[next];
             next = next + 1 == positions.length ? 0 : next + 1;
             return pos;
@@ -63,14 +68,14 @@ abstract class Router {
         }
         return new Router() {
           @Override
-          int route(Object value, TaskEngine engine) {
+          int route(Object value) {
             Object key;
             try {
               key = selector.key(value);
             } catch (Exception e) {
               throw new UserFunctionException(consumer + " (key selector)", e);
             }
-            return positionOf[table.owner(Buckets.bucketOf(engine.keyBytes(key), buckets))];
+            return positionOf[table.owner(Buckets.bucketOf(keys.encode(key), buckets))];
           }
         };
       }
