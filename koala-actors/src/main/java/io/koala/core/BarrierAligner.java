@@ -16,7 +16,7 @@ final class BarrierAligner {
   private static final long NO_CHECKPOINT = -1;
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final OperatorChain chain;
   private final InputGate input;
   private final OutputGate output;
@@ -29,7 +29,7 @@ final class BarrierAligner {
 
   BarrierAligner(
       TaskSetup setup,
-      TaskEngine.Services services,
+      TaskHost services,
       OperatorChain chain,
       InputGate input,
       OutputGate output,
@@ -54,6 +54,26 @@ final class BarrierAligner {
   /** Resumes from checkpoint {@code checkpointId}. */
   void restore(long checkpointId) {
     lastBarrier = checkpointId;
+  }
+
+  /**
+   * Resumes the task from its snapshot {@code cp}: the last barrier, event time, what downstream
+   * was told, the inputs that had ended, and the lookup table.
+   */
+  void restoreTask(TaskCheckpoint cp) {
+    restore(cp.checkpointId());
+    eventTime.restore(cp.watermark());
+    output.restore(cp.forwardedWatermark(), cp.idle());
+    source.restoreWatermark(cp.forwardedWatermark());
+    for (int channel : cp.endedInputs()) {
+      InputGate.Lane lane = input.restoreEnded(channel);
+      if (lane != null) { // else a peer channel of an epoch before the checkpoint
+        eventTime.onEnd(lane.watermarkIndex());
+      }
+    }
+    if (keyed != null) {
+      keyed.restore(cp);
+    }
   }
 
   /**

@@ -12,7 +12,7 @@ import java.util.Map;
  * fetched state is when the last of its fetches has been answered and its parked records have run.
  */
 final class BatchClock {
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final TaskMetrics metrics;
   private final Throttle throttle; // null: no capacity limit
   private boolean throttleScheduled;
@@ -31,7 +31,7 @@ final class BatchClock {
     }
   }
 
-  BatchClock(Vertex vertex, TaskEngine.Services services, TaskMetrics metrics) {
+  BatchClock(Vertex vertex, TaskHost services, TaskMetrics metrics) {
     this.services = services;
     this.metrics = metrics;
     double capacity = 0;

@@ -1,5 +1,7 @@
 package io.koala.core;
 
+import io.koala.core.TaskSetup.InputSpec;
+import io.koala.core.TaskSetup.OutputSpec;
 import io.koala.core.reconfig.BucketHandover;
 import io.koala.core.reconfig.EpochMessage;
 import io.koala.core.reconfig.Parking;
@@ -32,7 +34,7 @@ final class EpochParticipant {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final InputGate input;
@@ -45,7 +47,7 @@ final class EpochParticipant {
 
   EpochParticipant(
       TaskSetup setup,
-      TaskEngine.Services services,
+      TaskHost services,
       TaskMetrics metrics,
       OperatorChain chain,
       InputGate input,
@@ -81,11 +83,109 @@ final class EpochParticipant {
     return role != null && role.announcesPeerOut(channel);
   }
 
+  /** The engine's guard: runs a step, failing the task if it throws. */
+  @FunctionalInterface
+  interface Guard {
+    void run(TaskEngine.ThrowingRunnable step);
+  }
+
+  /**
+   * Carries out coordinator command {@code c} of an epoch (the engine handles the sources' end,
+   * pause and resume): prepares, announces inputs, catches up, hands over, switches routing, drains
+   * retiring holders; reports {@link EpochMessage.Prepared} and {@link EpochMessage.Switched} here,
+   * the other steps when they are reached ({@link #check}).
+   */
+  void onCommand(EpochMessage.Command c, Runnable drain, Guard guard) {
+    if (c instanceof EpochMessage.PrepareTarget p) {
+      long w = prepareTarget(p);
+      services.send(
+          TaskEngine.COORDINATOR,
+          new EpochMessage.Prepared(p.epoch(), setup.task(), w, transfer()));
+    } else if (c instanceof EpochMessage.ExpectInputs e) {
+      for (InputSpec in : e.inputs()) {
+        addInput(in);
+      }
+      services.send(
+          TaskEngine.COORDINATOR,
+          new EpochMessage.Prepared(e.epoch(), setup.task(), NONE, transfer()));
+    } else if (c instanceof EpochMessage.CatchUp u) {
+      if (catchUp(u)) {
+        guard.run(drain::run);
+      }
+      check();
+    } else if (c instanceof EpochMessage.HandOverBuckets h) {
+      if (mustHandOver(h)) {
+        guard.run(() -> handOver(h.move()));
+        // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
+        guard.run(drain::run);
+      }
+      services.send(TaskEngine.COORDINATOR, new EpochMessage.HandedOver(h.epoch(), setup.task()));
+    } else if (c instanceof EpochMessage.SwitchRouting sw) {
+      switchRouting(sw.edge(), sw.next(), sw.epoch(), guard);
+      services.send(TaskEngine.COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+    } else if (c instanceof EpochMessage.Retiring r) {
+      if (keyed == null) {
+        services.send(
+            TaskEngine.COORDINATOR,
+            new EpochMessage.References(r.epoch(), setup.task(), List.of()));
+      } else {
+        keyed.retiring(r); // the coordinator published the operator's retiring holders (§6.5)
+      }
+    } else {
+      throw new IllegalStateException("unhandled " + c);
+    }
+  }
+
+  /**
+   * Adds an input channel announced by a reconfiguration (from a new upstream task, or a peer
+   * channel): until it delivers a watermark it holds this task's watermark (§6.1 step 1, P4).
+   * Idempotent.
+   */
+  void addInput(InputSpec in) {
+    if (input.has(in.channel())) {
+      return; // announced twice: idempotent
+    }
+    if (input.ended()) {
+      throw new IllegalStateException(
+          "task " + setup.task() + " has ended its input; it cannot get channel " + in.channel());
+    }
+    input.add(in, eventTime.addChannel());
+  }
+
+  /**
+   * Switches the routing of output edge {@code edge} to {@code next} at epoch {@code epoch} (§6.1
+   * step 4): flushes the edge's records, opens the channels {@code next} adds (each starting with
+   * this task's last forwarded watermark, or Idle), sends a {@link Marker} on every channel the
+   * edge had, closes those {@code next} drops with end-of-channel after their marker, and from then
+   * on routes by {@code next}'s table. A record thus takes the old path or the new one, never both.
+   * Idempotent per epoch.
+   */
+  void switchRouting(int edge, OutputSpec next, long epoch, Guard guard) {
+    if (output.switching(edge, epoch)) {
+      guard.run(() -> output.switchRouting(edge, next, epoch, chain.tailName()));
+    }
+  }
+
   // ---------------------------------------------------------------- steps
 
   /**
-   * Step 1: learns this task's part in epoch {@code p}; the caller opens its incoming peer
-   * channels.
+   * Step 1 (§6.1), at a task of the target operator: learns its part, opens its incoming peer
+   * channels (they hold its watermark until they deliver one, so it cannot emit past what it has
+   * now; outgoing ones open at hand-over), and returns the watermark it will not emit past (W1).
+   * Idempotent.
+   */
+  private long prepareTarget(EpochMessage.PrepareTarget p) {
+    if (prepare(p)) {
+      for (EpochMessage.Peer in : p.peersIn()) {
+        addInput(new InputSpec(in.channel(), in.task(), TaskEngine.PEER_EDGE));
+      }
+    }
+    return eventTime.combined();
+  }
+
+  /**
+   * Step 1: learns this task's part in epoch {@code p}; {@link #prepareTarget} opens its incoming
+   * peer channels.
    *
    * @return false when this epoch was prepared already
    */
@@ -109,7 +209,10 @@ final class EpochParticipant {
   }
 
   /**
-   * Step 2a: see {@link TaskEngine#catchUp}.
+   * Step 2a, at every task of the target: W* is the largest watermark any of them had at prepare. A
+   * sender reports once its applied watermark reaches W* (so every timer at or before W* has fired
+   * where its key was); a receiver's event time may rise to W* but not beyond until its hand-overs
+   * are in (so it never passes a timer it is about to receive).
    *
    * @return whether the incoming peer channels were raised to W* (the task may then progress)
    */
@@ -143,7 +246,13 @@ final class EpochParticipant {
     return !role.handedOver;
   }
 
-  /** Step 2b at a sender: see {@link TaskEngine#handOverBuckets}. */
+  /**
+   * Step 2b, at a sender: gives up its moving buckets. Per receiver, the peer channel carries each
+   * bucket's lookup-table part and timers (deleted here; those at or before the applied watermark
+   * have fired), then the records parked on those keys (their fetches are abandoned), then the
+   * applied watermark, then a {@link Marker} closing the hand-over. Later records of those buckets
+   * are forwarded.
+   */
   void handOver(Protocol.StateMove move) {
     // peer channels open only now: a receiver knows them once every task has prepared
     for (EpochMessage.Peer out : role.peersOut) {

@@ -16,7 +16,7 @@ final class EventTime {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final OutputGate output;
@@ -30,7 +30,7 @@ final class EventTime {
 
   EventTime(
       TaskSetup setup,
-      TaskEngine.Services services,
+      TaskHost services,
       TaskMetrics metrics,
       int channels,
       OperatorChain chain,

@@ -18,7 +18,7 @@ import java.util.function.IntPredicate;
  */
 final class InputGate {
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final Map<Integer, Lane> lanes = new HashMap<>(); // channel → lane
   private Lane[] order = new Lane[0]; // the same lanes, to scan for the oldest head
   private long arrivals; // items delivered so far: the next item's arrival number
@@ -82,7 +82,7 @@ final class InputGate {
     }
   }
 
-  InputGate(TaskSetup setup, TaskEngine.Services services) {
+  InputGate(TaskSetup setup, TaskHost services) {
     this.setup = setup;
     this.services = services;
     for (InputSpec in : setup.inputs()) {

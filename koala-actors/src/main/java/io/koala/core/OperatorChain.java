@@ -45,7 +45,7 @@ final class OperatorChain {
 
   /** What the operators' contexts reach outside the chain. */
   record Environment(
-      TaskEngine.Services services,
+      TaskHost services,
       KryoSerde serde,
       KeyedStateBackend state,
       KeyedTimers timers,

@@ -27,7 +27,7 @@ final class OutputGate {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final KryoSerde serde;
   private final KeyEncoder keys;
   private final TaskMetrics metrics;
@@ -55,7 +55,7 @@ final class OutputGate {
       Vertex vertex,
       KryoSerde serde,
       KeyEncoder keys,
-      TaskEngine.Services services,
+      TaskHost services,
       TaskMetrics metrics) {
     this.setup = setup;
     this.services = services;

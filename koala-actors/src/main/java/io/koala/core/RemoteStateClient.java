@@ -27,14 +27,14 @@ import java.util.TreeMap;
  */
 final class RemoteStateClient {
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final int count; // 0: the state is local
   private final long[] writesSent; // per service, the last write number sent
   // per service, the writes of earlier owners of this task's buckets that reads must wait for
   private final Map<Integer, Map<TaskId, Long>> readBarriers = new HashMap<>();
   private final Set<KeyRef> borrowed = new LinkedHashSet<>();
 
-  RemoteStateClient(TaskSetup setup, TaskEngine.Services services) {
+  RemoteStateClient(TaskSetup setup, TaskHost services) {
     this.setup = setup;
     this.services = services;
     this.count = services.remoteStateServices();

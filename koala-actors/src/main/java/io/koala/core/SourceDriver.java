@@ -22,7 +22,7 @@ final class SourceDriver {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final InputGate input;
@@ -70,7 +70,7 @@ final class SourceDriver {
   SourceDriver(
       TaskSetup setup,
       OperatorNode head,
-      TaskEngine.Services services,
+      TaskHost services,
       TaskMetrics metrics,
       OperatorChain chain,
       InputGate input,

@@ -43,7 +43,7 @@ final class StatePlane {
   private static final byte[] RELEASE_PREFIX = {'r', 'l'};
 
   private final TaskSetup setup;
-  private final TaskEngine.Services services;
+  private final TaskHost services;
   private final TaskMetrics metrics;
   private final KeyEncoder keys;
   private final StateStore store;
@@ -79,7 +79,7 @@ final class StatePlane {
       StateStore store,
       KryoSerde serde,
       KeyEncoder keys,
-      TaskEngine.Services services,
+      TaskHost services,
       TaskMetrics metrics,
       OperatorChain chain,
       BatchClock clock,

@@ -13,18 +13,16 @@ import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
-import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
-import java.util.List;
 import java.util.function.IntPredicate;
 
 /**
  * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
  * and credits, runs the operator chain, tracks event time, fires timers, batches and routes its
  * output under credit-based flow control, and reports what to send and when to wake it through
- * {@link Services}. It never blocks and never reads a clock except through {@link Services}, so the
+ * {@link TaskHost}. It never blocks and never reads a clock except through {@link TaskHost}, so the
  * same engine runs inside a task actor and inside a deterministic simulator.
  *
  * <pre>
@@ -53,55 +51,6 @@ import java.util.function.IntPredicate;
  * batch latency).
  */
 public final class TaskEngine {
-
-  /** The effects a task engine asks its host to carry out, and the clock it reads. */
-  public interface Services {
-    /** Sends a data-plane message to a task ({@link io.koala.plan.TaskId}) or {@link #CLIENT}. */
-    void send(Object target, KoalaMessage message);
-
-    /** Calls {@link #onTimer} once after {@code delayMillis} (0: as soon as possible). */
-    void schedule(Timer timer, long delayMillis);
-
-    /** The task has finished: every output channel has delivered end-of-channel. */
-    void finished();
-
-    /** The task has failed; it processes nothing more. */
-    void failed(ErrorInfo error);
-
-    long currentTimeMillis();
-
-    long nanoTime();
-
-    /**
-     * Remote state services the task's keyed state lives at ({@code koala.store.backend = remote}),
-     * or 0 when it lives in the task's own store.
-     */
-    default int remoteStateServices() {
-      return 0;
-    }
-
-    /**
-     * Whether the job takes checkpoints. Copies this task installs from holders are then released
-     * only once a checkpoint that a rollback may still restore covers them (DESIGN §6.7); without
-     * checkpoints, release follows installation.
-     */
-    default boolean checkpointing() {
-      return false;
-    }
-
-    /**
-     * Writes this task's snapshot for checkpoint {@code checkpointId}, then reports it to the
-     * coordinator: the store as {@code txn} sees it ({@code null} for a task without keyed state),
-     * opened at the barrier, which the host closes when done (it may copy on another thread while
-     * the task goes on), and {@code metadata} ({@link TaskCheckpoint}).
-     */
-    default void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
-      if (txn != null) {
-        txn.close();
-      }
-      throw new IllegalStateException("this host takes no checkpoints");
-    }
-  }
 
   /** Target of the channel carrying results back to the job's client. */
   public static final String CLIENT = "client";
@@ -139,7 +88,7 @@ public final class TaskEngine {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final Services services;
+  private final TaskHost services;
   private final KryoSerde serde;
   private final StateStore store; // null: the chain keeps no keyed state
   private final TaskMetrics metrics = new TaskMetrics();
@@ -160,7 +109,7 @@ public final class TaskEngine {
    * @param store the task's store, or {@code null} when the chain keeps no keyed state
    */
   public TaskEngine(
-      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, Services services) {
+      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, TaskHost services) {
     this.setup = setup;
     this.services = services;
     this.serde = serde;
@@ -250,7 +199,7 @@ public final class TaskEngine {
             source.open(startMillis, now, restored);
           }
           if (restored != null) {
-            restoreTask();
+            aligner.restoreTask(restored);
           }
           if (keyed != null) {
             keyed.init(restored == null);
@@ -290,29 +239,11 @@ public final class TaskEngine {
     guard(
         () -> {
           if (keyed != null) {
-            restoreTask();
+            aligner.restoreTask(checkpoint);
           }
           status = Status.FINISHED;
           aligner.restore(checkpoint.checkpointId());
         });
-  }
-
-  /** Applies {@link #restored} to the event time, the inputs and the lookup table. */
-  private void restoreTask() {
-    TaskCheckpoint cp = restored;
-    aligner.restore(cp.checkpointId());
-    eventTime.restore(cp.watermark());
-    output.restore(cp.forwardedWatermark(), cp.idle());
-    source.restoreWatermark(cp.forwardedWatermark());
-    for (int channel : cp.endedInputs()) {
-      InputGate.Lane lane = input.restoreEnded(channel);
-      if (lane != null) { // else a peer channel of an epoch before the checkpoint
-        eventTime.onEnd(lane.watermarkIndex());
-      }
-    }
-    if (keyed != null) {
-      keyed.restore(cp);
-    }
   }
 
   /** Stops processing for good; open writes are discarded. */
@@ -397,41 +328,26 @@ public final class TaskEngine {
         });
   }
 
-  /** A timer asked for with {@link Services#schedule} is due. */
+  /** A timer asked for with {@link TaskHost#schedule} is due. */
   public void onTimer(Timer timer) {
     switch (timer) {
-      case FLUSH -> {
-        output.flushDue();
-        if (status == Status.RUNNING) {
-          guard(output::flushAll);
-        }
-      }
-      case POLL -> {
-        source.pollDue();
-        if (status == Status.RUNNING) {
-          guard(source::poll);
-        }
-      }
-      case PROCESSING_TIME -> {
-        eventTime.processingTimerDue();
-        if (status == Status.RUNNING) {
-          guard(this::drain);
-        }
-      }
-      case CAPACITY -> {
-        clock.capacityDue();
-        if (status == Status.RUNNING) {
-          guard(this::drain);
-        }
-      }
+      case FLUSH -> due(output::flushDue, output::flushAll);
+      case POLL -> due(source::pollDue, source::poll);
+      case PROCESSING_TIME -> due(eventTime::processingTimerDue, this::drain);
+      case CAPACITY -> due(clock::capacityDue, this::drain);
       case DRAIN -> {
         if (keyed != null) {
-          keyed.drainDue();
-          if (status == Status.RUNNING) {
-            guard(keyed::drainHolders);
-          }
+          due(keyed::drainDue, keyed::drainHolders);
         }
       }
+    }
+  }
+
+  /** A timer is due: {@code due} notes it, and {@code work} runs if the task runs. */
+  private void due(Runnable due, ThrowingRunnable work) {
+    due.run();
+    if (status == Status.RUNNING) {
+      guard(work);
     }
   }
 
@@ -698,33 +614,17 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- reconfiguration: channels
 
-  /**
-   * Adds an input channel announced by a reconfiguration (from a new upstream task, or a peer
-   * channel): until it delivers a watermark it holds this task's watermark (§6.1 step 1, P4).
-   */
+  /** Adds an input channel announced by a reconfiguration ({@link EpochParticipant#addInput}). */
   public void addInput(InputSpec in) {
-    if (input.has(in.channel())) {
-      return; // announced twice: idempotent
-    }
-    if (input.ended()) {
-      throw new IllegalStateException(
-          "task " + setup.task() + " has ended its input; it cannot get channel " + in.channel());
-    }
-    input.add(in, eventTime.addChannel());
+    epoch.addInput(in);
   }
 
   /**
    * Switches the routing of output edge {@code edge} to {@code next} at epoch {@code epoch} (§6.1
-   * step 4): flushes the edge's records, opens the channels {@code next} adds (each starting with
-   * this task's last forwarded watermark, or Idle), sends a {@link Marker} on every channel the
-   * edge had, closes those {@code next} drops with end-of-channel after their marker, and from then
-   * on routes by {@code next}'s table. A record thus takes the old path or the new one, never both.
-   * Idempotent per epoch.
+   * step 4; {@link EpochParticipant#switchRouting}). Idempotent per epoch.
    */
   public void switchRouting(int edge, OutputSpec next, long epoch) {
-    if (output.switching(edge, epoch)) {
-      guard(() -> output.switchRouting(edge, next, epoch, chain.tailName()));
-    }
+    this.epoch.switchRouting(edge, next, epoch, this::guard);
   }
 
   // ---------------------------------------------------------------- checkpoints
@@ -777,7 +677,7 @@ public final class TaskEngine {
   }
 
   @FunctionalInterface
-  private interface ThrowingRunnable {
+  interface ThrowingRunnable {
     void run() throws Exception;
   }
 
@@ -786,42 +686,17 @@ public final class TaskEngine {
   /** The task's metrics now. */
   public TaskMetricsSnapshot metrics() {
     long now = services.currentTimeMillis();
-    SourceDriver.Lag lag = source.lag(now);
-    long stateBytes = 0;
-    long stateEntries = 0;
-    if (store != null && status != Status.CANCELLED) {
-      StoreStats stats = store.stats();
-      stateBytes = stats.bytes();
-      stateEntries = stats.entries(Table.STATE);
-    }
-    return new TaskMetricsSnapshot(
+    StoreStats stats = store != null && status != Status.CANCELLED ? store.stats() : null;
+    return metrics.snapshot(
         setup.task(),
         status.name(),
-        metrics.recordsIn,
-        metrics.recordsOut,
-        metrics.inRate(),
-        metrics.outRate(),
-        metrics.batches,
-        TaskMetricsSnapshot.encode(metrics.batchLatency),
-        lag.records(),
-        lag.seconds(),
-        stateBytes,
-        stateEntries,
+        source.lag(now),
+        stats == null ? 0 : stats.bytes(),
+        stats == null ? 0 : stats.entries(Table.STATE),
         output.blocked(),
         source.isSource() ? source.watermark() : eventTime.current(),
-        metrics.lateRecords,
-        new TaskMetricsSnapshot.Reconfiguration(
-            metrics.fetchRequests,
-            metrics.keysFetched,
-            metrics.stateBytesFetched,
-            metrics.recordsForwarded,
-            metrics.recordsHeld,
-            metrics.bucketsHandedOver,
-            metrics.bucketsTakenOver,
-            keyed == null ? 0 : keyed.parkedCount(),
-            keyed == null ? 0 : keyed.lookupMemoryBytes(),
-            metrics.keysDrained,
-            metrics.piggybackedKeys));
+        keyed == null ? 0 : keyed.parkedCount(),
+        keyed == null ? 0 : keyed.lookupMemoryBytes());
   }
 
   // ---------------------------------------------------------------- reconfiguration: commands
@@ -829,8 +704,9 @@ public final class TaskEngine {
   /**
    * Carries out a coordinator command of a reconfiguration and reports to {@link #COORDINATOR}:
    * {@link EpochMessage.Prepared} for a prepare or an announcement of inputs, {@link
-   * EpochMessage.Switched} for a switch; the other steps report when they are reached. Every
-   * command is idempotent. A command this task cannot carry out fails the task (and so the job).
+   * EpochMessage.Switched} for a switch; the other steps report when they are reached ({@link
+   * EpochParticipant}). Every command is idempotent. A command this task cannot carry out fails the
+   * task (and so the job).
    */
   public void onCommand(EpochMessage.Command c) {
     if ((status == Status.FINISHING || status == Status.FINISHED)
@@ -848,93 +724,16 @@ public final class TaskEngine {
     }
     guard(
         () -> {
-          if (c instanceof EpochMessage.PrepareTarget p) {
-            long w = prepare(p);
-            services.send(
-                COORDINATOR,
-                new EpochMessage.Prepared(p.epoch(), setup.task(), w, epoch.transfer()));
-          } else if (c instanceof EpochMessage.ExpectInputs e) {
-            expectInputs(e);
-            services.send(
-                COORDINATOR,
-                new EpochMessage.Prepared(e.epoch(), setup.task(), NONE, epoch.transfer()));
-          } else if (c instanceof EpochMessage.CatchUp u) {
-            catchUp(u);
-          } else if (c instanceof EpochMessage.HandOverBuckets h) {
-            handOverBuckets(h);
-          } else if (c instanceof EpochMessage.SwitchRouting sw) {
-            switchRouting(sw.edge(), sw.next(), sw.epoch());
-            services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
-          } else if (c instanceof EpochMessage.Retiring r) {
-            retiring(r);
-          } else if (c instanceof EpochMessage.EndInput) {
+          if (c instanceof EpochMessage.EndInput) {
             source.approveEnd();
           } else if (c instanceof EpochMessage.PauseInput p) {
             source.pause();
             services.send(COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
           } else if (c instanceof EpochMessage.ResumeInput) {
             source.resume();
+          } else {
+            epoch.onCommand(c, this::drain, this::guard);
           }
         });
-  }
-
-  /** The coordinator published the operator's retiring holders: drain them (§6.5). */
-  private void retiring(EpochMessage.Retiring r) {
-    if (keyed == null) {
-      services.send(COORDINATOR, new EpochMessage.References(r.epoch(), setup.task(), List.of()));
-      return;
-    }
-    keyed.retiring(r);
-  }
-
-  /**
-   * Step 1 (§6.1), at a task of the target operator: learns its part, opens its incoming peer
-   * channels (they hold its watermark until they deliver one, so it cannot emit past what it has
-   * now; outgoing ones open at hand-over), and returns the watermark it will not emit past (W1).
-   * Idempotent.
-   */
-  public long prepare(EpochMessage.PrepareTarget p) {
-    if (epoch.prepare(p)) {
-      for (EpochMessage.Peer in : p.peersIn()) {
-        addInput(new InputSpec(in.channel(), in.task(), PEER_EDGE));
-      }
-    }
-    return eventTime.combined();
-  }
-
-  /** Step 1, downstream of the target: channels from new tasks are coming. */
-  public void expectInputs(EpochMessage.ExpectInputs e) {
-    for (InputSpec in : e.inputs()) {
-      addInput(in);
-    }
-  }
-
-  /**
-   * Step 2a, at every task of the target: W* is the largest watermark any of them had at prepare. A
-   * sender reports once its applied watermark reaches W* (so every timer at or before W* has fired
-   * where its key was); a receiver's event time may rise to W* but not beyond until its hand-overs
-   * are in (so it never passes a timer it is about to receive).
-   */
-  public void catchUp(EpochMessage.CatchUp c) {
-    if (epoch.catchUp(c)) {
-      guard(this::drain);
-    }
-    epoch.check();
-  }
-
-  /**
-   * Step 2b, at a sender: gives up its moving buckets. Per receiver, the peer channel carries each
-   * bucket's lookup-table part and timers (deleted here; those at or before the applied watermark
-   * have fired), then the records parked on those keys (their fetches are abandoned), then the
-   * applied watermark, then a {@link Marker} closing the hand-over. Later records of those buckets
-   * are forwarded. Idempotent.
-   */
-  public void handOverBuckets(EpochMessage.HandOverBuckets h) {
-    if (epoch.mustHandOver(h)) {
-      guard(() -> epoch.handOver(h.move()));
-      // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
-      guard(this::drain);
-    }
-    services.send(COORDINATOR, new EpochMessage.HandedOver(h.epoch(), setup.task()));
   }
 }

@@ -1,5 +1,6 @@
 package io.koala.core;
 
+import io.koala.plan.TaskId;
 import org.HdrHistogram.Histogram;
 
 /** Counters and the batch latency histogram of one task; rates are taken once per second. */
@@ -62,5 +63,46 @@ final class TaskMetrics {
 
   double outRate() {
     return outRate;
+  }
+
+  /** The task's metrics now, with what the task knows besides its counters. */
+  TaskMetricsSnapshot snapshot(
+      TaskId task,
+      String status,
+      SourceDriver.Lag lag,
+      long stateBytes,
+      long stateEntries,
+      boolean backpressured,
+      long watermark,
+      long recordsParkedNow,
+      long lookupMemoryBytes) {
+    return new TaskMetricsSnapshot(
+        task,
+        status,
+        recordsIn,
+        recordsOut,
+        inRate,
+        outRate,
+        batches,
+        TaskMetricsSnapshot.encode(batchLatency),
+        lag.records(),
+        lag.seconds(),
+        stateBytes,
+        stateEntries,
+        backpressured,
+        watermark,
+        lateRecords,
+        new TaskMetricsSnapshot.Reconfiguration(
+            fetchRequests,
+            keysFetched,
+            stateBytesFetched,
+            recordsForwarded,
+            recordsHeld,
+            bucketsHandedOver,
+            bucketsTakenOver,
+            recordsParkedNow,
+            lookupMemoryBytes,
+            keysDrained,
+            piggybackedKeys));
   }
 }

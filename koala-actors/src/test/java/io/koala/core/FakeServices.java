@@ -16,7 +16,7 @@ import java.util.List;
  * A task engine's host for tests: records every effect (sends, timers, reports) instead of carrying
  * it out, and serves a manual clock. Timers fire only when a test fires them.
  */
-final class FakeServices implements TaskEngine.Services {
+final class FakeServices implements TaskHost {
 
   /** A message the engine sent. */
   record Sent(Object target, KoalaMessage message) {}

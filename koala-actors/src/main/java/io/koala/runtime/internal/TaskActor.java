@@ -10,6 +10,7 @@ import io.koala.core.KoalaMessage;
 import io.koala.core.StateServerAddress;
 import io.koala.core.StateServiceAddress;
 import io.koala.core.TaskEngine;
+import io.koala.core.TaskHost;
 import io.koala.core.TaskMessage;
 import io.koala.core.TaskMetricsSnapshot;
 import io.koala.core.TaskSetup;
@@ -370,7 +371,7 @@ final class TaskActor {
   }
 
   /** Carries out the engine's effects. */
-  private final class Effects implements TaskEngine.Services {
+  private final class Effects implements TaskHost {
     @Override
     public int remoteStateServices() {
       return stateServices.size();

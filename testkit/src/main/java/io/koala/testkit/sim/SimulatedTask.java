@@ -3,6 +3,7 @@ package io.koala.testkit.sim;
 import io.koala.core.ErrorInfo;
 import io.koala.core.KoalaMessage;
 import io.koala.core.TaskEngine;
+import io.koala.core.TaskHost;
 import io.koala.job.TaskAddress;
 import io.koala.plan.TaskId;
 import io.koala.store.ReadTxn;
@@ -13,7 +14,7 @@ import java.util.EnumMap;
  * One task of the simulated job, of one deployment attempt: its engine, its store and its pending
  * timers. What the engine sends goes into the simulation's queues, as a task actor's messages do.
  */
-final class SimulatedTask implements TaskEngine.Services {
+final class SimulatedTask implements TaskHost {
 
   /** How the simulated job core addresses a task: by its id. */
   record Address(TaskId task) implements TaskAddress {}
