@@ -1,5 +1,7 @@
 package io.koala.dataflow;
 
+import io.koala.function.AggregateFunction;
+
 /** Ready-made aggregate functions. */
 public final class Aggregates {
   private Aggregates() {}

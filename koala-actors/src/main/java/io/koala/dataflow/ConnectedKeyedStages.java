@@ -1,5 +1,7 @@
 package io.koala.dataflow;
 
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.KeyedCoProcessFunction;
 import io.koala.operator.KeyedCoProcessOperator;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.OperatorNode.Kind;

@@ -1,6 +1,9 @@
 package io.koala.dataflow;
 
-import io.koala.core.Buckets;
+import io.koala.connector.SourceSpec;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.KeySelector;
+import io.koala.function.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
@@ -8,6 +11,7 @@ import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
 import io.koala.plan.Partitioning;
+import io.koala.routing.Buckets;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;

@@ -1,5 +1,6 @@
 package io.koala.dataflow;
 
+import io.koala.function.DataflowDefinitionException;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -1,5 +1,8 @@
 package io.koala.dataflow;
 
+import io.koala.function.Collector;
+import io.koala.function.JoinFunction;
+import io.koala.function.ProcessJoinFunction;
 import io.koala.operator.IntervalJoinOperator;
 import java.util.Objects;
 import java.util.function.Supplier;

@@ -1,5 +1,8 @@
 package io.koala.dataflow;
 
+import io.koala.function.JoinFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WindowAssigner;
 import io.koala.operator.WindowJoinOperator;
 import java.util.Objects;
 

@@ -1,6 +1,14 @@
 package io.koala.dataflow;
 
 import io.koala.dataflow.DataflowBuilder.Origin;
+import io.koala.function.AggregateFunction;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.KeySelector;
+import io.koala.function.KeyValue;
+import io.koala.function.KeyedCoProcessFunction;
+import io.koala.function.KeyedProcessFunction;
+import io.koala.function.ReduceFunction;
+import io.koala.function.WindowAssigner;
 import io.koala.operator.AggregateOperator;
 import io.koala.operator.KeyedProcessOperator;
 import io.koala.operator.OperatorFactory;

@@ -1,7 +1,14 @@
 package io.koala.dataflow;
 
+import io.koala.connector.SinkSpec;
 import io.koala.dataflow.DataflowBuilder.DraftInput;
 import io.koala.dataflow.DataflowBuilder.Origin;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.FilterFunction;
+import io.koala.function.FlatMapFunction;
+import io.koala.function.KeySelector;
+import io.koala.function.MapFunction;
+import io.koala.function.OutputTag;
 import io.koala.operator.FilterOperator;
 import io.koala.operator.FlatMapOperator;
 import io.koala.operator.MapOperator;

@@ -1,5 +1,15 @@
 package io.koala.dataflow;
 
+import io.koala.connector.CollectionSource;
+import io.koala.connector.GeneratorSource;
+import io.koala.function.AggregateFunction;
+import io.koala.function.OutputTag;
+import io.koala.function.ProcessWindowFunction;
+import io.koala.function.ReduceFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import io.koala.operator.WindowOperator;
 import java.time.Duration;
 import java.util.Objects;

@@ -1,8 +1,6 @@
 /**
- * The job's coordinator as a pure state machine (DESIGN §4.1, §6.1, §8, §9): {@link
- * io.koala.job.JobCore} takes an input — a message from a task, a worker, a client, the journal, or
- * a timer — and returns the effects its host carries out. The actor {@code JobCoordinator} and the
- * deterministic simulator both host it, so every decision the simulator checks is the one users
- * run. No Pekko, no I/O, no clock: time comes with each input.
+ * What a client sees of a job: its {@link io.koala.job.JobStatus}, {@link io.koala.job.JobMetrics},
+ * the {@link io.koala.job.ReconfigurationReport} of each reconfiguration, and why one was refused
+ * ({@link io.koala.job.ReconfigurationException}). Plain Java.
  */
 package io.koala.job;

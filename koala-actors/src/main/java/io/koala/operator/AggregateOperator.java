@@ -1,7 +1,7 @@
 package io.koala.operator;
 
-import io.koala.dataflow.AggregateFunction;
-import io.koala.dataflow.KeyValue;
+import io.koala.function.AggregateFunction;
+import io.koala.function.KeyValue;
 import io.koala.state.ValueState;
 
 /**

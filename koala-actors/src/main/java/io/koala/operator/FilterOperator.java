@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.FilterFunction;
+import io.koala.function.FilterFunction;
 
 /** Keeps the records a {@link FilterFunction} accepts. */
 public final class FilterOperator<T> implements Operator<T, T> {

@@ -1,7 +1,7 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.FlatMapFunction;
+import io.koala.function.Collector;
+import io.koala.function.FlatMapFunction;
 
 /** Applies a {@link FlatMapFunction}; emitted records keep the input's timestamp. */
 public final class FlatMapOperator<I, O> implements Operator<I, O> {

@@ -1,7 +1,7 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.ProcessJoinFunction;
+import io.koala.function.Collector;
+import io.koala.function.ProcessJoinFunction;
 import io.koala.state.Codec;
 import io.koala.state.TimeDomain;
 import java.nio.ByteBuffer;

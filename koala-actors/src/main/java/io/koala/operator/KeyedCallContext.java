@@ -1,7 +1,7 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.KeyedCoProcessFunction;
+import io.koala.function.Collector;
+import io.koala.function.KeyedCoProcessFunction;
 import io.koala.state.TimeDomain;
 import io.koala.state.TimerService;
 

@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.KeyedCoProcessFunction;
+import io.koala.function.KeyedCoProcessFunction;
 import io.koala.state.TimeDomain;
 import java.util.function.Supplier;
 

@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.KeyedProcessFunction;
+import io.koala.function.KeyedProcessFunction;
 import io.koala.state.TimeDomain;
 import java.util.function.Supplier;
 

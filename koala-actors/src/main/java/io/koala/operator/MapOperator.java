@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.MapFunction;
+import io.koala.function.MapFunction;
 
 /** Applies a {@link MapFunction} to every record. */
 public final class MapOperator<I, O> implements Operator<I, O> {

@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
+import io.koala.function.Collector;
 import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 
@@ -53,7 +53,7 @@ public interface OperatorContext<O> {
    * Where the operator emits records to its side output {@code tag}; records of a side output that
    * nothing reads are dropped.
    */
-  <X> Output<X> sideOutput(io.koala.dataflow.OutputTag<X> tag);
+  <X> Output<X> sideOutput(io.koala.function.OutputTag<X> tag);
 
   /** Counts a record the operator dropped for being too late (shown in the task's metrics). */
   void lateRecordDropped();

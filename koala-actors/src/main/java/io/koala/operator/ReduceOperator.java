@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.ReduceFunction;
+import io.koala.function.ReduceFunction;
 import io.koala.state.ValueState;
 
 /** A rolling reduce per key: emits the reduced value after every record. */

@@ -1,6 +1,6 @@
 package io.koala.operator;
 
-import io.koala.dataflow.TimeWindow;
+import io.koala.function.TimeWindow;
 import io.koala.state.Codec;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;

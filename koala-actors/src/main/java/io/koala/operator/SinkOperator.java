@@ -1,9 +1,9 @@
 package io.koala.operator;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.SinkContext;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SinkWriter;
+import io.koala.connector.SinkContext;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.function.Collector;
 
 /**
  * Runs the writer of a {@link SinkSpec}: flushes it after every input batch, and passes the task's

@@ -1,8 +1,8 @@
 package io.koala.operator;
 
-import io.koala.dataflow.JoinFunction;
-import io.koala.dataflow.TimeWindow;
-import io.koala.dataflow.WindowAssigner;
+import io.koala.function.JoinFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WindowAssigner;
 import io.koala.state.Codec;
 import io.koala.state.TimeDomain;
 import java.nio.ByteBuffer;

@@ -1,14 +1,14 @@
 package io.koala.operator;
 
 import io.koala.KoalaException;
-import io.koala.dataflow.AggregateFunction;
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.OutputTag;
-import io.koala.dataflow.ProcessWindowFunction;
-import io.koala.dataflow.ReduceFunction;
-import io.koala.dataflow.TimeWindow;
-import io.koala.dataflow.WindowAssigner;
-import io.koala.dataflow.WindowResult;
+import io.koala.function.AggregateFunction;
+import io.koala.function.Collector;
+import io.koala.function.OutputTag;
+import io.koala.function.ProcessWindowFunction;
+import io.koala.function.ReduceFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import io.koala.state.Codec;
 import io.koala.state.TimeDomain;
 import io.koala.state.ValueState;

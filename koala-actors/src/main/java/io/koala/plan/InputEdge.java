@@ -1,6 +1,6 @@
 package io.koala.plan;
 
-import io.koala.dataflow.KeySelector;
+import io.koala.function.KeySelector;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package io.koala.plan;
 
-import io.koala.dataflow.DataflowDefinitionException;
+import io.koala.function.DataflowDefinitionException;
 import io.koala.plan.OperatorNode.Kind;
 import io.koala.store.KeyLayout;
 import java.util.ArrayDeque;

@@ -1,7 +1,7 @@
 package io.koala.plan;
 
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
+import io.koala.connector.SourceSpec;
+import io.koala.function.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import java.util.List;
 import java.util.Objects;

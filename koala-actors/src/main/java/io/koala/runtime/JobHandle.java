@@ -1,7 +1,11 @@
 package io.koala.runtime;
 
 import io.koala.KoalaException;
-import io.koala.core.PartitionPolicy;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
+import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.internal.JobClient;
 import java.time.Duration;
 import java.util.List;

@@ -5,9 +5,9 @@ import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
 import com.typesafe.config.ConfigValueFactory;
-import io.koala.core.ChannelSettings;
-import io.koala.core.reconfig.Draining;
-import io.koala.core.reconfig.Protocol;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.DrainSettings;
+import io.koala.protocol.Protocol;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.StoreOptions;
 import java.nio.file.Path;
@@ -41,7 +41,7 @@ public final class KoalaConfig {
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
-  private final Draining.Settings drain;
+  private final DrainSettings drain;
   private final Protocol protocol;
   private final int bucketsPerStep;
   private final Duration checkpointInterval; // null: off
@@ -140,7 +140,7 @@ public final class KoalaConfig {
             1,
             io.koala.store.KeyLayout.MAX_BUCKETS);
     this.drain =
-        new Draining.Settings(
+        new DrainSettings(
             intIn(config, "koala.reconfiguration.drain.piggyback-keys", 0, 100_000),
             intIn(config, "koala.reconfiguration.drain.idle-chunk-keys", 1, 100_000),
             durationIn(
@@ -387,7 +387,7 @@ public final class KoalaConfig {
    * How owners drain the state left at tasks a scale-in or migration retired (DESIGN §6.5), from
    * {@code koala.reconfiguration.drain}.
    */
-  public Draining.Settings drain() {
+  public DrainSettings drain() {
     return drain;
   }
 

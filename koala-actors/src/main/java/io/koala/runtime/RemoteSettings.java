@@ -3,7 +3,7 @@ package io.koala.runtime;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigValueFactory;
-import io.koala.core.ChannelSettings;
+import io.koala.protocol.ChannelSettings;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;

@@ -1,5 +1,6 @@
 package io.koala.serialization;
 
+import io.koala.routing.KeyBytes;
 import java.nio.charset.StandardCharsets;
 
 /**
@@ -9,7 +10,7 @@ import java.nio.charset.StandardCharsets;
  * keys are written by Kryo with their class and must have a deterministic encoding. Not thread-safe
  * (shares its {@link KryoSerde}).
  */
-public final class KeyEncoder {
+public final class KeyEncoder implements KeyBytes {
   private static final byte STRING = 1;
   private static final byte LONG = 2;
   private static final byte INT = 3;
@@ -23,6 +24,7 @@ public final class KeyEncoder {
   }
 
   /** The bytes of {@code key}. */
+  @Override
   public byte[] encode(Object key) {
     if (key instanceof Long l) {
       long x = l;

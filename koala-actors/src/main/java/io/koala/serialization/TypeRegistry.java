@@ -6,8 +6,8 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.serializers.DefaultSerializers;
 import com.esotericsoftware.kryo.serializers.ImmutableCollectionsSerializers;
 import com.esotericsoftware.kryo.util.DefaultClassResolver;
-import io.koala.core.Murmur3;
-import io.koala.dataflow.KeyValue;
+import io.koala.function.KeyValue;
+import io.koala.routing.Murmur3;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.nio.charset.StandardCharsets;
@@ -93,8 +93,8 @@ public final class TypeRegistry {
         java.time.LocalDate.class,
         java.time.LocalDateTime.class,
         KeyValue.class,
-        io.koala.dataflow.WindowResult.class,
-        io.koala.dataflow.TimeWindow.class);
+        io.koala.function.WindowResult.class,
+        io.koala.function.TimeWindow.class);
     r.register(UUID.class, x -> new DefaultSerializers.UUIDSerializer());
     // Kryo has default serializers for these JDK classes; they only need registering.
     r.register(

@@ -3,6 +3,11 @@ package io.koala.dataflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.CollectionSource;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.function.Collector;
+import io.koala.function.DataflowDefinitionException;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;

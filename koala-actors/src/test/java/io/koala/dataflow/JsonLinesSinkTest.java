@@ -2,6 +2,10 @@ package io.koala.dataflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.SinkContext;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.function.Collector;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

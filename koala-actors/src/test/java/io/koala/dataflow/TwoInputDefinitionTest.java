@@ -4,6 +4,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.function.Collector;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.KeyedCoProcessFunction;
+import io.koala.function.WindowAssigner;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.InputEdge;
 import io.koala.plan.OperatorId;

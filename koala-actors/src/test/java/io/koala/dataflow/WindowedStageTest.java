@@ -3,6 +3,16 @@ package io.koala.dataflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.function.AggregateFunction;
+import io.koala.function.Collector;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.OutputTag;
+import io.koala.function.ProcessWindowFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import io.koala.plan.OperatorId;
 import java.time.Duration;
 import java.util.List;

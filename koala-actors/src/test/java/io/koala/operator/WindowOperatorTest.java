@@ -2,8 +2,8 @@ package io.koala.operator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.dataflow.AggregateFunction;
-import io.koala.dataflow.TimeWindow;
+import io.koala.function.AggregateFunction;
+import io.koala.function.TimeWindow;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

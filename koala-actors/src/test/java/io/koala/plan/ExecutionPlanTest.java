@@ -3,10 +3,10 @@ package io.koala.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;

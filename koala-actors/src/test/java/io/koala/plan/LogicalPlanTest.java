@@ -3,9 +3,9 @@ package io.koala.plan;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.dataflow.DataflowDefinitionException;
-import io.koala.dataflow.KeySelector;
-import io.koala.dataflow.SourceSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.function.KeySelector;
 import io.koala.operator.MapOperator;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.OperatorNode.Kind;

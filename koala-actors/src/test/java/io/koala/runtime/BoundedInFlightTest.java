@@ -2,13 +2,14 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.TaskMetricsSnapshot;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SinkWriter;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.JobMetrics;
+import io.koala.protocol.TaskMetricsSnapshot;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -30,7 +31,7 @@ class BoundedInFlightTest {
       }
 
       @Override
-      public SinkWriter<String> open(io.koala.dataflow.SinkContext ctx) {
+      public SinkWriter<String> open(io.koala.connector.SinkContext ctx) {
         return new SinkWriter<>() {
           @Override
           public void write(String value, long timestamp) {}

@@ -3,11 +3,12 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.DataflowDefinitionException;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.DataflowDefinitionException;
+import io.koala.job.JobStatus;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

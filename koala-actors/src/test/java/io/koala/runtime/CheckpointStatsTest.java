@@ -2,11 +2,12 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.CheckpointStats;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

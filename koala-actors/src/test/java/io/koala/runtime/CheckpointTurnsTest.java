@@ -2,6 +2,8 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
 import java.nio.file.Path;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;

@@ -2,11 +2,13 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -2,16 +2,18 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.dataflow.Collector;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedCoProcessFunction;
 import io.koala.dataflow.KeyedStage;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
-import io.koala.dataflow.WatermarkStrategy;
-import io.koala.dataflow.WindowAssigner;
+import io.koala.function.Collector;
+import io.koala.function.KeyedCoProcessFunction;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ListState;
 import java.time.Duration;

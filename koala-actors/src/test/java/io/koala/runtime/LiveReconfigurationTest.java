@@ -3,12 +3,16 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.KeyValue;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -299,7 +303,7 @@ class LiveReconfigurationTest {
       CompletableFuture<ReconfigurationReport> a = job.rescale("count", 3).toCompletableFuture();
       CompletableFuture<ReconfigurationReport> b = job.rescale("recount", 5).toCompletableFuture();
       CompletableFuture<ReconfigurationReport> c =
-          job.rebalance("count", io.koala.core.PartitionPolicy.consistentHashing())
+          job.rebalance("count", io.koala.routing.PartitionPolicy.consistentHashing())
               .toCompletableFuture();
       ReconfigurationReport ra = done(a);
       ReconfigurationReport rb = done(b);

@@ -4,7 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
-import io.koala.core.ChannelSettings;
+import io.koala.protocol.ChannelSettings;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

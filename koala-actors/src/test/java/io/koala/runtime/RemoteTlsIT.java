@@ -5,12 +5,13 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.koala.core.KoalaMessage;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.KeyValue;
+import io.koala.job.JobStatus;
+import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.internal.JobClient;
 import io.koala.runtime.internal.KoalaSerialization;
 import java.io.IOException;

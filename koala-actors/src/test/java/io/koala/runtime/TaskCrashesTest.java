@@ -2,8 +2,10 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.reconfig.EpochDriver;
-import io.koala.job.PlannedCrash;
+import io.koala.coordinator.EpochDriver;
+import io.koala.coordinator.PlannedCrash;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
 import io.koala.runtime.testing.TaskCrashes;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -1,9 +1,9 @@
 package io.koala.runtime;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.SinkContext;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SinkWriter;
+import io.koala.connector.SinkContext;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.function.Collector;
 
 /** A collecting sink that keeps each record's event timestamp: it collects {@code value@ts}. */
 final class TimestampedSink {

@@ -2,12 +2,13 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
+import io.koala.function.KeyValue;
+import io.koala.job.JobStatus;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;

@@ -2,12 +2,14 @@ package io.koala.runtime;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyedStage;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
-import io.koala.dataflow.WindowAssigner;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,7 +3,10 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.job.PlannedCrash;
+import io.koala.coordinator.PlannedCrash;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
 import io.koala.plan.TaskId;
 import io.koala.runtime.testing.TaskCrashes;
 import java.nio.file.Path;

@@ -3,6 +3,10 @@ package io.koala.runtime;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
 import io.koala.plan.TaskId;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.koala.serialization;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.dataflow.KeyValue;
+import io.koala.function.KeyValue;
 import java.math.BigDecimal;
 import java.math.BigInteger;
 import java.time.Duration;

@@ -315,7 +315,7 @@ public final class KoalaCluster implements AutoCloseable {
 
   /**
    * The node of each worker this node's jobs know, by worker index (as {@link
-   * io.koala.runtime.JobMetrics#placement()} names them): the address of its ActorSystem, {@code
+   * io.koala.job.JobMetrics#placement()} names them): the address of its ActorSystem, {@code
    * pekko://<system>@host:port}, or without host and port for this node's own worker. Workers that
    * left stay at their index.
    */

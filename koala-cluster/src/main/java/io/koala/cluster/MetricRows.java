@@ -1,9 +1,9 @@
 package io.koala.cluster;
 
-import io.koala.core.TaskMetricsSnapshot;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.ReconfigurationProgress;
-import io.koala.runtime.ReconfigurationReport;
+import io.koala.job.JobMetrics;
+import io.koala.job.ReconfigurationProgress;
+import io.koala.job.ReconfigurationReport;
+import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;

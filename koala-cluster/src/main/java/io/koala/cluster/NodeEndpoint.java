@@ -2,12 +2,12 @@ package io.koala.cluster;
 
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.TaskMetricsSnapshot;
-import io.koala.dataflow.Json;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.ReconfigurationException;
-import io.koala.runtime.ReconfigurationReport;
+import io.koala.connector.Json;
+import io.koala.job.JobMetrics;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
+import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.JobClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;

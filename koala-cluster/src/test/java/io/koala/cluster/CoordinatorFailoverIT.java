@@ -5,14 +5,14 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
 import com.typesafe.config.ConfigRenderOptions;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.JobStatus;
 import io.koala.runtime.JobFailedException;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.internal.journal.JournalConfig;
 import java.io.IOException;
 import java.io.UncheckedIOException;

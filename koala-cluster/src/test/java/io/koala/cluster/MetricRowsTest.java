@@ -2,13 +2,13 @@ package io.koala.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.TaskMetricsSnapshot;
+import io.koala.job.CheckpointStats;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationProgress;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.runtime.CheckpointStats;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.ReconfigurationProgress;
+import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;

@@ -3,8 +3,8 @@ package io.koala.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.dataflow.Dataflow;
+import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;

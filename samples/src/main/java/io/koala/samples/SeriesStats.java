@@ -1,9 +1,9 @@
 package io.koala.samples;
 
-import io.koala.dataflow.Collector;
-import io.koala.dataflow.KeySelector;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
+import io.koala.function.Collector;
+import io.koala.function.KeySelector;
+import io.koala.function.KeyedProcessFunction;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.util.function.ToDoubleFunction;

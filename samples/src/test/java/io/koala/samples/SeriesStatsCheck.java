@@ -3,8 +3,8 @@ package io.koala.samples;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.dataflow.DataflowBuilder;
+import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import java.time.Duration;

@@ -1,13 +1,13 @@
 package io.koala.samples;
 
+import io.koala.connector.SinkContext;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.SinkContext;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SinkWriter;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.JobMetrics;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import java.util.concurrent.TimeUnit;

@@ -1,19 +1,19 @@
 package io.koala.testkit;
 
-import io.koala.core.ChannelSettings;
-import io.koala.core.ErrorInfo;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.reconfig.Change;
-import io.koala.core.reconfig.WorkerPool;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.JobReply;
+import io.koala.coordinator.WorkerPool;
 import io.koala.dataflow.Dataflow;
-import io.koala.job.JobReply;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.ErrorInfo;
+import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobFailedException;
-import io.koala.runtime.ReconfigurationException;
-import io.koala.runtime.ReconfigurationReport;
 import io.koala.testkit.sim.Simulation;
 import java.time.Duration;
 import java.util.ArrayList;

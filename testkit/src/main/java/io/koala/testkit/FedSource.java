@@ -1,8 +1,8 @@
 package io.koala.testkit;
 
-import io.koala.dataflow.PartitionReader;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
+import io.koala.connector.PartitionReader;
+import io.koala.connector.SourceSpec;
+import io.koala.function.WatermarkStrategy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

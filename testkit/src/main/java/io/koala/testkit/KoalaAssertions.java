@@ -1,8 +1,8 @@
 package io.koala.testkit;
 
 import io.koala.dataflow.Dataflow;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.WindowResult;
+import io.koala.function.KeyValue;
+import io.koala.function.WindowResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package io.koala.testkit;
 
-import io.koala.dataflow.TimestampFunction;
-import io.koala.dataflow.WatermarkStrategy;
+import io.koala.function.TimestampFunction;
+import io.koala.function.WatermarkStrategy;
 import java.util.Objects;
 
 /**

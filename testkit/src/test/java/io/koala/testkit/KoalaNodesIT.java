@@ -2,15 +2,15 @@ package io.koala.testkit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.KeyValue;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.ReconfigurationReport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;

@@ -1,6 +1,6 @@
 package io.koala.runtime.internal;
 
-import io.koala.job.ReplyTo;
+import io.koala.coordinator.ReplyTo;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /** Answers of the job core that go to an actor (it may be on another node). */

@@ -2,14 +2,14 @@ package io.koala.runtime.internal;
 
 import com.typesafe.config.Config;
 import io.koala.KoalaException;
-import io.koala.core.reconfig.WorkerPool;
+import io.koala.coordinator.JobCore;
+import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
+import io.koala.coordinator.JobSetup;
+import io.koala.coordinator.WorkerPool;
 import io.koala.dataflow.Dataflow;
-import io.koala.job.JobCore;
-import io.koala.job.JobInput;
-import io.koala.job.JobReply;
-import io.koala.job.JobSetup;
+import io.koala.job.JobStatus;
 import io.koala.plan.ExecutionPlan;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JournalConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
@@ -538,7 +538,7 @@ public final class ActorRuntime implements AutoCloseable {
 
   /**
    * The address of each worker's ActorSystem, by the index jobs know the worker by ({@link
-   * io.koala.runtime.JobMetrics#placement()}).
+   * io.koala.job.JobMetrics#placement()}).
    */
   public synchronized List<String> workerAddresses() {
     List<String> out = new ArrayList<>();

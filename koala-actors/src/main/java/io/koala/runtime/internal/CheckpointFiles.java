@@ -2,11 +2,11 @@ package io.koala.runtime.internal;
 
 import io.koala.checkpoint.CheckpointException;
 import io.koala.checkpoint.CheckpointStorage;
-import io.koala.core.checkpoint.Checkpoints;
-import io.koala.core.reconfig.Draining;
-import io.koala.job.CoordinatorState;
+import io.koala.coordinator.Checkpoints;
+import io.koala.coordinator.CoordinatorState;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
+import io.koala.protocol.DrainSettings;
 import io.koala.serialization.KryoSerde;
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,7 +30,7 @@ final class CheckpointFiles {
   private final CheckpointStorage storage;
   private final KryoSerde serde;
   private final ExecutionPlan plan;
-  private final Draining.Settings drain;
+  private final DrainSettings drain;
   private final Logger log;
 
   CheckpointFiles(
@@ -38,7 +38,7 @@ final class CheckpointFiles {
       CheckpointStorage storage,
       KryoSerde serde,
       ExecutionPlan plan,
-      Draining.Settings drain,
+      DrainSettings drain,
       Logger log) {
     this.jobId = jobId;
     this.storage = storage;

@@ -1,13 +1,13 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.KoalaMessage;
-import io.koala.core.checkpoint.Checkpoints;
-import io.koala.core.reconfig.Draining;
-import io.koala.core.reconfig.LiveDeployment;
-import io.koala.core.reconfig.Retirement;
-import io.koala.job.CoordinatorState;
+import io.koala.coordinator.Checkpoints;
+import io.koala.coordinator.CoordinatorState;
+import io.koala.coordinator.Retirement;
+import io.koala.deploy.LiveDeployment;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
+import io.koala.protocol.DrainSettings;
+import io.koala.protocol.KoalaMessage;
 import io.koala.serialization.KryoSerde;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -53,8 +53,7 @@ record CheckpointMetadata(
    * The checkpoint, as the coordinator of a new process keeps it: no request taken and no report
    * made before it (requests are not journaled yet).
    */
-  Checkpoints.Completed<Path, CoordinatorState> completed(
-      ExecutionPlan plan, Draining.Settings drain) {
+  Checkpoints.Completed<Path, CoordinatorState> completed(ExecutionPlan plan, DrainSettings drain) {
     Map<TaskId, Path> files = new LinkedHashMap<>();
     snapshots.forEach((t, p) -> files.put(t, Path.of(p)));
     return new Checkpoints.Completed<>(

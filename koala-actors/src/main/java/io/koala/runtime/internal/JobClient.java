@@ -1,16 +1,16 @@
 package io.koala.runtime.internal;
 
 import io.koala.KoalaException;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.reconfig.Change;
-import io.koala.job.JobInput;
-import io.koala.job.JobReply;
-import io.koala.job.PlannedCrash;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
+import io.koala.coordinator.PlannedCrash;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
+import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.ReconfigurationException;
-import io.koala.runtime.ReconfigurationReport;
 import java.time.Duration;
 import java.util.List;
 import java.util.Objects;

@@ -1,11 +1,11 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.KoalaMessage;
-import io.koala.job.JobCore;
-import io.koala.job.JobInput;
-import io.koala.job.JobReply;
+import io.koala.coordinator.JobCore;
+import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
+import io.koala.job.JobStatus;
+import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.JobFailedException;
-import io.koala.runtime.JobStatus;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
 import org.apache.pekko.actor.typed.Behavior;

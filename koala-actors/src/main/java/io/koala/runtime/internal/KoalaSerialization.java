@@ -5,25 +5,25 @@ import com.esotericsoftware.kryo.Serializer;
 import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.typesafe.config.Config;
-import io.koala.core.ChannelSettings;
-import io.koala.core.Credit;
-import io.koala.core.Deliver;
-import io.koala.core.EndOfChannel;
-import io.koala.core.ErrorInfo;
-import io.koala.core.ForwardedBatch;
-import io.koala.core.Idle;
-import io.koala.core.RecordBatch;
-import io.koala.core.TaskMetricsSnapshot;
-import io.koala.core.TaskSetup;
-import io.koala.core.Watermark;
-import io.koala.core.reconfig.Change;
-import io.koala.core.reconfig.StateMessage;
+import io.koala.coordinator.Change;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.Credit;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.EndOfChannel;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.ForwardedBatch;
+import io.koala.protocol.Idle;
+import io.koala.protocol.RecordBatch;
+import io.koala.protocol.StateMessage;
+import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskSetup;
+import io.koala.protocol.Watermark;
 import io.koala.runtime.ConfigurationException;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
 import io.koala.serialization.TypeRegistry;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ExtendedActorSystem;
@@ -102,16 +102,16 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         EndOfChannel.class,
         Watermark.class,
         Idle.class,
-        io.koala.core.Marker.class,
-        io.koala.core.Handover.class,
-        io.koala.core.Handover.ShippedTimer.class,
-        io.koala.core.PeerMarker.class,
-        io.koala.core.CheckpointBarrier.class,
-        io.koala.core.checkpoint.CheckpointMessage.TriggerCheckpoint.class,
-        io.koala.core.checkpoint.CheckpointMessage.SnapshotHolder.class,
-        io.koala.core.checkpoint.CheckpointMessage.CheckpointCommitted.class,
-        io.koala.core.reconfig.BucketHandover.class,
-        io.koala.core.reconfig.BucketHandover.Entry.class,
+        io.koala.protocol.Marker.class,
+        io.koala.protocol.Handover.class,
+        io.koala.protocol.Handover.ShippedTimer.class,
+        io.koala.protocol.PeerMarker.class,
+        io.koala.protocol.CheckpointBarrier.class,
+        io.koala.protocol.CheckpointMessage.TriggerCheckpoint.class,
+        io.koala.protocol.CheckpointMessage.SnapshotHolder.class,
+        io.koala.protocol.CheckpointMessage.CheckpointCommitted.class,
+        io.koala.protocol.BucketHandover.class,
+        io.koala.protocol.BucketHandover.Entry.class,
         Deliver.class,
         Credit.class,
         ChannelSettings.class,
@@ -125,8 +125,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         OperatorId.class,
         Partitioning.class,
         JobMetrics.class,
-        io.koala.runtime.CheckpointStats.class,
-        io.koala.runtime.ReconfigurationProgress.class,
+        io.koala.job.CheckpointStats.class,
+        io.koala.job.ReconfigurationProgress.class,
         JobStatus.class,
         StateMessage.Fetch.class,
         StateMessage.StateReply.class,
@@ -135,40 +135,40 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.KeyState.class,
         StateMessage.Drain.class,
         StateMessage.DrainChunk.class,
-        io.koala.core.reconfig.Draining.Settings.class,
-        io.koala.core.reconfig.BucketMove.class,
-        io.koala.core.reconfig.EpochMessage.Peer.class,
-        io.koala.core.reconfig.EpochMessage.PrepareTarget.class,
-        io.koala.core.reconfig.EpochMessage.ExpectInputs.class,
-        io.koala.core.reconfig.EpochMessage.CatchUp.class,
-        io.koala.core.reconfig.EpochMessage.HandOverBuckets.class,
-        io.koala.core.reconfig.EpochMessage.SwitchRouting.class,
-        io.koala.core.reconfig.EpochMessage.Retiring.class,
-        io.koala.core.reconfig.EpochMessage.References.class,
-        io.koala.core.reconfig.EpochMessage.InputEnded.class,
-        io.koala.core.reconfig.EpochMessage.PauseInput.class,
-        io.koala.core.reconfig.EpochMessage.ResumeInput.class,
-        io.koala.core.reconfig.EpochMessage.Paused.class,
-        io.koala.core.StateChunk.class,
-        io.koala.core.reconfig.EpochMessage.EndInput.class,
-        io.koala.core.reconfig.EpochMessage.Prepared.class,
-        io.koala.core.reconfig.EpochMessage.CaughtUp.class,
-        io.koala.core.reconfig.EpochMessage.HandedOver.class,
-        io.koala.core.reconfig.EpochMessage.Connected.class,
-        io.koala.core.reconfig.EpochMessage.Switched.class,
-        io.koala.core.reconfig.EpochMessage.Drained.class,
-        io.koala.core.reconfig.EpochMessage.Transfer.class,
-        io.koala.core.PartitionPolicy.Even.class,
-        io.koala.core.PartitionPolicy.ConsistentHashing.class,
-        io.koala.core.PartitionPolicy.Explicit.class,
-        io.koala.runtime.ReconfigurationReport.class,
+        io.koala.protocol.DrainSettings.class,
+        io.koala.protocol.BucketMove.class,
+        io.koala.protocol.EpochMessage.Peer.class,
+        io.koala.protocol.EpochMessage.PrepareTarget.class,
+        io.koala.protocol.EpochMessage.ExpectInputs.class,
+        io.koala.protocol.EpochMessage.CatchUp.class,
+        io.koala.protocol.EpochMessage.HandOverBuckets.class,
+        io.koala.protocol.EpochMessage.SwitchRouting.class,
+        io.koala.protocol.EpochMessage.Retiring.class,
+        io.koala.protocol.EpochMessage.References.class,
+        io.koala.protocol.EpochMessage.InputEnded.class,
+        io.koala.protocol.EpochMessage.PauseInput.class,
+        io.koala.protocol.EpochMessage.ResumeInput.class,
+        io.koala.protocol.EpochMessage.Paused.class,
+        io.koala.protocol.StateChunk.class,
+        io.koala.protocol.EpochMessage.EndInput.class,
+        io.koala.protocol.EpochMessage.Prepared.class,
+        io.koala.protocol.EpochMessage.CaughtUp.class,
+        io.koala.protocol.EpochMessage.HandedOver.class,
+        io.koala.protocol.EpochMessage.Connected.class,
+        io.koala.protocol.EpochMessage.Switched.class,
+        io.koala.protocol.EpochMessage.Drained.class,
+        io.koala.protocol.EpochMessage.Transfer.class,
+        io.koala.routing.PartitionPolicy.Even.class,
+        io.koala.routing.PartitionPolicy.ConsistentHashing.class,
+        io.koala.routing.PartitionPolicy.Explicit.class,
+        io.koala.job.ReconfigurationReport.class,
         Change.Rescale.class,
         Change.Rebalance.class,
         Change.Migrate.class,
-        io.koala.job.JobReply.Completed.class,
-        io.koala.job.JobReply.Rejected.class,
-        io.koala.runtime.ReconfigurationException.Reason.class,
-        io.koala.core.reconfig.Protocol.StateMove.class,
+        io.koala.coordinator.JobReply.Completed.class,
+        io.koala.coordinator.JobReply.Rejected.class,
+        io.koala.job.ReconfigurationException.Reason.class,
+        io.koala.protocol.Protocol.StateMove.class,
         StateMessage.ServiceFetch.class,
         StateMessage.ServiceWrite.class,
         StateMessage.WriteBarrier.class,

@@ -10,10 +10,10 @@ import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.serialization.JSerializer;
 
 /**
- * Pekko serializer for every {@link io.koala.core.KoalaMessage}: Kryo with registration required
- * (classes come from the ActorSystem's {@link KoalaSerialization} registry; Java serialization is
- * never used). A message larger than Artery's frame is refused with an error naming its class and
- * size rather than handed to the transport.
+ * Pekko serializer for every {@link io.koala.protocol.KoalaMessage}: Kryo with registration
+ * required (classes come from the ActorSystem's {@link KoalaSerialization} registry; Java
+ * serialization is never used). A message larger than Artery's frame is refused with an error
+ * naming its class and size rather than handed to the transport.
  */
 public final class KoalaSerializer extends JSerializer {
   private final ExtendedActorSystem system;

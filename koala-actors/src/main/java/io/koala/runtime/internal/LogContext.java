@@ -1,8 +1,8 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.ErrorInfo;
-import io.koala.core.TaskSetup;
-import io.koala.job.JobInput;
+import io.koala.coordinator.JobInput;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.TaskSetup;
 import java.util.Map;
 import java.util.function.LongSupplier;
 import org.apache.pekko.actor.typed.Behavior;

@@ -1,7 +1,7 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.KoalaMessage;
-import io.koala.job.JobInput;
+import io.koala.coordinator.JobInput;
+import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
 import java.time.Duration;

@@ -1,10 +1,10 @@
 package io.koala.runtime.internal;
 
-import io.koala.core.KoalaMessage;
-import io.koala.core.TaskMessage;
-import io.koala.core.reconfig.StateMessage;
-import io.koala.core.reconfig.StateServing;
+import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
+import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.StateMessage;
+import io.koala.protocol.TaskMessage;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import org.apache.pekko.actor.typed.ActorRef;

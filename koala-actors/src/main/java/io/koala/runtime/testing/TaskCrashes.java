@@ -1,6 +1,6 @@
 package io.koala.runtime.testing;
 
-import io.koala.job.PlannedCrash;
+import io.koala.coordinator.PlannedCrash;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.internal.JobClient;
 import java.util.List;
@@ -20,10 +20,9 @@ import java.util.List;
  * <p>Crashes never merge: one is injected at a time, and a crash that becomes due while the job is
  * still recovering from the previous one (or from any other failure) waits until the job runs
  * again, so every injected crash causes exactly one rollback, counted in {@link
- * io.koala.runtime.JobMetrics#rollbacks()}. No crash is injected once a source has read all its
- * input: its victim could finish before the crash reaches it and the job's end overtake the
- * rollback; a crash still planned then never happens, and {@link #injected} lists only those that
- * did.
+ * io.koala.job.JobMetrics#rollbacks()}. No crash is injected once a source has read all its input:
+ * its victim could finish before the crash reaches it and the job's end overtake the rollback; a
+ * crash still planned then never happens, and {@link #injected} lists only those that did.
  *
  * <pre>{@code
  * JobHandle job = runtime.submit(dataflow); // with koala.checkpoint.interval set

@@ -2,14 +2,14 @@ package io.koala.runtime.internal;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.DeploymentPlan;
-import io.koala.core.checkpoint.Checkpoints;
-import io.koala.core.reconfig.LiveDeployment;
-import io.koala.core.reconfig.Retirement;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.coordinator.Checkpoints;
+import io.koala.coordinator.Retirement;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.deploy.DeploymentPlan;
+import io.koala.deploy.LiveDeployment;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
@@ -48,19 +48,19 @@ class CheckpointMetadataTest {
     retirement.epochEnded(count, 3, List.of(retired), List.of(new TaskId(count, 0)));
     retirement.taskFinished(retired);
     TaskId source = new TaskId(new OperatorId("n"), 0);
-    Checkpoints.Completed<Path, io.koala.job.CoordinatorState> c =
+    Checkpoints.Completed<Path, io.koala.coordinator.CoordinatorState> c =
         new Checkpoints.Completed<>(
             7,
             1234,
             Map.of(source, Path.of("/ckpt/n-0.snap"), retired, Path.of("/ckpt/count-1.snap")),
             Set.of(retired),
-            new io.koala.job.CoordinatorState(live, retirement, 3, 2));
+            new io.koala.coordinator.CoordinatorState(live, retirement, 3, 2));
 
     TypeRegistry registry = TypeRegistry.withDefaults();
     KoalaSerialization.registerMessages(registry);
     KryoSerde serde = new KryoSerde(registry);
     byte[] bytes = CheckpointMetadata.of(c).encode(serde);
-    Checkpoints.Completed<Path, io.koala.job.CoordinatorState> back =
+    Checkpoints.Completed<Path, io.koala.coordinator.CoordinatorState> back =
         CheckpointMetadata.decode(new KryoSerde(registry), bytes).completed(plan, config.drain());
 
     assertThat(back.id()).isEqualTo(7);

@@ -7,27 +7,27 @@ import com.tngtech.archunit.core.domain.JavaClasses;
 import com.tngtech.archunit.core.domain.JavaModifier;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
-import io.koala.core.ChannelItem;
-import io.koala.core.ChannelSettings;
-import io.koala.core.Credit;
-import io.koala.core.Deliver;
-import io.koala.core.DeploymentPlan;
-import io.koala.core.EndOfChannel;
-import io.koala.core.ErrorInfo;
-import io.koala.core.KoalaMessage;
-import io.koala.core.RecordBatch;
-import io.koala.core.TaskEngine;
-import io.koala.core.TaskMetricsSnapshot;
-import io.koala.core.TaskSetup;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.deploy.DeploymentPlan;
+import io.koala.function.KeyValue;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
+import io.koala.protocol.ChannelItem;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.Credit;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.EndOfChannel;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.RecordBatch;
+import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskSetup;
 import io.koala.serialization.TypeRegistry;
+import io.koala.task.TaskEngine;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -106,7 +106,7 @@ class MessageCoverageTest {
             RecordBatch.class,
             EndOfChannel.class,
             TaskActor.Start.class,
-            io.koala.job.JobReply.Collected.class);
+            io.koala.coordinator.JobReply.Collected.class);
     assertThat(found).hasSizeGreaterThan(25);
   }
 

@@ -5,8 +5,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.koala.core.Deliver;
-import io.koala.core.RecordBatch;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.RecordBatch;
 import io.koala.runtime.ConfigurationException;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.SerializationException;

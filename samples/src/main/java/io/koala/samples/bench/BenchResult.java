@@ -1,6 +1,6 @@
 package io.koala.samples.bench;
 
-import io.koala.dataflow.Json;
+import io.koala.connector.Json;
 import java.util.LinkedHashMap;
 import java.util.Map;
 

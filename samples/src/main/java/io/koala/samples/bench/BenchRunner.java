@@ -1,8 +1,8 @@
 package io.koala.samples.bench;
 
 import io.koala.dataflow.Dataflow;
+import io.koala.job.JobMetrics;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import java.lang.management.ManagementFactory;

@@ -1,12 +1,12 @@
 package io.koala.samples.bench;
 
-import io.koala.dataflow.Collector;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedProcessFunction;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.Collector;
+import io.koala.function.KeyedProcessFunction;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.RecordRandom;
 import io.koala.state.KeyedStateContext;

@@ -1,12 +1,12 @@
 package io.koala.samples.bench;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
-import io.koala.dataflow.WindowAssigner;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.nexmark.Bid;
 import io.koala.samples.nexmark.NexmarkGenerator;

@@ -1,6 +1,6 @@
 package io.koala.samples.cli;
 
-import io.koala.dataflow.Json;
+import io.koala.connector.Json;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.ExperimentRuns;
 import io.koala.samples.experiment.RescaleExperiment;

@@ -1,8 +1,8 @@
 package io.koala.samples.cli;
 
-import io.koala.core.Buckets;
-import io.koala.core.reconfig.MembershipFilter;
-import io.koala.dataflow.Json;
+import io.koala.connector.Json;
+import io.koala.keys.MembershipFilter;
+import io.koala.routing.Buckets;
 import io.koala.samples.bench.klt.KltBench;
 import io.koala.samples.experiment.Charts;
 import io.koala.serialization.KeyEncoder;

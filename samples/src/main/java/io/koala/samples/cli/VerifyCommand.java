@@ -1,6 +1,6 @@
 package io.koala.samples.cli;
 
-import io.koala.core.reconfig.Protocol;
+import io.koala.protocol.Protocol;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;

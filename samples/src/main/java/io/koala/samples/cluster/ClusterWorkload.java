@@ -1,14 +1,14 @@
 package io.koala.samples.cluster;
 
 import com.typesafe.config.Config;
-import io.koala.dataflow.Collector;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.KeyedProcessFunction;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.function.Collector;
+import io.koala.function.KeyValue;
+import io.koala.function.KeyedProcessFunction;
 import io.koala.runtime.ConfigurationException;
 import io.koala.samples.PaddedState;
 import io.koala.state.Codec;

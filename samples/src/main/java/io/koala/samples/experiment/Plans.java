@@ -1,13 +1,13 @@
 package io.koala.samples.experiment;
 
-import io.koala.core.Buckets;
-import io.koala.core.DeploymentPlan;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.RoutingTable;
+import io.koala.connector.RateSchedule;
 import io.koala.dataflow.Dataflow;
-import io.koala.dataflow.RateSchedule;
+import io.koala.deploy.DeploymentPlan;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
+import io.koala.routing.Buckets;
+import io.koala.routing.PartitionPolicy;
+import io.koala.routing.RoutingTable;
 import io.koala.runtime.KoalaConfig;
 import java.time.Duration;
 import java.util.ArrayList;

@@ -1,6 +1,6 @@
 package io.koala.samples.experiment;
 
-import io.koala.core.reconfig.Protocol;
+import io.koala.protocol.Protocol;
 import io.koala.runtime.KoalaConfig;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.koala.samples.experiment;
 
-import io.koala.dataflow.Json;
+import io.koala.connector.Json;
 import java.util.List;
 
 /**

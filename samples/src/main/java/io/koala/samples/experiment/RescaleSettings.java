@@ -1,7 +1,7 @@
 package io.koala.samples.experiment;
 
-import io.koala.core.Buckets;
-import io.koala.dataflow.RateSchedule;
+import io.koala.connector.RateSchedule;
+import io.koala.routing.Buckets;
 import java.time.Duration;
 
 /**

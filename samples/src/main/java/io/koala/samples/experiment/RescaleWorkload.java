@@ -1,9 +1,9 @@
 package io.koala.samples.experiment;
 
+import io.koala.connector.GeneratorFunction;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.GeneratorFunction;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
 import io.koala.samples.azure.AzureCpu;
 import io.koala.samples.azure.AzureGenerator;

@@ -1,8 +1,8 @@
 package io.koala.samples.nexmark;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
+import io.koala.function.Collector;
 
 /**
  * What the Nexmark queries share: registering the event records, and picking one kind of event out

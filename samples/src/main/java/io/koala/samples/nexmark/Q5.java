@@ -1,12 +1,12 @@
 package io.koala.samples.nexmark;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.ProcessWindowFunction;
 import io.koala.dataflow.Stage;
-import io.koala.dataflow.TimeWindow;
-import io.koala.dataflow.WindowAssigner;
-import io.koala.dataflow.WindowResult;
+import io.koala.function.Collector;
+import io.koala.function.ProcessWindowFunction;
+import io.koala.function.TimeWindow;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import java.time.Duration;
 import java.util.List;
 

@@ -1,9 +1,9 @@
 package io.koala.samples.nexmark;
 
-import io.koala.dataflow.Collector;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.Stage;
+import io.koala.function.Collector;
+import io.koala.function.KeyedProcessFunction;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 

@@ -2,8 +2,8 @@ package io.koala.samples.nexmark;
 
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
-import io.koala.dataflow.WindowAssigner;
-import io.koala.dataflow.WindowResult;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import java.time.Duration;
 
 /**

@@ -1,6 +1,6 @@
 package io.koala.samples.twitch;
 
-import io.koala.dataflow.GeneratorFunction;
+import io.koala.connector.GeneratorFunction;
 import io.koala.samples.GeneratorArgs;
 import io.koala.samples.RecordRandom;
 import java.util.SplittableRandom;

@@ -3,10 +3,10 @@ package io.koala.samples.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.cluster.KoalaCluster;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import java.nio.file.Path;
 import java.time.Duration;

@@ -3,7 +3,7 @@ package io.koala.samples.experiment;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.core.Buckets;
+import io.koala.routing.Buckets;
 import io.koala.runtime.KoalaConfig;
 import java.util.Arrays;
 import java.util.HashSet;

@@ -5,7 +5,7 @@ import static org.assertj.core.api.Assertions.within;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import io.koala.core.Buckets;
+import io.koala.routing.Buckets;
 import io.koala.samples.cli.KoalaCli;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;

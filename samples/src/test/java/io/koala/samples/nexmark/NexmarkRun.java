@@ -2,14 +2,14 @@ package io.koala.samples.nexmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
-import io.koala.dataflow.WatermarkStrategy;
+import io.koala.function.WatermarkStrategy;
+import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaRuntime;
 import java.time.Duration;
 import java.util.ArrayList;

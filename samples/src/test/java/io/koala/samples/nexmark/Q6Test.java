@@ -3,8 +3,8 @@ package io.koala.samples.nexmark;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
-import io.koala.dataflow.SourceSpec;
 import io.koala.samples.nexmark.Q4.WinningBid;
 import java.util.ArrayDeque;
 import java.util.ArrayList;

@@ -1,12 +1,12 @@
 package io.koala.samples.recovery;
 
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
+import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import java.nio.file.Path;

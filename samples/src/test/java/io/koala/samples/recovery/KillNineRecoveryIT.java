@@ -2,8 +2,8 @@ package io.koala.samples.recovery;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.dataflow.Json;
-import io.koala.dataflow.KeyValue;
+import io.koala.connector.Json;
+import io.koala.function.KeyValue;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;

@@ -3,10 +3,10 @@ package io.koala.samples.taxi;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.samples.SeriesStatsCheck;
 import io.koala.samples.SeriesStatsCheck.LastValues;
 import java.util.ArrayList;

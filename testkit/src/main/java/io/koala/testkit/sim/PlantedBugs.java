@@ -1,11 +1,11 @@
 package io.koala.testkit.sim;
 
-import io.koala.core.Deliver;
-import io.koala.core.ForwardedBatch;
-import io.koala.core.Handover;
-import io.koala.core.PeerMarker;
-import io.koala.core.reconfig.BucketHandover;
 import io.koala.plan.TaskId;
+import io.koala.protocol.BucketHandover;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.ForwardedBatch;
+import io.koala.protocol.Handover;
+import io.koala.protocol.PeerMarker;
 import java.util.ArrayDeque;
 import java.util.EnumSet;
 import java.util.List;

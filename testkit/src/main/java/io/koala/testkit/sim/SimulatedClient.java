@@ -1,8 +1,8 @@
 package io.koala.testkit.sim;
 
-import io.koala.core.reconfig.Change;
-import io.koala.job.JobInput;
-import io.koala.job.JobReply;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,13 +1,13 @@
 package io.koala.testkit.sim;
 
-import io.koala.core.ErrorInfo;
-import io.koala.core.KoalaMessage;
-import io.koala.core.TaskEngine;
-import io.koala.core.TaskHost;
-import io.koala.job.TaskAddress;
+import io.koala.coordinator.TaskAddress;
 import io.koala.plan.TaskId;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.KoalaMessage;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
+import io.koala.task.TaskEngine;
+import io.koala.task.TaskHost;
 import java.util.EnumMap;
 
 /**

@@ -1,42 +1,42 @@
 package io.koala.testkit.sim;
 
-import io.koala.core.Buckets;
-import io.koala.core.ChannelSettings;
-import io.koala.core.Deliver;
-import io.koala.core.ErrorInfo;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.StateServerAddress;
-import io.koala.core.TaskEngine;
-import io.koala.core.TaskMetricsSnapshot;
-import io.koala.core.reconfig.Change;
-import io.koala.core.reconfig.Draining;
-import io.koala.core.reconfig.EpochDriver;
-import io.koala.core.reconfig.EpochMessage;
-import io.koala.core.reconfig.KeyLocations;
-import io.koala.core.reconfig.LiveDeployment;
-import io.koala.core.reconfig.Protocol;
-import io.koala.core.reconfig.StateMessage;
-import io.koala.core.reconfig.WorkerPool;
-import io.koala.core.state.KeyedStateBackend;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.EpochDriver;
+import io.koala.coordinator.JobCore;
+import io.koala.coordinator.JobEffect;
+import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
+import io.koala.coordinator.JobSetup;
+import io.koala.coordinator.PlannedCrash;
+import io.koala.coordinator.WorkerPool;
 import io.koala.dataflow.Dataflow;
-import io.koala.job.JobCore;
-import io.koala.job.JobEffect;
-import io.koala.job.JobInput;
-import io.koala.job.JobReply;
-import io.koala.job.JobSetup;
-import io.koala.job.PlannedCrash;
+import io.koala.deploy.LiveDeployment;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
+import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
-import io.koala.runtime.JobStatus;
-import io.koala.runtime.ReconfigurationReport;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.DrainSettings;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.Protocol;
+import io.koala.protocol.StateMessage;
+import io.koala.protocol.StateServerAddress;
+import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.routing.Buckets;
+import io.koala.routing.PartitionPolicy;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.ReadTxn;
+import io.koala.task.TaskEngine;
+import io.koala.task.state.KeyedStateBackend;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -85,7 +85,7 @@ public final class Simulation {
   private long countedEpoch; // the epoch that started during a checkpoint, counted once
   private final ExecutionPlan plan;
   private final KryoSerde serde; // for reads from outside; each engine has its own
-  private Draining.Settings drainSettings = new Draining.Settings(25, 512, 10);
+  private DrainSettings drainSettings = new DrainSettings(25, 512, 10);
   private Protocol protocol = Protocol.KOALA;
   private int bucketsPerStep = 16;
   private JobSetup.Checkpointing checkpointing; // null: the job takes no checkpoints
@@ -184,7 +184,7 @@ public final class Simulation {
   }
 
   /** How owners drain retiring holders (DESIGN §6.5); default 25 piggybacked, 512 idle, 10 ms. */
-  public Simulation drain(Draining.Settings settings) {
+  public Simulation drain(DrainSettings settings) {
     this.drainSettings = settings;
     return this;
   }

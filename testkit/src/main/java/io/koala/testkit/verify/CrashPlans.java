@@ -1,7 +1,7 @@
 package io.koala.testkit.verify;
 
-import io.koala.core.reconfig.EpochDriver;
-import io.koala.core.reconfig.Protocol;
+import io.koala.coordinator.EpochDriver;
+import io.koala.protocol.Protocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

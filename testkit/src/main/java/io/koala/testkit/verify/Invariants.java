@@ -1,6 +1,6 @@
 package io.koala.testkit.verify;
 
-import io.koala.core.TaskMetricsSnapshot;
+import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -1,14 +1,14 @@
 package io.koala.testkit.verify;
 
-import io.koala.core.reconfig.Change;
-import io.koala.job.PlannedCrash;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.PlannedCrash;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.JobMetrics;
-import io.koala.runtime.JobStatus;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
-import io.koala.runtime.ReconfigurationException;
-import io.koala.runtime.ReconfigurationReport;
 import io.koala.runtime.testing.TaskCrashes;
 import java.time.Duration;
 import java.util.ArrayList;

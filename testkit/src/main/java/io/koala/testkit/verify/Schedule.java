@@ -1,7 +1,7 @@
 package io.koala.testkit.verify;
 
-import io.koala.core.PartitionPolicy;
-import io.koala.core.reconfig.Change;
+import io.koala.coordinator.Change;
+import io.koala.routing.PartitionPolicy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;

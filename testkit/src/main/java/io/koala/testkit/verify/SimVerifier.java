@@ -1,9 +1,9 @@
 package io.koala.testkit.verify;
 
-import io.koala.core.ChannelSettings;
-import io.koala.core.reconfig.Protocol;
+import io.koala.coordinator.PlannedCrash;
 import io.koala.dataflow.Dataflow;
-import io.koala.job.PlannedCrash;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.Protocol;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;

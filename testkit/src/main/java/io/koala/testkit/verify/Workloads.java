@@ -1,17 +1,17 @@
 package io.koala.testkit.verify;
 
-import io.koala.dataflow.Collector;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.KeyedProcessFunction;
 import io.koala.dataflow.KeyedStage;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
 import io.koala.dataflow.Stage;
-import io.koala.dataflow.WatermarkStrategy;
-import io.koala.dataflow.WindowAssigner;
+import io.koala.function.Collector;
+import io.koala.function.KeyValue;
+import io.koala.function.KeyedProcessFunction;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import java.time.Duration;

@@ -2,16 +2,16 @@ package io.koala.testkit.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.ChannelSettings;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkContext;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SinkWriter;
+import io.koala.connector.SourceSpec;
+import io.koala.coordinator.PlannedCrash;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkContext;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SinkWriter;
-import io.koala.dataflow.SourceSpec;
-import io.koala.job.PlannedCrash;
+import io.koala.function.KeyValue;
+import io.koala.protocol.ChannelSettings;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;

@@ -2,16 +2,16 @@ package io.koala.testkit.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.ChannelSettings;
-import io.koala.core.PartitionPolicy;
-import io.koala.core.reconfig.Change;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.coordinator.Change;
+import io.koala.coordinator.PlannedCrash;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
-import io.koala.job.PlannedCrash;
+import io.koala.function.KeyValue;
+import io.koala.protocol.ChannelSettings;
+import io.koala.routing.PartitionPolicy;
 import java.util.HashMap;
 import java.util.Map;
 import java.util.TreeMap;
@@ -171,8 +171,7 @@ class RescaleSimulationTest {
   void stopAndRestartMovesAllStateOfTheMovedBucketsUpFront(long seed) {
     Simulation.Result r =
         scaleOutMigrateScaleIn(
-            simulation(seed).latency(2).protocol(io.koala.core.reconfig.Protocol.STOP_RESTART),
-            seed);
+            simulation(seed).latency(2).protocol(io.koala.protocol.Protocol.STOP_RESTART), seed);
     assertThat(r.total(m -> m.fetchRequests())).as("no lazy fetch").isZero();
     assertThat(r.total(m -> m.keysDrained())).as("nothing left behind to drain").isZero();
     // every key lived in a moved bucket at some point; each move pushed it
@@ -183,7 +182,7 @@ class RescaleSimulationTest {
 
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> stagedRuns() {
     return java.util.stream.Stream.of(
-            io.koala.core.reconfig.Protocol.EAGER, io.koala.core.reconfig.Protocol.FLUID)
+            io.koala.protocol.Protocol.EAGER, io.koala.protocol.Protocol.FLUID)
         .flatMap(
             p ->
                 java.util.stream.LongStream.rangeClosed(1, 4)
@@ -198,7 +197,7 @@ class RescaleSimulationTest {
   @ParameterizedTest(name = "{0} seed {1}")
   @org.junit.jupiter.params.provider.MethodSource("stagedRuns")
   void stagedProtocolsMoveAllStateAFewBucketsPerEpoch(
-      io.koala.core.reconfig.Protocol protocol, long seed) {
+      io.koala.protocol.Protocol protocol, long seed) {
     Simulation.Result r =
         scaleOutMigrateScaleIn(
             simulation(seed).latency(2).protocol(protocol).bucketsPerStep(8), seed);
@@ -211,7 +210,7 @@ class RescaleSimulationTest {
         .as("every key lived in a moved bucket at some point; each move took it along")
         .isGreaterThanOrEqualTo(KEYS);
     assertThat(r.releasedHolders()).hasSize(3); // tasks 0 (migrated), 1 and 2: nothing left
-    if (protocol == io.koala.core.reconfig.Protocol.FLUID) {
+    if (protocol == io.koala.protocol.Protocol.FLUID) {
       assertThat(r.total(m -> m.fetchRequests())).as("fluid pushes; nothing is fetched").isZero();
     } else {
       assertThat(r.total(m -> m.keysDrained())).as("eager pulls whole buckets").isPositive();
@@ -230,7 +229,7 @@ class RescaleSimulationTest {
     Simulation.Result r =
         coldPhaseSimulation(seed)
             .latency(3)
-            .drain(new io.koala.core.reconfig.Draining.Settings(2, 3, 20))
+            .drain(new io.koala.protocol.DrainSettings(2, 3, 20))
             .rescaleAt(300, "count", 4)
             .rescaleAt(1_020, "count", 3)
             .changeAt(1_040, new Change.Rebalance("count", PartitionPolicy.consistentHashing()))
@@ -250,7 +249,7 @@ class RescaleSimulationTest {
   void onDemandOnlyMovesTouchedKeysAndKeepsEveryCount(long seed) {
     Simulation.Result r =
         simulation(seed)
-            .drain(new io.koala.core.reconfig.Draining.Settings(0, 64, 20))
+            .drain(new io.koala.protocol.DrainSettings(0, 64, 20))
             .changeAt(300, new Change.Migrate("count", 0, 1))
             .run(MAX_STEPS);
     assertRanToTheEnd(r, seed, 1);

@@ -2,16 +2,16 @@ package io.koala.testkit.sim;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.ChannelSettings;
+import io.koala.connector.RateSchedule;
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.dataflow.KeyValue;
-import io.koala.dataflow.RateSchedule;
-import io.koala.dataflow.SinkSpec;
-import io.koala.dataflow.SourceSpec;
-import io.koala.dataflow.WatermarkStrategy;
-import io.koala.dataflow.WindowAssigner;
-import io.koala.dataflow.WindowResult;
+import io.koala.function.KeyValue;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
+import io.koala.protocol.ChannelSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -2,7 +2,7 @@ package io.koala.testkit.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.core.reconfig.Protocol;
+import io.koala.protocol.Protocol;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;

@@ -1,6 +1,6 @@
 package io.koala.runtime.internal.journal;
 
-import io.koala.core.KoalaMessage;
+import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.internal.journal.JournalEvent.CheckpointCompleted;
 import io.koala.runtime.internal.journal.JournalEvent.CheckpointDiscarded;
 import io.koala.runtime.internal.journal.JournalEvent.RequestAccepted;

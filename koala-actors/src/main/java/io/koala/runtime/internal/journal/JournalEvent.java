@@ -1,6 +1,6 @@
 package io.koala.runtime.internal.journal;
 
-import io.koala.core.KoalaMessage;
+import io.koala.protocol.KoalaMessage;
 
 /**
  * The events of a job's journal, as stored by Pekko Persistence (serialized with Koala's Kryo

@@ -1,6 +1,6 @@
 package io.koala.runtime.internal.journal;
 
-import io.koala.core.KoalaMessage;
+import io.koala.protocol.KoalaMessage;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;

@@ -1,8 +1,8 @@
 package io.koala.samples.bench.klt;
 
-import io.koala.core.reconfig.BucketHandover;
-import io.koala.core.reconfig.KeyLocations;
-import io.koala.core.reconfig.MembershipFilter;
+import io.koala.keys.KeyLocations;
+import io.koala.keys.MembershipFilter;
+import io.koala.protocol.BucketHandover;
 import io.koala.store.KeyLayout;
 import io.koala.store.LmdbStateStore;
 import io.koala.store.StoreOptions;

@@ -1,0 +1,6 @@
+/**
+ * Flow-controlled channels (DESIGN §4.2): sequence numbers and cumulative credit on both ends
+ * ({@link io.koala.channel.InputChannel}, {@link io.koala.channel.OutputChannel}), and the builders
+ * of record and forwarded batches. Plain Java.
+ */
+package io.koala.channel;

@@ -1,0 +1,37 @@
+package io.koala.connector;
+
+import io.koala.function.Collector;
+
+/** What a sink task knows when it opens its writer. */
+public interface SinkContext {
+  String sinkName();
+
+  int taskIndex();
+
+  int parallelism();
+
+  /**
+   * Sends values back to the job's client, where {@code JobHandle.collected(sinkName)} returns
+   * them. Flow-controlled like every channel; meant for tests and small results.
+   */
+  Collector<Object> clientResults();
+
+  /**
+   * Whether the job takes checkpoints: the writer then gets {@link SinkWriter#prepareCommit} at
+   * every checkpoint's barrier and {@link SinkWriter#commit} once it is durably recorded, and may
+   * publish its output only on commit (and at {@link SinkWriter#finish}).
+   */
+  default boolean checkpointing() {
+    return false;
+  }
+
+  /**
+   * The checkpoint this sink task resumes from after a rollback, or 0 when it started afresh. A
+   * transactional writer discards what it wrote after that checkpoint (in-progress output, parts
+   * prepared for later checkpoints) and commits the parts prepared up to it: the checkpoint is
+   * durably recorded, but the task may have crashed before it heard so.
+   */
+  default long restoredCheckpoint() {
+    return 0;
+  }
+}

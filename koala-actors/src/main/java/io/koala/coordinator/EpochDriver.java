@@ -1,0 +1,558 @@
+package io.koala.coordinator;
+
+import io.koala.deploy.LiveDeployment;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.ExecutionPlan.VertexInput;
+import io.koala.plan.ExecutionPlan.VertexOutput;
+import io.koala.plan.OperatorId;
+import io.koala.plan.Partitioning;
+import io.koala.plan.TaskId;
+import io.koala.protocol.BucketMove;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.EpochMessage.Peer;
+import io.koala.protocol.Protocol;
+import io.koala.protocol.TaskSetup;
+import io.koala.protocol.TaskSetup.InputSpec;
+import io.koala.protocol.TaskSetup.OutputSpec;
+import io.koala.time.WatermarkTracker;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * Runs one reconfiguration of a keyed operator through the steps of DESIGN §6.1, as a pure state
+ * machine: {@link #start()}, {@link #deployed()} and {@link #on} return the effects to carry out.
+ *
+ * <pre>
+ *   DEPLOYING (new tasks) → PREPARING → CATCHING_UP → HANDING_OVER → SWITCHING → DRAINING → DONE
+ * </pre>
+ *
+ * Preparing tells every task of the operator its part and every downstream task its new input
+ * channels; catching up brings every sender's applied watermark to W*, the largest any task of the
+ * operator had at prepare, while no receiver passes W* (W1); handing over moves ownership and opens
+ * the peer channels; once every receiver has installed every hand-over, the upstream tasks switch
+ * their routing; the epoch is done when every task of the operator has consumed its markers and
+ * closed its peer channels. The deployment is then updated, and removed tasks stay as holders of
+ * their state.
+ */
+public final class EpochDriver {
+
+  /** What the coordinator must do. */
+  public sealed interface Effect permits Deploy, Send, Done {}
+
+  /** Create these tasks on these workers, then call {@link #deployed()}. */
+  public record Deploy(List<TaskSetup> setups, Map<TaskId, Integer> placement) implements Effect {}
+
+  /** Send {@code command} to {@code to}. */
+  public record Send(TaskId to, EpochMessage.Command command) implements Effect {}
+
+  /** The epoch is complete. */
+  public record Done(EpochReport report) implements Effect {}
+
+  /**
+   * What an epoch changed.
+   *
+   * @param transferred state fetched by the operator's tasks between their prepare and their drain
+   *     (lazy transfer goes on after the epoch)
+   */
+  public record EpochReport(
+      long epoch,
+      OperatorId operator,
+      int[] movedBuckets,
+      int[] tasksBefore,
+      int[] tasksAfter,
+      EpochMessage.Transfer transferred) {}
+
+  /** Where the epoch is. */
+  public enum Phase {
+    /** Stop-and-restart: waiting for every source to stop reading. */
+    PAUSING,
+    DEPLOYING,
+    PREPARING,
+    CATCHING_UP,
+    HANDING_OVER,
+    SWITCHING,
+    DRAINING,
+    DONE
+  }
+
+  private final long epoch;
+  private final Vertex target;
+  private final ReconfigurationPlan plan;
+  private final LiveDeployment deployment;
+  private final Protocol protocol;
+  private final List<TaskId> sources = new ArrayList<>();
+  private final List<TaskSetup> newSetups = new ArrayList<>();
+  private final Map<TaskId, Integer> newPlacement = new LinkedHashMap<>();
+  private final Map<TaskId, EpochMessage.PrepareTarget> prepares = new LinkedHashMap<>();
+  private final Map<TaskId, List<InputSpec>> downstreamInputs = new LinkedHashMap<>();
+  private final Map<TaskId, Map<Integer, OutputSpec>> switches = new LinkedHashMap<>();
+  private final Map<TaskId, Long> receiverWatermarks = new HashMap<>();
+  private final Set<TaskId> pending = new HashSet<>();
+  private final Set<TaskId> connectedPending = new HashSet<>();
+  private final Set<TaskId> drained = new HashSet<>();
+  private EpochMessage.Transfer transferred = EpochMessage.Transfer.NONE;
+  private Phase phase;
+
+  /**
+   * @param placeNew the worker of a new task, by its index
+   * @throws IllegalArgumentException when the operator cannot be reconfigured (not keyed, or a
+   *     forward edge out of it)
+   */
+  public EpochDriver(
+      long epoch,
+      OperatorId vertex,
+      ReconfigurationPlan plan,
+      LiveDeployment deployment,
+      IntUnaryOperator placeNew,
+      Protocol protocol) {
+    this.epoch = epoch;
+    this.plan = plan;
+    this.deployment = deployment;
+    this.protocol = protocol;
+    if (protocol.pausesSources()) {
+      for (Vertex v : deployment.plan().vertices()) {
+        if (v.isSource()) {
+          sources.addAll(deployment.liveTaskIds(v.id()));
+        }
+      }
+    }
+    this.target = deployment.plan().vertex(vertex);
+    checkReconfigurable(target);
+    planChannels(placeNew);
+  }
+
+  /**
+   * Checks that {@code v} can be reconfigured: its tasks read keyed input.
+   *
+   * @throws IllegalArgumentException saying why not
+   */
+  public static void checkReconfigurable(Vertex v) {
+    if (!v.isKeyed()) {
+      throw new IllegalArgumentException(
+          "operator '"
+              + v.id()
+              + "' does not read keyed input; only keyed operators reconfigure (their state is"
+              + " partitioned by key)");
+    }
+  }
+
+  private TaskId task(int index) {
+    return new TaskId(target.id(), index);
+  }
+
+  /** Works out every channel, setup and command of the epoch. */
+  private void planChannels(IntUnaryOperator placeNew) {
+    TaskSetup template = deployment.setup(deployment.liveTaskIds(target.id()).get(0));
+    int[] added = plan.added();
+    // channels from every upstream task into each new task, per input edge
+    Map<TaskId, Map<Integer, Map<TaskId, Integer>>> newUpstreamChannels = new HashMap<>();
+    Map<TaskId, List<InputSpec>> newInputs = new HashMap<>();
+    for (int n : added) {
+      newInputs.put(task(n), new ArrayList<>());
+    }
+    for (VertexInput vi : target.inputs()) {
+      Vertex up = deployment.plan().vertex(vi.from());
+      int edge = outputEdgeInto(up, vi.index());
+      for (TaskId u : deployment.liveTaskIds(up.id())) {
+        for (int n : added) {
+          int c = deployment.newChannel();
+          newInputs.get(task(n)).add(new InputSpec(c, u, vi.index()));
+          newUpstreamChannels
+              .computeIfAbsent(u, k -> new HashMap<>())
+              .computeIfAbsent(edge, k -> new HashMap<>())
+              .put(task(n), c);
+        }
+      }
+      for (TaskId u : deployment.liveTaskIds(up.id())) {
+        OutputSpec current = deployment.setup(u).outputs().get(edge);
+        List<Integer> channels = new ArrayList<>();
+        List<TaskId> targets = new ArrayList<>();
+        for (int t : plan.tasksAfter()) {
+          int i = current.targets().indexOf(task(t));
+          channels.add(
+              i >= 0
+                  ? current.channels().get(i)
+                  : newUpstreamChannels.get(u).get(edge).get(task(t)));
+          targets.add(task(t));
+        }
+        List<Integer> routing = Arrays.stream(plan.after().toArray()).boxed().toList();
+        switches
+            .computeIfAbsent(u, k -> new LinkedHashMap<>())
+            .put(
+                edge,
+                new OutputSpec(
+                    current.partitioning(), channels, targets, routing, current.sideOutput()));
+      }
+    }
+    // new tasks: their outputs to every downstream task (on a forward edge, to one downstream task
+    // whose own forward input is still open, spreading them), and those tasks' new inputs
+    for (int a = 0; a < added.length; a++) {
+      int n = added[a];
+      List<OutputSpec> outputs = new ArrayList<>();
+      for (int k = 0; k < target.outputs().size(); k++) {
+        VertexOutput out = target.outputs().get(k);
+        OutputSpec like = template.outputs().get(k);
+        List<Integer> channels = new ArrayList<>();
+        List<TaskId> targets = new ArrayList<>();
+        List<TaskId> downstream = deployment.liveTaskIds(out.to());
+        if (out.partitioning() == Partitioning.FORWARD) {
+          List<TaskId> partners = new ArrayList<>();
+          for (int t : plan.tasksBefore()) {
+            partners.add(deployment.setup(task(t)).outputs().get(k).targets().get(0));
+          }
+          downstream = List.of(partners.get(a % partners.size()));
+        }
+        for (TaskId d : downstream) {
+          int c = deployment.newChannel();
+          channels.add(c);
+          targets.add(d);
+          downstreamInputs
+              .computeIfAbsent(d, x -> new ArrayList<>())
+              .add(new InputSpec(c, task(n), out.inputIndex()));
+        }
+        outputs.add(
+            new OutputSpec(
+                like.partitioning(), channels, targets, like.routing(), like.sideOutput()));
+      }
+      TaskSetup setup =
+          new TaskSetup(
+              template.jobId(),
+              task(n),
+              plan.tasksAfter().length,
+              template.buckets(),
+              newInputs.get(task(n)),
+              outputs,
+              template.inputRouting(),
+              deployment.newChannel(),
+              template.settings());
+      newSetups.add(setup);
+      newPlacement.put(task(n), placeNew.applyAsInt(n));
+    }
+    // peer channels, one per (sender, receiver)
+    Map<Integer, List<Peer>> peersOut = new HashMap<>();
+    Map<Integer, List<Peer>> peersIn = new HashMap<>();
+    Set<List<Integer>> pairs = new HashSet<>();
+    for (BucketMove m : plan.moves()) {
+      if (pairs.add(List.of(m.from(), m.to()))) {
+        int c = deployment.newChannel();
+        peersOut.computeIfAbsent(m.from(), x -> new ArrayList<>()).add(new Peer(c, task(m.to())));
+        peersIn.computeIfAbsent(m.to(), x -> new ArrayList<>()).add(new Peer(c, task(m.from())));
+      }
+    }
+    Set<Integer> everyone = new java.util.TreeSet<>();
+    for (int t : plan.tasksBefore()) {
+      everyone.add(t);
+    }
+    for (int t : added) {
+      everyone.add(t);
+    }
+    for (int t : everyone) {
+      boolean existing = Arrays.stream(plan.tasksBefore()).anyMatch(x -> x == t);
+      List<Integer> markers = new ArrayList<>();
+      if (existing) {
+        for (InputSpec in : deployment.setup(task(t)).inputs()) {
+          markers.add(in.channel());
+        }
+      }
+      prepares.put(
+          task(t),
+          new EpochMessage.PrepareTarget(
+              epoch,
+              plan.movesFrom(t),
+              plan.movesTo(t),
+              peersOut.getOrDefault(t, List.of()),
+              peersIn.getOrDefault(t, List.of()),
+              markers));
+    }
+  }
+
+  private int outputEdgeInto(Vertex up, int inputIndex) {
+    for (int j = 0; j < up.outputs().size(); j++) {
+      VertexOutput o = up.outputs().get(j);
+      if (o.to().equals(target.id()) && o.inputIndex() == inputIndex) {
+        return j;
+      }
+    }
+    throw new IllegalStateException("no edge from " + up.id() + " into input " + inputIndex);
+  }
+
+  public Phase phase() {
+    return phase;
+  }
+
+  public long epoch() {
+    return epoch;
+  }
+
+  /** The operator being reconfigured. */
+  public OperatorId operator() {
+    return target.id();
+  }
+
+  /** The tasks whose report the current phase waits for, for diagnostics. */
+  public List<TaskId> waitingFor() {
+    Set<TaskId> w = new java.util.TreeSet<>(TASK_ORDER);
+    if (phase == Phase.DRAINING) {
+      w.addAll(prepares.keySet());
+      w.removeAll(drained);
+    } else {
+      w.addAll(pending);
+      w.addAll(connectedPending);
+    }
+    return List.copyOf(w);
+  }
+
+  private static final java.util.Comparator<TaskId> TASK_ORDER =
+      java.util.Comparator.comparing((TaskId t) -> t.operator().name())
+          .thenComparingInt(TaskId::index);
+
+  /** Starts the epoch (stop-and-restart: by pausing the sources). */
+  public List<Effect> start() {
+    if (!sources.isEmpty()) {
+      phase = Phase.PAUSING;
+      List<Effect> out = new ArrayList<>();
+      for (TaskId t : sources) {
+        out.add(new Send(t, new EpochMessage.PauseInput(epoch)));
+        pending.add(t);
+      }
+      return out;
+    }
+    return deploy();
+  }
+
+  private List<Effect> deploy() {
+    if (newSetups.isEmpty()) {
+      return prepare();
+    }
+    phase = Phase.DEPLOYING;
+    for (TaskSetup s : newSetups) {
+      deployment.put(s, newPlacement.get(s.task()));
+    }
+    return List.of(new Deploy(List.copyOf(newSetups), Map.copyOf(newPlacement)));
+  }
+
+  /** The new tasks exist. */
+  public List<Effect> deployed() {
+    if (phase != Phase.DEPLOYING) {
+      return List.of();
+    }
+    return prepare();
+  }
+
+  private List<Effect> prepare() {
+    phase = Phase.PREPARING;
+    List<Effect> out = new ArrayList<>();
+    prepares.forEach(
+        (t, p) -> {
+          out.add(new Send(t, p));
+          pending.add(t);
+        });
+    downstreamInputs.forEach(
+        (d, inputs) -> {
+          out.add(new Send(d, new EpochMessage.ExpectInputs(epoch, inputs)));
+          pending.add(d);
+        });
+    return out;
+  }
+
+  /** A task reported progress. */
+  public List<Effect> on(EpochMessage.Report report) {
+    if (report.epoch() != epoch) {
+      return List.of();
+    }
+    if (report instanceof EpochMessage.Drained d) {
+      if (prepares.containsKey(d.task()) && drained.add(d.task())) {
+        transferred = transferred.plus(d.transfer());
+      }
+      return phase == Phase.DRAINING ? maybeDone() : List.of();
+    }
+    if (report instanceof EpochMessage.Connected) {
+      connectedPending.remove(report.task());
+      return phase == Phase.HANDING_OVER ? maybeSwitch() : List.of();
+    }
+    switch (phase) {
+      case PAUSING -> {
+        if (report instanceof EpochMessage.Paused
+            && pending.remove(report.task())
+            && pending.isEmpty()) {
+          return deploy();
+        }
+      }
+      case PREPARING -> {
+        if (report instanceof EpochMessage.Prepared p && pending.remove(p.task())) {
+          if (prepares.containsKey(p.task())) {
+            transferred = transferred.minus(p.transfer());
+          }
+          if (p.watermark() != WatermarkTracker.NONE) {
+            receiverWatermarks.put(p.task(), p.watermark());
+          }
+          if (pending.isEmpty()) {
+            return catchUp();
+          }
+        }
+      }
+      case CATCHING_UP -> {
+        if (report instanceof EpochMessage.CaughtUp
+            && pending.remove(report.task())
+            && pending.isEmpty()) {
+          return handOver();
+        }
+      }
+      case HANDING_OVER -> {
+        if (report instanceof EpochMessage.HandedOver) {
+          pending.remove(report.task());
+          return maybeSwitch();
+        }
+      }
+      case SWITCHING -> {
+        if (report instanceof EpochMessage.Switched
+            && pending.remove(report.task())
+            && pending.isEmpty()) {
+          phase = Phase.DRAINING;
+          return maybeDone();
+        }
+      }
+      default -> {}
+    }
+    return List.of();
+  }
+
+  private List<Effect> catchUp() {
+    int[] senders = plan.senders();
+    if (senders.length == 0) {
+      return handOver(); // nothing moves: only the routing (and markers) change
+    }
+    phase = Phase.CATCHING_UP;
+    // W*: every sender reaches it, no receiver passes it before its hand-overs (W1). One value for
+    // all, so a task that both gives and gets buckets can do both.
+    long w = WatermarkTracker.NONE;
+    for (TaskId t : prepares.keySet()) {
+      w = Math.max(w, receiverWatermarks.getOrDefault(t, WatermarkTracker.NONE));
+    }
+    List<Effect> out = new ArrayList<>();
+    for (TaskId t : prepares.keySet()) {
+      out.add(new Send(t, new EpochMessage.CatchUp(epoch, w)));
+    }
+    for (int s : senders) {
+      pending.add(task(s));
+    }
+    return out;
+  }
+
+  private List<Effect> handOver() {
+    phase = Phase.HANDING_OVER;
+    List<Effect> out = new ArrayList<>();
+    for (int s : plan.senders()) {
+      out.add(new Send(task(s), new EpochMessage.HandOverBuckets(epoch, protocol.stateMove())));
+      pending.add(task(s));
+    }
+    for (int r : plan.receivers()) {
+      connectedPending.add(task(r));
+    }
+    return out.isEmpty() ? maybeSwitch() : out;
+  }
+
+  private List<Effect> maybeSwitch() {
+    if (!pending.isEmpty() || !connectedPending.isEmpty()) {
+      return List.of();
+    }
+    phase = Phase.SWITCHING;
+    List<Effect> out = new ArrayList<>();
+    switches.forEach(
+        (u, edges) -> {
+          edges.forEach(
+              (edge, next) ->
+                  out.add(new Send(u, new EpochMessage.SwitchRouting(epoch, edge, next))));
+          pending.add(u);
+        });
+    return out;
+  }
+
+  private List<Effect> maybeDone() {
+    if (!drained.containsAll(prepares.keySet())) {
+      return List.of();
+    }
+    phase = Phase.DONE;
+    // the deployment as it now is
+    switches.forEach(
+        (u, edges) -> {
+          TaskSetup s = deployment.setup(u);
+          List<OutputSpec> outputs = new ArrayList<>(s.outputs());
+          edges.forEach(outputs::set);
+          deployment.put(withOutputs(s, outputs), deployment.placement(u));
+        });
+    downstreamInputs.forEach(
+        (d, inputs) -> {
+          TaskSetup s = deployment.setup(d);
+          List<InputSpec> all = new ArrayList<>(s.inputs());
+          all.addAll(inputs);
+          deployment.put(withInputs(s, all), deployment.placement(d));
+        });
+    List<Integer> routing = Arrays.stream(plan.after().toArray()).boxed().toList();
+    for (int t : plan.tasksAfter()) {
+      TaskSetup s = deployment.setup(task(t));
+      deployment.put(
+          new TaskSetup(
+              s.jobId(),
+              s.task(),
+              plan.tasksAfter().length,
+              s.buckets(),
+              s.inputs(),
+              s.outputs(),
+              routing,
+              s.clientChannel(),
+              s.settings()),
+          deployment.placement(task(t)));
+    }
+    for (int r : plan.removed()) {
+      deployment.retire(task(r));
+    }
+    List<Effect> out = new ArrayList<>();
+    for (TaskId t : sources) {
+      out.add(new Send(t, new EpochMessage.ResumeInput(epoch)));
+    }
+    out.add(
+        new Done(
+            new EpochReport(
+                epoch,
+                target.id(),
+                plan.moves().stream().mapToInt(BucketMove::bucket).toArray(),
+                plan.tasksBefore(),
+                plan.tasksAfter(),
+                transferred)));
+    return out;
+  }
+
+  private static TaskSetup withOutputs(TaskSetup s, List<OutputSpec> outputs) {
+    return new TaskSetup(
+        s.jobId(),
+        s.task(),
+        s.parallelism(),
+        s.buckets(),
+        s.inputs(),
+        outputs,
+        s.inputRouting(),
+        s.clientChannel(),
+        s.settings());
+  }
+
+  private static TaskSetup withInputs(TaskSetup s, List<InputSpec> inputs) {
+    return new TaskSetup(
+        s.jobId(),
+        s.task(),
+        s.parallelism(),
+        s.buckets(),
+        inputs,
+        s.outputs(),
+        s.inputRouting(),
+        s.clientChannel(),
+        s.settings());
+  }
+}

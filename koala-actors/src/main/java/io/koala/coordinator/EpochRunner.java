@@ -1,0 +1,417 @@
+package io.koala.coordinator;
+
+import static io.koala.job.ReconfigurationException.Reason.INVALID_REQUEST;
+
+import io.koala.job.ReconfigurationProgress;
+import io.koala.job.ReconfigurationReport;
+import io.koala.plan.TaskId;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.TaskSetup;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.IntUnaryOperator;
+
+/**
+ * The running reconfiguration (DESIGN §6.1): takes the next request when {@link Turns} allows,
+ * plans it, drives its {@link ReconfigurationDriver} with what the tasks report, deploys and
+ * introduces its new tasks, fails an epoch that makes no progress for the step timeout, and reports
+ * each completed request.
+ */
+final class EpochRunner {
+
+  /** The reconfiguration being carried out. */
+  private static final class Active {
+    final RequestQueue.Queued request;
+    final ReconfigurationDriver driver;
+    final long startedMillis;
+    final Set<Integer> deploying = new HashSet<>();
+    final List<TaskAddress> added = new ArrayList<>();
+    long handoverStartMillis = -1;
+    long handoverMillis;
+
+    Active(RequestQueue.Queued request, ReconfigurationDriver driver, long startedMillis) {
+      this.request = request;
+      this.driver = driver;
+      this.startedMillis = startedMillis;
+    }
+  }
+
+  private final JobCore job;
+  private Active active;
+  private long nextEpoch = 1;
+  private final List<ReconfigurationReport> reports = new ArrayList<>();
+  private final ProgressEstimator progressEstimator = new ProgressEstimator();
+
+  EpochRunner(JobCore job) {
+    this.job = job;
+  }
+
+  boolean running() {
+    return active != null;
+  }
+
+  /** The running epoch, or 0. */
+  long runningEpoch() {
+    return active == null ? 0 : active.driver.epoch();
+  }
+
+  /** The running epoch's phase, or null. */
+  EpochDriver.Phase phase() {
+    return active == null ? null : active.driver.phase();
+  }
+
+  /** The last epoch started (the epoch tasks are told when a source may end). */
+  long lastEpoch() {
+    return nextEpoch - 1;
+  }
+
+  /** Whether the running epoch is deploying new tasks on worker {@code w}. */
+  boolean deployingOn(int w) {
+    return active != null && active.deploying.contains(w);
+  }
+
+  /** Whether the running epoch waits for new tasks to be deployed. */
+  boolean deploying() {
+    return active != null && !active.deploying.isEmpty();
+  }
+
+  List<ReconfigurationReport> reports() {
+    return List.copyOf(reports);
+  }
+
+  int reportCount() {
+    return reports.size();
+  }
+
+  /** A rollback to a checkpoint that had {@code kept} reports: the later ones are undone. */
+  void truncateReports(int kept) {
+    reports.subList(Math.min(kept, reports.size()), reports.size()).clear();
+  }
+
+  /**
+   * Starts the next queued reconfiguration, if one may start: requests that cannot run are answered
+   * at once, and so is one that changes nothing.
+   */
+  void startNext() {
+    RequestQueue.Queued q;
+    while (active == null
+        && job.lifecycle.running()
+        && (q = job.requests.peekDurable()) != null
+        && !job.turns.epochsHeld()) {
+      job.requests.poll();
+      if (job.turns.finishing()) {
+        job.requests.reject(
+            q,
+            "job "
+                + job.jobId
+                + " is finishing: source task "
+                + job.turns.firstEnded()
+                + " has read all its input");
+        job.requests.endedNow(q);
+        continue;
+      }
+      ReconfigurationPlan rp;
+      ReconfigurationDriver driver;
+      try {
+        job.requests.check(q.change); // again: a worker it names may have been lost meanwhile
+        rp = q.change.plan(job.live, q.vertex);
+        if (rp.isNoop()) {
+          job.requests.complete(
+              q,
+              report(
+                  q,
+                  0,
+                  rp.tasksBefore(),
+                  rp.tasksAfter(),
+                  new int[0],
+                  0,
+                  EpochMessage.Transfer.NONE,
+                  0));
+          job.requests.endedNow(q);
+          continue;
+        }
+        driver =
+            new ReconfigurationDriver(
+                nextEpoch,
+                q.vertex,
+                rp,
+                job.live,
+                placer(q),
+                job.setup.protocol(),
+                job.setup.bucketsPerStep());
+      } catch (IllegalArgumentException e) {
+        job.requests.reject(q, INVALID_REQUEST, e.getMessage());
+        job.requests.endedNow(q);
+        continue;
+      }
+      nextEpoch += driver.epochs();
+      job.requests.taken(q);
+      active = new Active(q, driver, job.now());
+      job.turns.epochStarted();
+      job.retirement.epochStarted(q.vertex);
+      job.log()
+          .info(
+              "job {}: epoch {}: {} ({} buckets move)",
+              job.jobId,
+              driver.epoch(),
+              q.change,
+              rp.moves().size());
+      apply(driver.start());
+    }
+    job.departures.replan();
+    job.turns.releaseInputs();
+  }
+
+  /**
+   * Places new tasks where the request says, else on the workers not lost with fewest of its tasks.
+   */
+  private IntUnaryOperator placer(RequestQueue.Queued q) {
+    WorkerPool pool = job.departures.pool();
+    int[] load = new int[pool.size()];
+    for (TaskId t : job.live.liveTaskIds(q.vertex)) {
+      load[job.live.placement(t)]++;
+    }
+    return index -> {
+      int w = q.change.workerOf(index);
+      if (w < 0) {
+        if (pool.placeable().isEmpty()) {
+          // called while the epoch is planned, in startNext: refused like an invalid request
+          throw new IllegalArgumentException(
+              "no worker can take the new tasks of '"
+                  + q.vertex
+                  + "' (lost "
+                  + pool.lost()
+                  + ", leaving "
+                  + pool.leaving()
+                  + ")");
+        }
+        w = pool.leastLoaded(load);
+      }
+      load[w]++;
+      return w;
+    };
+  }
+
+  /** Carries out what the driver decided, after noting the phase it reached. */
+  private void apply(List<EpochDriver.Effect> effects) {
+    Active a = active;
+    long now = job.now();
+    EpochDriver.Phase phase = a.driver.phase();
+    // the hand-over time of every epoch the request takes (a staged protocol takes several)
+    if (phase == EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis < 0) {
+      a.handoverStartMillis = now;
+    } else if (phase != EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis >= 0) {
+      a.handoverMillis += now - a.handoverStartMillis;
+      a.handoverStartMillis = -1;
+    }
+    job.startTimer(
+        JobCore.STEP_TIMER, new JobInput.EpochStalled(a.driver.epoch()), job.setup.stepTimeout());
+    for (EpochDriver.Effect e : effects) {
+      if (e instanceof EpochDriver.Deploy d) {
+        Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
+        for (TaskSetup s : d.setups()) {
+          job.results.addClientChannel(s);
+          byWorker.computeIfAbsent(d.placement().get(s.task()), k -> new ArrayList<>()).add(s);
+        }
+        byWorker.forEach(
+            (w, setups) -> {
+              a.deploying.add(w);
+              job.emit(new JobEffect.Deploy(w, setups, job.recovery.attempt(), Map.of()));
+            });
+      } else if (e instanceof EpochDriver.Send send) {
+        TaskAddress to = job.roster.address(send.to());
+        if (to == null) {
+          throw new IllegalStateException(
+              "epoch " + a.driver.epoch() + " addresses unknown task " + send.to());
+        }
+        job.emit(new JobEffect.ToTask(to, send.command()));
+      } else if (e instanceof EpochDriver.Done done) {
+        finish(done.report());
+      }
+    }
+    job.maybeCrash(); // with the phase's commands in flight
+  }
+
+  /** A worker deployed the epoch's new tasks; once all have, everyone learns their addresses. */
+  void onTasksDeployed(JobInput.TasksDeployed m) {
+    if (active == null || !active.deploying.remove(m.worker())) {
+      return;
+    }
+    active.added.addAll(m.tasks());
+    if (!active.deploying.isEmpty()) {
+      return;
+    }
+    // everyone learns the new addresses before any command of the epoch can name them
+    Set<TaskId> added = new HashSet<>();
+    for (TaskAddress r : active.added) {
+      added.add(r.task());
+    }
+    List<TaskAddress> book = job.roster.addresses();
+    List<TaskAddress> started = new ArrayList<>();
+    List<TaskAddress> others = new ArrayList<>();
+    for (TaskAddress t : book) {
+      (added.contains(t.task()) ? started : others).add(t);
+    }
+    job.emit(new JobEffect.StartTasks(started, book, job.startMillis()));
+    job.emit(new JobEffect.Introduce(others, List.copyOf(active.added)));
+    apply(active.driver.deployed());
+  }
+
+  void onReported(JobInput.EpochReported m) {
+    if (m.report() instanceof EpochMessage.InputEnded e) {
+      job.turns.onInputEnded(e);
+      return;
+    }
+    if (m.report() instanceof EpochMessage.References r) {
+      job.holders.onReferences(r);
+      return;
+    }
+    if (active == null || !job.lifecycle.running()) {
+      return;
+    }
+    apply(active.driver.on(m.report()));
+  }
+
+  void onStalled(JobInput.EpochStalled m) {
+    if (active == null
+        || active.driver.epoch() != m.epoch()
+        || !job.lifecycle.running()
+        || job.recovery.recovering()) {
+      return;
+    }
+    String waiting =
+        active.driver.phase() == EpochDriver.Phase.DEPLOYING
+            ? "workers " + active.deploying + " to deploy the new tasks"
+            : "tasks " + active.driver.waitingFor();
+    job.recovery.failed(
+        JobCore.coordinatorError(
+            "reconfiguration",
+            "epoch "
+                + m.epoch()
+                + " ("
+                + active.request.change
+                + ") made no progress for "
+                + job.setup.stepTimeout()
+                + " in phase "
+                + active.driver.phase()
+                + ", waiting for "
+                + waiting
+                + " (koala.reconfiguration.step-timeout)"));
+  }
+
+  private void finish(EpochDriver.EpochReport r) {
+    Active a = active;
+    active = null;
+    job.cancelTimer(JobCore.STEP_TIMER);
+    ReconfigurationReport report =
+        report(
+            a.request,
+            r.epoch(),
+            r.tasksBefore(),
+            r.tasksAfter(),
+            r.movedBuckets(),
+            a.handoverMillis,
+            r.transferred(),
+            job.now() - a.startedMillis);
+    reports.add(report);
+    job.log().info("job {}: {}", job.jobId, report);
+    job.requests.complete(a.request, report);
+    job.requests.completed(a.request);
+    for (Retirement.Publish p :
+        job.retirement.epochEnded(
+            a.request.vertex,
+            r.epoch(),
+            job.live.retired(),
+            job.live.liveTaskIds(a.request.vertex))) {
+      job.tell(p.task(), p.command());
+    }
+    startNext();
+    job.departures.advance();
+  }
+
+  /** Every task finished: the running epoch, if any, will never complete. */
+  void allTasksFinished() {
+    if (active != null) {
+      job.cancelTimer(JobCore.STEP_TIMER);
+      job.requests.reject(
+          active.request,
+          "job " + job.jobId + " finished before epoch " + active.driver.epoch() + " completed");
+      active = null;
+    }
+  }
+
+  /** The job ended: the running epoch's request is rejected with {@code reason}. */
+  void jobEnded(String reason) {
+    if (active != null) {
+      job.requests.reject(active.request, reason);
+      active = null;
+    }
+  }
+
+  /** A rollback: the running epoch's request is among those taken, and runs again. */
+  void rolledBack() {
+    active = null;
+  }
+
+  /** The running reconfiguration's progress, given the tasks' metrics, or null when none runs. */
+  ReconfigurationProgress progress(List<io.koala.protocol.TaskMetricsSnapshot> tasks) {
+    if (active == null) {
+      return null;
+    }
+    return progressEstimator.estimate(
+        active.request.change.toString(),
+        active.driver.operator(),
+        active.driver.epoch(),
+        active.driver.phase(),
+        active.startedMillis,
+        job.requests.size(),
+        job.retirement.retiring(active.driver.operator()),
+        tasks,
+        job.now());
+  }
+
+  /** Appends what the running epoch waits for, for diagnostics. */
+  void describeWaiting(StringBuilder b) {
+    if (active != null) {
+      b.append("epoch ")
+          .append(active.driver.epoch())
+          .append(" in ")
+          .append(active.driver.phase())
+          .append(" waiting for ")
+          .append(active.driver.waitingFor())
+          .append("; ");
+    }
+  }
+
+  private static ReconfigurationReport report(
+      RequestQueue.Queued q,
+      long epoch,
+      int[] before,
+      int[] after,
+      int[] moved,
+      long handoverMillis,
+      EpochMessage.Transfer transferred,
+      long durationMillis) {
+    return new ReconfigurationReport(
+        epoch,
+        q.vertex.name(),
+        q.change.kind(),
+        Arrays.stream(before).boxed().toList(),
+        Arrays.stream(after).boxed().toList(),
+        Arrays.stream(moved).boxed().toList(),
+        handoverMillis,
+        durationMillis,
+        transferred.keys(),
+        transferred.bytes(),
+        transferred.fetchRequests(),
+        transferred.drainedKeys(),
+        transferred.piggybackedKeys(),
+        transferred.recordsParked(),
+        transferred.lookupTableBytes());
+  }
+}

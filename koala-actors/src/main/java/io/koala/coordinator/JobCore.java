@@ -1,0 +1,413 @@
+package io.koala.coordinator;
+
+import io.koala.deploy.DeploymentPlan;
+import io.koala.deploy.LiveDeployment;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.TaskMessage;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * One job's coordinator, pure (DESIGN §4.1): it deploys the tasks on the workers, starts them,
+ * follows them to completion or failure, collects the results sent to the client, answers metrics
+ * requests, runs reconfigurations one epoch at a time, takes checkpoints, rolls back after
+ * failures, and moves tasks off workers that leave. It takes one {@link JobInput} at a time, with
+ * the time, and returns the {@link JobEffect}s its host carries out: the actor {@code
+ * JobCoordinator} in the runtime, the deterministic simulator in tests.
+ *
+ * <pre>
+ *   DEPLOYING --all workers deployed--> RUNNING --all tasks finished--> FINISHED
+ *       |                                  |
+ *       +-- deploy failed / timeout ------>+--- a task failed ---------> FAILED
+ *   (any non-terminal) --cancel--> CANCELLED
+ *
+ *   RUNNING --task failed / stopped / deploy failed--> stop every task; attempt + 1
+ *       ^                                                  | restart-backoff
+ *       +--- all tasks restored and started <-- redeploy the latest checkpoint's tasks
+ * </pre>
+ *
+ * <p>The decisions live in parts named after what they decide, which this class wires together and
+ * routes inputs to: {@link JobLifecycle} (status, listeners, the end), {@link RequestQueue} (the
+ * reconfiguration requests: coalescing, journaling, requeueing), {@link Turns} (epochs, checkpoints
+ * and the ends of the sources take turns), {@link EpochRunner} (the running epoch), {@link
+ * JobCheckpoints} (triggering, completing and committing checkpoints), {@link Holders} (finished
+ * tasks and retired holders), {@link Recovery} (deployment attempts, rollback, redeployment),
+ * {@link Departures} (workers lost, joining, leaving), {@link ClientResults} (the results sent to
+ * the client) and {@link MetricsBook} (metrics snapshots).
+ */
+public final class JobCore {
+  /** How often a client of a sharded coordinator subscribes again. */
+  public static final Duration SUBSCRIBE_INTERVAL = Duration.ofSeconds(1);
+
+  /**
+   * A sharded coordinator's attempts start at this many times the number of coordinators started on
+   * the job's journal before it, so that a previous coordinator's tasks, which its workers stop
+   * once they see it gone, never share a name or a directory with the new one's.
+   */
+  public static final int ATTEMPTS_PER_INCARNATION = 100_000;
+
+  /** The task that job-level errors (not of one task) are reported for. */
+  static final TaskId COORDINATOR = new TaskId(new OperatorId("coordinator"), 0);
+
+  static final Object STEP_TIMER = "reconfiguration-step";
+  static final Object CHECKPOINT_TIMER = "checkpoint";
+  static final Object REDEPLOY_TIMER = "redeploy";
+  static final Object CRASH_TIMER = "planned-crash";
+
+  final JobSetup setup;
+  private final Logger log;
+  final String jobId;
+  final ExecutionPlan plan;
+  private final List<JobEffect> effects = new ArrayList<>();
+  private long now;
+  private long startMillis; // the origin of source rates, once per job
+  LiveDeployment live;
+  Retirement retirement;
+  final LiveDeployment initialDeployment;
+  private final CrashInjection crashes = new CrashInjection();
+
+  final TaskRoster roster = new TaskRoster();
+  final JobLifecycle lifecycle;
+  final RequestQueue requests;
+  final Turns turns;
+  final EpochRunner epochs;
+  final JobCheckpoints checkpoints;
+  final Holders holders;
+  final Recovery recovery;
+  final Departures departures;
+  final ClientResults results;
+  final MetricsBook metrics;
+
+  /** A job core created at {@code nowMillis}; {@link #start} gives its first effects. */
+  public JobCore(JobSetup setup, long nowMillis) {
+    this(setup, nowMillis, LoggerFactory.getLogger(JobCore.class));
+  }
+
+  /** A job core that logs its decisions to {@code log} (its host's). */
+  public JobCore(JobSetup setup, long nowMillis, Logger log) {
+    this.setup = setup;
+    this.log = log;
+    this.jobId = setup.jobId();
+    this.plan = setup.plan();
+    this.now = nowMillis;
+    DeploymentPlan deployment = DeploymentPlan.of(jobId, plan, setup.workers(), setup.channels());
+    this.live = LiveDeployment.of(plan, deployment);
+    this.retirement = new Retirement(setup.drain());
+    this.initialDeployment = live.copy();
+    this.lifecycle = new JobLifecycle(this);
+    this.requests = new RequestQueue(this);
+    this.turns = new Turns(this);
+    this.epochs = new EpochRunner(this);
+    this.checkpoints = new JobCheckpoints(this, nowMillis);
+    this.holders = new Holders(this);
+    this.recovery = new Recovery(this);
+    this.departures = new Departures(this, setup.pool());
+    this.results = new ClientResults(this);
+    this.metrics = new MetricsBook(this, nowMillis);
+  }
+
+  /** The first effects: the attempt, the timers, and reading the journal or deploying. */
+  public List<JobEffect> start() {
+    emit(new JobEffect.OpenAttempt(0, "the job starts"));
+    checkpoints.start();
+    emit(
+        new JobEffect.StartTimer(
+            JobInput.DeployTimeout.INSTANCE,
+            JobInput.DeployTimeout.INSTANCE,
+            setup.deployTimeout(),
+            false));
+    recovery.start();
+    return drainEffects();
+  }
+
+  /** Takes {@code input} at {@code nowMillis}; returns what to do, in order. */
+  public List<JobEffect> on(JobInput input, long nowMillis) {
+    now = nowMillis;
+    dispatch(input);
+    return drainEffects();
+  }
+
+  private void dispatch(JobInput input) {
+    if (input instanceof JobInput.FromAttempt f) {
+      recovery.onFromAttempt(f);
+    } else if (input == JobInput.DeployTimeout.INSTANCE) {
+      recovery.onDeployTimeout();
+    } else if (input instanceof JobInput.GetMetrics m) {
+      metrics.onGetMetrics(m);
+    } else if (input instanceof JobInput.Subscribe m) {
+      lifecycle.onSubscribe(m);
+    } else if (input instanceof JobInput.EndJournaled m) {
+      lifecycle.onEndJournaled(m);
+    } else if (input instanceof JobInput.MetricsGathered m) {
+      metrics.onGathered(m);
+    } else if (input instanceof JobInput.GetCollected m) {
+      results.onGetCollected(m);
+    } else if (input instanceof JobInput.Cancel m) {
+      lifecycle.onCancel(m);
+    } else if (input instanceof JobInput.Reconfigure m) {
+      requests.onReconfigure(m);
+    } else if (input instanceof JobInput.EpochStalled m) {
+      epochs.onStalled(m);
+    } else if (input == JobInput.CheckpointTick.INSTANCE) {
+      checkpoints.maybeCheckpoint();
+    } else if (input instanceof JobInput.TakeCheckpoint m) {
+      checkpoints.onTake(m);
+    } else if (input instanceof JobInput.Redeploy m) {
+      recovery.onRedeploy(m);
+    } else if (input instanceof JobInput.Recovered m) {
+      recovery.onRecovered(m);
+    } else if (input instanceof JobInput.Journaled m) {
+      checkpoints.onJournaled(m);
+    } else if (input instanceof JobInput.RequestJournaled m) {
+      requests.onJournaled(m);
+    } else if (input instanceof JobInput.TaskStopChecked m) {
+      recovery.onTaskStopChecked(m);
+    } else if (input instanceof JobInput.WorkerLost m) {
+      departures.onWorkerLost(m);
+    } else if (input instanceof JobInput.WorkerJoined m) {
+      departures.onWorkerJoined(m);
+    } else if (input instanceof JobInput.DrainWorker m) {
+      departures.onDrainWorker(m);
+    } else if (input instanceof JobInput.RelocationCheckpointed m) {
+      departures.onRelocationCheckpointed(m);
+    } else if (input instanceof JobInput.RedeployTimedOut m) {
+      recovery.onRedeployTimedOut(m);
+    } else if (input instanceof JobInput.PlanCrashes m) {
+      onPlanCrashes(m);
+    } else if (input == JobInput.CrashTick.INSTANCE) {
+      onCrashTick();
+    } else if (input instanceof JobInput.GetInjectedCrashes m) {
+      reply(m.replyTo(), new JobReply.InjectedCrashes(crashes.injected()));
+    } else if (input instanceof JobInput.OfAttempt m) {
+      throw new IllegalStateException("not stamped with its attempt: " + m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
+  private List<JobEffect> drainEffects() {
+    List<JobEffect> out = List.copyOf(effects);
+    effects.clear();
+    return out;
+  }
+
+  // ------------------------------------------------------------ what hosts and tests may read
+
+  public String jobId() {
+    return jobId;
+  }
+
+  public JobStatus status() {
+    return lifecycle.status();
+  }
+
+  /** The epoch of the running reconfiguration, or 0 when none runs (for logging contexts). */
+  public long runningEpoch() {
+    return epochs.runningEpoch();
+  }
+
+  /** The running epoch's phase, or null when none runs. */
+  public EpochDriver.Phase epochPhase() {
+    return epochs.phase();
+  }
+
+  /** The current deployment attempt. */
+  public int attempt() {
+    return recovery.attempt();
+  }
+
+  /** The deployment as it is now (live tasks and routing of every operator). */
+  public LiveDeployment deployment() {
+    return live;
+  }
+
+  /** The reconfigurations completed (and not undone by a rollback), in order. */
+  public List<ReconfigurationReport> reports() {
+    return epochs.reports();
+  }
+
+  /** Whether a reconfiguration runs or waits in the queue. */
+  public boolean reconfiguring() {
+    return epochs.running() || !requests.isEmpty();
+  }
+
+  /** Whether a checkpoint is in progress. */
+  public boolean checkpointInProgress() {
+    return checkpoints.inProgress();
+  }
+
+  /** Checkpoints committed since the start. */
+  public long checkpointsCommitted() {
+    return checkpoints.committedCount();
+  }
+
+  /** Rollbacks since this coordinator started. */
+  public int rollbacks() {
+    return recovery.rollbacks();
+  }
+
+  /** The crashes planned for testing that were injected so far, in order. */
+  public List<PlannedCrash.Injected> injectedCrashes() {
+    return crashes.injected();
+  }
+
+  /** What the collecting sink {@code sink} has published so far. */
+  public List<Object> collected(String sink) {
+    return results.collected(sink);
+  }
+
+  /** What is still awaited, for diagnostics of a run that did not finish. */
+  public String waitingFor() {
+    StringBuilder b = new StringBuilder();
+    epochs.describeWaiting(b);
+    int queued = requests.size();
+    if (queued > 0) {
+      b.append(queued).append(" requests not started; ");
+    }
+    if (checkpoints.inProgress()) {
+      b.append(checkpoints.waitingFor()).append("; ");
+    }
+    return b.toString();
+  }
+
+  // ------------------------------------------------------------ for the parts
+
+  long now() {
+    return now;
+  }
+
+  void emit(JobEffect effect) {
+    effects.add(effect);
+  }
+
+  <T> void reply(ReplyTo<T> to, T message) {
+    emit(new JobEffect.Reply<>(to, message));
+  }
+
+  /** Sends {@code message} to {@code task} if it is deployed. */
+  void tell(TaskId task, TaskMessage message) {
+    TaskAddress a = roster.address(task);
+    if (a != null) {
+      emit(new JobEffect.ToTask(a, message));
+    }
+  }
+
+  void startTimer(Object key, JobInput input, Duration delay) {
+    emit(new JobEffect.StartTimer(key, input, delay, false));
+  }
+
+  void cancelTimer(Object key) {
+    emit(new JobEffect.CancelTimer(key));
+  }
+
+  /** The job's start (source rates count from it), set once when its tasks first start. */
+  long startMillis() {
+    if (startMillis == 0) {
+      startMillis = now;
+    }
+    return startMillis;
+  }
+
+  Logger log() {
+    return log;
+  }
+
+  /** An error of the job as a whole, not of a task. */
+  public static ErrorInfo coordinatorError(String message) {
+    return coordinatorError("coordinator", message);
+  }
+
+  /** An error of the job as a whole, reported as {@code where}'s. */
+  static ErrorInfo coordinatorError(String where, String message) {
+    return ErrorInfo.of(where, COORDINATOR, null, new IllegalStateException(message));
+  }
+
+  // ------------------------------------------------------------ crash injection (testing)
+
+  private void onPlanCrashes(JobInput.PlanCrashes m) {
+    crashes.plan(m.seed(), m.crashes());
+    if (crashes.timed()) {
+      emit(
+          new JobEffect.StartTimer(
+              CRASH_TIMER, JobInput.CrashTick.INSTANCE, Duration.ofMillis(10), true));
+    }
+    maybeCrash();
+  }
+
+  private void onCrashTick() {
+    maybeCrash();
+    if (!crashes.timed() || lifecycle.status().isTerminal()) {
+      cancelTimer(CRASH_TIMER);
+    }
+  }
+
+  /** The job rolled back: the next planned crash may strike once it runs again. */
+  void crashesRolledBack() {
+    crashes.rolledBack();
+  }
+
+  /**
+   * Injects the planned crash due now, if any ({@link PlannedCrash}): only while the job runs, is
+   * not recovering, and no source has read all its input. The victim — a task still running or a
+   * retired holder — stops, and its DeathWatch rolls the job back like any task failure.
+   */
+  void maybeCrash() {
+    if (!crashesMayStrike()) {
+      return;
+    }
+    EpochDriver.Phase phase = epochs.phase();
+    boolean checkpointing = checkpoints.inProgress();
+    int snapshots = checkpointing ? checkpoints.snapshotsTaken() : -1;
+    strike(crashes.due(now - startMillis, phase, snapshots));
+  }
+
+  /** Injects a crash planned to strike right after a commit, if any. */
+  void maybeCrashAfterCommit() {
+    if (crashesMayStrike()) {
+      strike(crashes.dueAtCommit());
+    }
+  }
+
+  private boolean crashesMayStrike() {
+    return lifecycle.status() == JobStatus.RUNNING && !recovery.recovering() && !turns.finishing();
+  }
+
+  private void strike(PlannedCrash due) {
+    if (due == null) {
+      return;
+    }
+    List<TaskId> candidates = new ArrayList<>();
+    for (TaskId t : roster.ids()) {
+      if (!roster.isReleased(t) && (!roster.hasFinished(t) || live.retired().contains(t))) {
+        candidates.add(t);
+      }
+    }
+    if (candidates.isEmpty()) {
+      return;
+    }
+    EpochDriver.Phase phase = epochs.phase();
+    boolean checkpointing = checkpoints.inProgress();
+    String during =
+        phase != null
+            ? "epoch " + epochs.runningEpoch() + " " + phase
+            : checkpointing
+                ? "checkpoint "
+                    + checkpoints.pendingId()
+                    + " ("
+                    + checkpoints.snapshotsTaken()
+                    + " snapshots)"
+                : "processing";
+    TaskId victim = crashes.strike(due, candidates, now - startMillis, during);
+    log.warn(
+        "job {}: crashing task {} during {} (planned for testing: {})", jobId, victim, during, due);
+    emit(new JobEffect.CrashTask(roster.address(victim)));
+  }
+}

@@ -1,0 +1,226 @@
+package io.koala.coordinator;
+
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.plan.TaskId;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.TaskMetricsSnapshot;
+import java.nio.file.Path;
+import java.util.List;
+
+/**
+ * Everything the job core reacts to: what the job's tasks and workers report, what clients ask,
+ * membership changes, the answers to the effects it asked for (journal writes, worker checks,
+ * metrics), and its timers. Each record says who sends it. Those sent as messages are Koala
+ * messages (registered with the serializer); {@link Recovered}, which the host builds from the
+ * journal's answer within the coordinator, is not.
+ */
+public sealed interface JobInput {
+
+  // ------------------------------------------------------------ from one deployment attempt
+
+  /**
+   * What a task or worker of one deployment attempt says. It reaches the core inside {@link
+   * FromAttempt}, which the host stamps with the attempt, so that whatever an older incarnation
+   * still says is dropped (C4, C8).
+   */
+  sealed interface OfAttempt extends JobInput, KoalaMessage {}
+
+  /** The host: {@code input}, from a task or worker of attempt {@code attempt}. */
+  record FromAttempt(int attempt, OfAttempt input) implements JobInput, KoalaMessage {}
+
+  /** Worker → coordinator: the worker's tasks exist. */
+  record TasksDeployed(int worker, List<TaskAddress> tasks) implements OfAttempt {}
+
+  /** Worker → coordinator: the worker could not create its tasks. */
+  record DeployFailed(int worker, ErrorInfo error) implements OfAttempt {}
+
+  /**
+   * Worker → coordinator: {@code task}'s snapshot {@code file} of checkpoint {@code checkpointId}
+   * cannot be restored (missing or corrupt): the checkpoint is unusable.
+   */
+  record SnapshotUnusable(int worker, TaskId task, long checkpointId, String file, String problem)
+      implements OfAttempt {}
+
+  /** Task → coordinator: the task has delivered end-of-channel on every output. */
+  record TaskFinished(TaskId task) implements OfAttempt {}
+
+  /** Task → coordinator: the task failed and stopped processing. */
+  record TaskFailed(TaskId task, ErrorInfo error) implements OfAttempt {}
+
+  /** Task → coordinator: an item of the task's channel to the client (flow-controlled). */
+  record ResultsDelivered(TaskId from, Deliver deliver) implements OfAttempt {}
+
+  /** Task → coordinator: a step of the current reconfiguration reached at that task. */
+  record EpochReported(EpochMessage.Report report) implements OfAttempt {}
+
+  /**
+   * Task → coordinator: {@code task} wrote its snapshot of checkpoint {@code checkpointId} to
+   * {@code file}. Sent after the task's barrier went out on its client channel.
+   */
+  record SnapshotTaken(TaskId task, long checkpointId, String file, long bytes)
+      implements OfAttempt {}
+
+  /**
+   * The host, answering {@link JobEffect.AskReleasedMetrics}: the final metrics of a retiring
+   * holder no owner references any more ({@code null} if it did not answer).
+   */
+  record HolderReleased(TaskId task, TaskMetricsSnapshot metrics) implements OfAttempt {}
+
+  /** The host's DeathWatch: a task's actor of attempt {@code attempt} stopped. */
+  record TaskTerminated(TaskId task, int attempt) implements OfAttempt {}
+
+  // ------------------------------------------------------------ from clients
+
+  /** Client → coordinator: reply with a metrics snapshot. */
+  record GetMetrics(ReplyTo<JobMetrics> replyTo) implements JobInput, KoalaMessage {}
+
+  /**
+   * Client → coordinator: send {@code listener} the job's status now and at every change. A sharded
+   * coordinator may start again on another node, knowing no listener, so clients send this again
+   * every {@link JobCore#SUBSCRIBE_INTERVAL} until the job has ended; {@code submission}: sent by a
+   * submission, which a sharded coordinator refuses once its job has ended (the journal keeps the
+   * end: a job id names one run).
+   */
+  record Subscribe(ReplyTo<JobReply.StatusChanged> listener, boolean submission)
+      implements JobInput, KoalaMessage {}
+
+  /** Client → coordinator: reply with the values a collecting sink received so far. */
+  record GetCollected(String sink, ReplyTo<JobReply.Collected> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  /** Client → coordinator: cancel the job; reply with the final status. */
+  record Cancel(ReplyTo<JobStatus> replyTo) implements JobInput, KoalaMessage {}
+
+  /** Client → coordinator: change how an operator is partitioned; reply when done or refused. */
+  record Reconfigure(Change change, ReplyTo<JobReply.Outcome> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  /**
+   * Client → coordinator: take a checkpoint now (or join the one in progress if it was triggered
+   * after this request); reply once it is committed, or why not.
+   */
+  record TakeCheckpoint(ReplyTo<JobReply.CheckpointOutcome> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  /**
+   * Client → coordinator, for testing Koala: plan {@code crashes}, victims chosen by {@code seed}.
+   */
+  record PlanCrashes(long seed, List<PlannedCrash> crashes) implements JobInput, KoalaMessage {}
+
+  /** Client → coordinator, for testing Koala: reply with the crashes injected so far. */
+  record GetInjectedCrashes(ReplyTo<JobReply.InjectedCrashes> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  // ------------------------------------------------------------ membership
+
+  /**
+   * Worker {@code worker} is gone for good: its actor stopped, or its node went away; idempotent.
+   */
+  record WorkerLost(int worker) implements JobInput, KoalaMessage {}
+
+  /**
+   * Worker {@code worker} ({@code address}) joined: its node came Up. It may get tasks from now on;
+   * with {@code scale-on-join} operators, each is rescaled onto it. Indices are handed out in order
+   * and never reused; a join already known is ignored.
+   */
+  record WorkerJoined(int worker, WorkerAddress address) implements JobInput, KoalaMessage {}
+
+  /**
+   * Worker {@code worker}'s node is leaving gracefully (DESIGN §9, C6): it gets no new task, the
+   * job's tasks there are moved off, and {@code replyTo} is answered once none is left there (or
+   * why they cannot move).
+   */
+  record DrainWorker(int worker, ReplyTo<JobReply.WorkerDrained> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  // ------------------------------------------------------------ answers to effects
+
+  /** The journal's state at start-up ({@code null} and {@code error} if it did not answer). */
+  record Recovered(RecoveredJournal journal, String error) implements JobInput {}
+
+  /** The journal recorded checkpoint {@code checkpointId} (for attempt {@code attempt}), or not. */
+  record Journaled(int attempt, long checkpointId, String error)
+      implements JobInput, KoalaMessage {}
+
+  /** The journal recorded request {@code seq} as open, or {@code error}. */
+  record RequestJournaled(long seq, String error) implements JobInput, KoalaMessage {}
+
+  /** The journal recorded the job's end ({@code error} null: durable). */
+  record EndJournaled(String error) implements JobInput, KoalaMessage {}
+
+  /** The host gathered the metrics of request {@code request}. */
+  record MetricsGathered(int request, List<TaskMetricsSnapshot> tasks)
+      implements JobInput, KoalaMessage {}
+
+  /**
+   * {@code task} of attempt {@code attempt} stopped unexpectedly, and its worker answered ({@code
+   * workerAlive}) or did not in time.
+   */
+  record TaskStopChecked(TaskId task, int attempt, boolean workerAlive)
+      implements JobInput, KoalaMessage {}
+
+  /**
+   * The checkpoint asked for to relocate the tasks of leaving workers committed ({@code
+   * checkpointId}), or did not ({@code error}).
+   */
+  record RelocationCheckpointed(long checkpointId, String error)
+      implements JobInput, KoalaMessage {}
+
+  // ------------------------------------------------------------ timers
+
+  /** Deployment took too long. */
+  enum DeployTimeout implements JobInput, KoalaMessage {
+    INSTANCE
+  }
+
+  /** Time to see whether a checkpoint is due. */
+  enum CheckpointTick implements JobInput, KoalaMessage {
+    INSTANCE
+  }
+
+  /** Time to see whether a crash planned at a time is due. */
+  enum CrashTick implements JobInput, KoalaMessage {
+    INSTANCE
+  }
+
+  /** No task reported progress on epoch {@code epoch} for the step timeout. */
+  record EpochStalled(long epoch) implements JobInput, KoalaMessage {}
+
+  /** The restart backoff of attempt {@code attempt} is over: deploy its tasks. */
+  record Redeploy(int attempt) implements JobInput, KoalaMessage {}
+
+  /** The redeployment of attempt {@code attempt} did not complete in time. */
+  record RedeployTimedOut(int attempt) implements JobInput, KoalaMessage {}
+
+  /**
+   * What the job's journal held at start-up, decoded by the host; {@code restoreFrom} is the
+   * checkpoint read from {@link JobSetup#restoreFrom()} (null when none is given).
+   *
+   * @param incarnations coordinators started on this journal, this one included (sharded only)
+   * @param endedStatus the status the job ended with under an earlier coordinator, or null
+   */
+  record RecoveredJournal(
+      int incarnations,
+      String endedStatus,
+      String endedError,
+      List<Decoded<Checkpoints.Completed<Path, CoordinatorState>>> checkpoints,
+      long lastCheckpointId,
+      List<Decoded<Change>> requests,
+      long lastRequestSeq,
+      Decoded<Checkpoints.Completed<Path, CoordinatorState>> restoreFrom) {
+    public RecoveredJournal {
+      checkpoints = List.copyOf(checkpoints);
+      requests = List.copyOf(requests);
+    }
+  }
+
+  /**
+   * A journal entry ({@code id}: its checkpoint id or request number) as decoded: {@code value}, or
+   * why it could not be ({@code error}).
+   */
+  record Decoded<T>(long id, T value, String error) {}
+}

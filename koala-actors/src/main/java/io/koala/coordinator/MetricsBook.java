@@ -1,0 +1,161 @@
+package io.koala.coordinator;
+
+import io.koala.job.CheckpointStats;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.plan.TaskId;
+import io.koala.protocol.TaskMetricsSnapshot;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * The job's metrics snapshots: each request gathers every task's metrics, adds those of the holders
+ * already stopped (their counts stay in the totals), the reconfiguration reports, the placement and
+ * the checkpoint statistics. The snapshot gathered once every task has finished ends the job, and
+ * is the one it keeps.
+ */
+final class MetricsBook {
+  private static final int FINAL = -1;
+
+  private final JobCore job;
+  private final Map<Integer, ReplyTo<JobMetrics>> requests = new HashMap<>();
+  private int nextRequest;
+  private JobMetrics last;
+  private final List<TaskMetricsSnapshot> released = new ArrayList<>();
+
+  MetricsBook(JobCore job, long nowMillis) {
+    this.job = job;
+    this.last =
+        new JobMetrics(
+            job.jobId,
+            JobStatus.DEPLOYING,
+            nowMillis,
+            List.of(),
+            List.of(),
+            Map.of(),
+            0,
+            CheckpointStats.NONE,
+            null);
+  }
+
+  void onGetMetrics(JobInput.GetMetrics m) {
+    if (job.lifecycle.status().isTerminal() || job.roster.isEmpty()) {
+      job.reply(m.replyTo(), last);
+    } else {
+      int id = nextRequest++;
+      requests.put(id, m.replyTo());
+      gather(id);
+    }
+  }
+
+  /** Every task has finished: the final metrics, once gathered, end the job. */
+  void requestFinal() {
+    gather(FINAL);
+  }
+
+  private void gather(int request) {
+    job.emit(new JobEffect.GatherMetrics(request, job.roster.addresses()));
+  }
+
+  void onGathered(JobInput.MetricsGathered m) {
+    JobStatus status = job.lifecycle.status();
+    if (m.request() == FINAL) {
+      if (status == JobStatus.RUNNING) {
+        last = metrics(JobStatus.FINISHED, withReleased(m.tasks()));
+        job.lifecycle.end(JobStatus.FINISHED, null);
+      }
+      return;
+    }
+    ReplyTo<JobMetrics> replyTo = requests.remove(m.request());
+    JobMetrics metrics = metrics(status, withReleased(m.tasks()));
+    if (!status.isTerminal()) {
+      last = metrics;
+    }
+    if (replyTo != null) {
+      job.reply(replyTo, status.isTerminal() ? last : metrics);
+    }
+  }
+
+  /** A snapshot of the job now, with {@code tasks}' metrics. */
+  private JobMetrics metrics(JobStatus status, List<TaskMetricsSnapshot> tasks) {
+    return new JobMetrics(
+        job.jobId,
+        status,
+        job.now(),
+        tasks,
+        job.epochs.reports(),
+        placement(),
+        job.recovery.rollbacks(),
+        job.checkpoints.stats(),
+        status.isTerminal() ? null : job.epochs.progress(tasks));
+  }
+
+  /** The worker each task of the current attempt runs on. */
+  private Map<TaskId, Integer> placement() {
+    Map<TaskId, Integer> out = new LinkedHashMap<>();
+    for (TaskId t : job.roster.ids()) {
+      out.put(t, job.live.placement(t));
+    }
+    return out;
+  }
+
+  /**
+   * Task metrics with those of the holders already stopped; a holder asked for metrics while it was
+   * being released appears once.
+   */
+  private List<TaskMetricsSnapshot> withReleased(List<TaskMetricsSnapshot> live) {
+    if (released.isEmpty()) {
+      return live;
+    }
+    Set<TaskId> stopped = new HashSet<>();
+    released.forEach(t -> stopped.add(t.task()));
+    List<TaskMetricsSnapshot> all = new ArrayList<>();
+    for (TaskMetricsSnapshot t : live) {
+      if (!stopped.contains(t.task())) {
+        all.add(t);
+      }
+    }
+    all.addAll(released);
+    return all;
+  }
+
+  /** A released holder's final metrics. */
+  void released(TaskMetricsSnapshot metrics) {
+    released.add(metrics);
+  }
+
+  /** A rollback: like every task's counters, the restored run counts afresh. */
+  void rolledBack() {
+    released.clear();
+  }
+
+  /** The job ended as {@code terminal}: the snapshot it keeps says so. */
+  void jobEnded(JobStatus terminal) {
+    if (terminal != JobStatus.FINISHED) {
+      last =
+          new JobMetrics(
+              job.jobId,
+              terminal,
+              last.atMillis(),
+              last.tasks(),
+              job.epochs.reports(),
+              last.placement(),
+              job.recovery.rollbacks(),
+              job.checkpoints.stats(),
+              null);
+    }
+  }
+
+  /** The job ended: requests still gathering get the snapshot it keeps. */
+  void answerWaiting() {
+    for (ReplyTo<JobMetrics> r : requests.values()) {
+      job.reply(r, last);
+    }
+    requests.clear();
+  }
+}

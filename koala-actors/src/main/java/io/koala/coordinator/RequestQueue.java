@@ -1,0 +1,344 @@
+package io.koala.coordinator;
+
+import static io.koala.job.ReconfigurationException.Reason.INVALID_REQUEST;
+import static io.koala.job.ReconfigurationException.Reason.JOB_ENDING;
+
+import io.koala.job.ReconfigurationException;
+import io.koala.job.ReconfigurationReport;
+import io.koala.plan.OperatorId;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+
+/**
+ * The reconfiguration requests (DESIGN §6.1): queued in FIFO order, a queued rescale or rebalance
+ * of an operator replaced by a newer one for the same operator (both callers get its report),
+ * journaled before they may start so that a restart runs them again, and answered once they
+ * complete or are rejected. The requests taken since the latest checkpoint are queued again after a
+ * rollback, so a rollback never silently undoes a user's rescale.
+ */
+final class RequestQueue {
+
+  /** A reconfiguration waiting for its epoch, and who waits for its outcome. */
+  static final class Queued {
+    Change change;
+    final OperatorId vertex;
+    int departingFrom = -1; // a migration off this leaving worker the coordinator asked for
+    final List<ReplyTo<JobReply.Outcome>> replyTo = new ArrayList<>();
+    long seq; // its journal sequence number (0: not journaled, or checkpoints off)
+    boolean durable; // journaled (or checkpoints off): it may start
+    final List<Long> superseded = new ArrayList<>(); // journaled requests it replaced
+
+    Queued(Change change, OperatorId vertex) {
+      this.change = change;
+      this.vertex = vertex;
+    }
+  }
+
+  private final JobCore job;
+  private final ArrayDeque<Queued> queue = new ArrayDeque<>();
+  private final List<Queued> taken = new ArrayList<>(); // requests whose epoch started, in order
+  private final RequestLedger ledger; // the journaled requests; null: checkpoints off
+  private boolean requestsRecovered; // the journal told the open requests (sequence numbers)
+
+  RequestQueue(JobCore job) {
+    this.job = job;
+    this.ledger = job.setup.checkpointing() == null ? null : new RequestLedger(0);
+  }
+
+  boolean isEmpty() {
+    return queue.isEmpty();
+  }
+
+  int size() {
+    return queue.size();
+  }
+
+  /** Requests taken so far (a checkpoint keeps the count: those taken since run again). */
+  int takenCount() {
+    return taken.size();
+  }
+
+  void onReconfigure(JobInput.Reconfigure m) {
+    if (job.lifecycle.status().isTerminal()) {
+      job.reply(
+          m.replyTo(),
+          new JobReply.Rejected(JOB_ENDING, "job " + job.jobId + " is " + job.lifecycle.status()));
+      return;
+    }
+    OperatorId vertex;
+    try {
+      vertex = check(m.change());
+    } catch (IllegalArgumentException e) {
+      job.reply(m.replyTo(), new JobReply.Rejected(INVALID_REQUEST, e.getMessage()));
+      return;
+    }
+    if (m.change().coalesces()) {
+      for (Queued q : queue) {
+        if (q.vertex.equals(vertex) && q.change.coalesces()) {
+          job.log().info("job {}: queued {} replaced by {}", job.jobId, q.change, m.change());
+          q.change = m.change(); // coalesced: the latest target wins, both callers get its report
+          q.replyTo.add(m.replyTo());
+          journal(q); // under a new number: the one it replaces is done once it is durable
+          return;
+        }
+      }
+    }
+    Queued q = new Queued(m.change(), vertex);
+    q.replyTo.add(m.replyTo());
+    add(q);
+    job.epochs.startNext();
+  }
+
+  /** Queues {@code q} (a user's request, or a migration a departure asked for) and journals it. */
+  void add(Queued q) {
+    queue.add(q);
+    journal(q);
+  }
+
+  /**
+   * Journals queued request {@code q} before it may start (DESIGN §6.1), so that a restart runs it
+   * again; {@link JobInput.RequestJournaled} follows. Without checkpoints it may start at once.
+   */
+  private void journal(Queued q) {
+    if (ledger == null) {
+      q.durable = true;
+      return;
+    }
+    if (!requestsRecovered) {
+      return; // numbered and journaled once the journal has recovered
+    }
+    if (q.seq > 0) {
+      q.superseded.add(q.seq);
+    }
+    long seq = ledger.accept();
+    q.seq = seq;
+    q.durable = false;
+    job.emit(new JobEffect.JournalRequest(seq, q.change));
+  }
+
+  void onJournaled(JobInput.RequestJournaled m) {
+    Queued q = null;
+    for (Queued c : queue) {
+      if (c.seq == m.seq()) {
+        q = c;
+      }
+    }
+    if (q == null) {
+      return; // replaced by a later request, or rejected as the job ended
+    }
+    if (m.error() != null) {
+      queue.remove(q);
+      job.log()
+          .error("job {}: the journal cannot record request {}: {}", job.jobId, m.seq(), m.error());
+      reject(
+          q,
+          JOB_ENDING,
+          "the journal of job " + job.jobId + " cannot record the request: " + m.error());
+      endedNow(q); // in case the write reached the store after all
+      return;
+    }
+    q.durable = true;
+    for (long old : q.superseded) {
+      markDone(ledger.ended(old));
+    }
+    q.superseded.clear();
+    refuseUnplaceable();
+    job.epochs.startNext();
+  }
+
+  /**
+   * The requests the journal still has open (accepted after the restored checkpoint, or not yet
+   * covered by one) run again, in order, before any taken since; their callers are gone, so their
+   * outcomes are only logged and reported. Requests that arrived while the journal recovered are
+   * journaled now.
+   */
+  void recovered(JobInput.RecoveredJournal state) {
+    List<Long> open = state.requests().stream().map(JobInput.Decoded::id).toList();
+    ledger.recovered(state.lastRequestSeq(), open);
+    requestsRecovered = true;
+    List<Queued> again = new ArrayList<>();
+    for (JobInput.Decoded<Change> r : state.requests()) {
+      if (job.setup.restoreFrom() != null) {
+        job.log()
+            .warn(
+                "job {}: journaled request {} is not run again: restoring from {}",
+                job.jobId,
+                r.id(),
+                job.setup.restoreFrom());
+        markDone(ledger.ended(r.id()));
+        continue;
+      }
+      if (r.value() == null) {
+        job.log()
+            .warn(
+                "job {}: journaled request {} cannot run again: {}", job.jobId, r.id(), r.error());
+        markDone(ledger.ended(r.id()));
+        continue;
+      }
+      try {
+        Queued q = new Queued(r.value(), check(r.value()));
+        q.seq = r.id();
+        q.durable = true;
+        again.add(q);
+        job.log().warn("job {}: journaled request {} runs again: {}", job.jobId, r.id(), r.value());
+      } catch (RuntimeException e) {
+        job.log()
+            .warn(
+                "job {}: journaled request {} cannot run again: {}",
+                job.jobId,
+                r.id(),
+                e.toString());
+        markDone(ledger.ended(r.id()));
+      }
+    }
+    for (Queued q : queue) {
+      journal(q); // arrived while the journal recovered
+    }
+    for (int i = again.size() - 1; i >= 0; i--) {
+      queue.addFirst(again.get(i));
+    }
+  }
+
+  /** The next request, if it may start now (durable), else null. */
+  Queued peekDurable() {
+    Queued q = queue.peek();
+    return q != null && q.durable ? q : null;
+  }
+
+  /** Takes the head of the queue (after {@link #peekDurable}). */
+  Queued poll() {
+    return queue.poll();
+  }
+
+  /** {@code q}'s epoch starts: it is run again if the job rolls back to before now. */
+  void taken(Queued q) {
+    taken.add(q);
+  }
+
+  /** Marks the journaled requests {@code seqs} done: a restart does not run them again. */
+  void markDone(List<Long> seqs) {
+    for (long seq : seqs) {
+      job.emit(new JobEffect.JournalRequestDone(seq));
+    }
+  }
+
+  /**
+   * Refuses at once the durable queued requests that no longer pass {@link #check} (a {@code
+   * migrate} to a worker lost since it was accepted), rather than when their turn comes: epochs may
+   * be held for long (recovery, checkpoints).
+   */
+  void refuseUnplaceable() {
+    for (Iterator<Queued> it = queue.iterator(); it.hasNext(); ) {
+      Queued q = it.next();
+      if (!q.durable) {
+        continue; // checked once journaled
+      }
+      try {
+        check(q.change);
+      } catch (IllegalArgumentException e) {
+        it.remove();
+        reject(q, INVALID_REQUEST, e.getMessage());
+        endedNow(q);
+      }
+    }
+    job.departures.replan();
+  }
+
+  /** Checks what does not depend on the deployment at the time the epoch starts. */
+  OperatorId check(Change c) {
+    return Change.check(c, job.plan, job.live, job.departures.pool());
+  }
+
+  /** {@code q} is done: its callers get {@code report}. */
+  void complete(Queued q, ReconfigurationReport report) {
+    if (q.departingFrom >= 0) {
+      job.departures.migrated((Change.Migrate) q.change);
+    } else if (q.replyTo.isEmpty()) {
+      job.log().info("job {}: journaled request {} ran again: {}", job.jobId, q.seq, report);
+    }
+    for (ReplyTo<JobReply.Outcome> r : q.replyTo) {
+      job.reply(r, new JobReply.Completed(report));
+    }
+  }
+
+  /** {@code q}'s epoch completed: its request is done once a checkpoint covers that. */
+  void completed(Queued q) {
+    if (ledger != null) {
+      ledger.completed(q.seq);
+    }
+  }
+
+  /** {@code q} ended without changing the job: a restart does not run it again. */
+  void endedNow(Queued q) {
+    if (ledger != null) {
+      q.superseded.forEach(old -> markDone(ledger.ended(old)));
+      q.superseded.clear();
+      markDone(ledger.ended(q.seq));
+    }
+  }
+
+  /** The job is ending: {@code q} will not be carried out. */
+  void reject(Queued q, String reason) {
+    reject(q, JOB_ENDING, reason);
+  }
+
+  void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
+    if (q.departingFrom >= 0) {
+      job.departures.migrationRejected((Change.Migrate) q.change, q.departingFrom, kind, reason);
+    } else if (q.replyTo.isEmpty()) {
+      job.log().warn("job {}: journaled request {} was rejected: {}", job.jobId, q.seq, reason);
+    }
+    for (ReplyTo<JobReply.Outcome> r : q.replyTo) {
+      job.reply(r, new JobReply.Rejected(kind, reason));
+    }
+  }
+
+  void rejectQueued(String reason) {
+    for (Queued q : queue) {
+      reject(q, reason);
+    }
+    queue.clear();
+  }
+
+  /** A checkpoint was triggered: the requests completed so far are done once it commits. */
+  void checkpointTriggered(long id) {
+    if (ledger != null) {
+      ledger.triggered(id);
+    }
+  }
+
+  /** Checkpoint {@code id} committed: a restart resumes after the completions it covers. */
+  void checkpointCommitted(long id) {
+    if (ledger != null) {
+      markDone(ledger.committed(id));
+    }
+  }
+
+  /** The job finished: a later job with this id does not run what is open. */
+  void jobFinished() {
+    if (ledger != null) {
+      markDone(ledger.finished());
+    }
+  }
+
+  /** A rollback: the requests taken since the latest checkpoint run again. */
+  void rolledBack() {
+    if (ledger != null) {
+      ledger.rolledBack();
+    }
+  }
+
+  /**
+   * The redeployment after a rollback: the requests taken after the first {@code keep} (those the
+   * restored checkpoint had taken) are queued again, in order, before those still queued.
+   */
+  void requeueTakenAfter(int keep) {
+    List<Queued> redo = new ArrayList<>(taken.subList(keep, taken.size()));
+    taken.subList(keep, taken.size()).clear();
+    for (int i = redo.size() - 1; i >= 0; i--) {
+      queue.addFirst(redo.get(i));
+    }
+  }
+}

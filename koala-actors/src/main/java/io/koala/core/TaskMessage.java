@@ -1,6 +1,0 @@
-package io.koala.core;
-
-/**
- * Everything a task actor receives: data-plane items from this package, control from the runtime.
- */
-public interface TaskMessage extends KoalaMessage {}

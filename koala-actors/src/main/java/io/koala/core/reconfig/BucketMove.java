@@ -1,4 +1,0 @@
-package io.koala.core.reconfig;
-
-/** Bucket {@code bucket} moves from task index {@code from} to task index {@code to}. */
-public record BucketMove(int bucket, int from, int to) {}

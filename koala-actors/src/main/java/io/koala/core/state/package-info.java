@@ -1,2 +1,0 @@
-/** Keyed state of a task on its state store: the handles behind {@link io.koala.state}. */
-package io.koala.core.state;

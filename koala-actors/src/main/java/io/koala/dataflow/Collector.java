@@ -1,7 +1,0 @@
-package io.koala.dataflow;
-
-/** Receives the records a function emits; they keep the event timestamp of the input record. */
-@FunctionalInterface
-public interface Collector<T> {
-  void collect(T value);
-}

@@ -1,7 +1,0 @@
-package io.koala.dataflow;
-
-/** Keeps the records for which it returns {@code true}. Stateless, like {@link MapFunction}. */
-@FunctionalInterface
-public interface FilterFunction<T> {
-  boolean test(T value) throws Exception;
-}

@@ -1,4 +1,0 @@
-package io.koala.dataflow;
-
-/** A key with a value; the output of keyed aggregates. */
-public record KeyValue<K, V>(K key, V value) {}

@@ -1,7 +1,0 @@
-package io.koala.dataflow;
-
-/** Combines two values of a key into one; used for a rolling reduce per key. */
-@FunctionalInterface
-public interface ReduceFunction<T> {
-  T reduce(T accumulated, T value) throws Exception;
-}

@@ -1,7 +1,0 @@
-package io.koala.dataflow;
-
-/** Assigns the event timestamp (milliseconds) of a source record. */
-@FunctionalInterface
-public interface TimestampFunction<T> {
-  long timestamp(T value);
-}

@@ -1,4 +1,0 @@
-package io.koala.dataflow;
-
-/** The result of a keyed window: the key, the window {@code [start, end)} and the value. */
-public record WindowResult<K, V>(K key, long start, long end, V value) {}

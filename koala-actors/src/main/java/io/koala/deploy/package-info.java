@@ -1,0 +1,6 @@
+/**
+ * Deployments: the tasks and channels a job starts with ({@link io.koala.deploy.DeploymentPlan}),
+ * and the deployment as reconfigurations change it ({@link io.koala.deploy.LiveDeployment}). Plain
+ * Java.
+ */
+package io.koala.deploy;

@@ -1,0 +1,7 @@
+package io.koala.function;
+
+/** Keeps the records for which it returns {@code true}. Stateless, like {@link MapFunction}. */
+@FunctionalInterface
+public interface FilterFunction<T> {
+  boolean test(T value) throws Exception;
+}

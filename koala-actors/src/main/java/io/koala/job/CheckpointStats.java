@@ -1,0 +1,20 @@
+package io.koala.job;
+
+import io.koala.protocol.KoalaMessage;
+
+/**
+ * A job's checkpoints as its coordinator saw them (DESIGN §8): how many it committed since it
+ * started, and the latest one's id, duration (from its trigger to its commit) and size (the bytes
+ * of its tasks' snapshot files).
+ */
+public record CheckpointStats(long completed, long lastId, long lastDurationMillis, long lastBytes)
+    implements KoalaMessage {
+
+  /** No checkpoint committed yet (or checkpoints off). */
+  public static final CheckpointStats NONE = new CheckpointStats(0, 0, 0, 0);
+
+  /** These statistics after checkpoint {@code id} committed. */
+  public CheckpointStats committed(long id, long durationMillis, long bytes) {
+    return new CheckpointStats(completed + 1, id, durationMillis, bytes);
+  }
+}

@@ -1,0 +1,127 @@
+package io.koala.job;
+
+import io.koala.plan.TaskId;
+import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.TaskMetricsSnapshot;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import org.HdrHistogram.Histogram;
+
+/**
+ * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
+ * as long as they hold state), one report per completed reconfiguration, the worker each task of
+ * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
+ * checkpoint (or to its start) since its coordinator started ({@code rollbacks}, DESIGN §8; a
+ * coordinator that took over from another on a cluster counts its takeover as one), its {@code
+ * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none). Tasks
+ * are named by the first operator of the chain they run ({@link io.koala.plan.TaskId#operator()});
+ * the helpers below take that name.
+ */
+public record JobMetrics(
+    String jobId,
+    JobStatus status,
+    long atMillis,
+    List<TaskMetricsSnapshot> tasks,
+    List<ReconfigurationReport> reconfigurations,
+    Map<TaskId, Integer> placement,
+    int rollbacks,
+    CheckpointStats checkpoints,
+    ReconfigurationProgress reconfiguring)
+    implements KoalaMessage {
+
+  public JobMetrics {
+    java.util.Objects.requireNonNull(checkpoints, "checkpoints");
+    tasks = List.copyOf(tasks);
+    reconfigurations = List.copyOf(reconfigurations);
+    placement = new LinkedHashMap<>(placement);
+  }
+
+  /** The tasks of the current deployment that run on worker {@code worker}. */
+  public List<TaskId> tasksOnWorker(int worker) {
+    return placement.entrySet().stream()
+        .filter(e -> e.getValue() == worker)
+        .map(Map.Entry::getKey)
+        .toList();
+  }
+
+  /**
+   * Keys whose state tasks installed from other tasks, over the whole job: fetched on first access,
+   * or drained from a retired task.
+   */
+  public long keysTransferred() {
+    return tasks.stream()
+        .mapToLong(t -> t.reconfiguration().keysFetched() + t.reconfiguration().keysDrained())
+        .sum();
+  }
+
+  /** Keys drained from tasks a scale-in or migration retired (DESIGN §6.5), over the whole job. */
+  public long keysDrained() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().keysDrained()).sum();
+  }
+
+  /**
+   * Retired tasks of {@code operator} that held state until every owner had drained it, and then
+   * stopped (their last metrics stay here, with status {@link TaskMetricsSnapshot#RELEASED}).
+   */
+  public List<TaskId> releasedTasks(String operator) {
+    return tasksOf(operator).stream()
+        .filter(t -> t.status().equals(TaskMetricsSnapshot.RELEASED))
+        .map(TaskMetricsSnapshot::task)
+        .toList();
+  }
+
+  /** Bytes of state tasks installed from other tasks (fetched or drained), over the whole job. */
+  public long stateBytesTransferred() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().stateBytesFetched()).sum();
+  }
+
+  /** Fetch requests tasks sent, over the whole job. */
+  public long fetchRequests() {
+    return tasks.stream().mapToLong(t -> t.reconfiguration().fetchRequests()).sum();
+  }
+
+  /** The tasks whose chain starts with {@code operator}. */
+  public List<TaskMetricsSnapshot> tasksOf(String operator) {
+    return tasks.stream().filter(t -> t.task().operator().name().equals(operator)).toList();
+  }
+
+  /** Records consumed by the tasks of {@code operator}. */
+  public long recordsIn(String operator) {
+    return tasksOf(operator).stream().mapToLong(TaskMetricsSnapshot::recordsIn).sum();
+  }
+
+  /** Records per second consumed by the tasks of {@code operator}, over the last second. */
+  public double recordsInPerSecond(String operator) {
+    return tasksOf(operator).stream().mapToDouble(TaskMetricsSnapshot::recordsInPerSecond).sum();
+  }
+
+  /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */
+  public Histogram batchLatency(String operator) {
+    Histogram h = new Histogram(60_000_000_000L, 2);
+    for (TaskMetricsSnapshot t : tasksOf(operator)) {
+      h.add(t.latencyHistogram());
+    }
+    return h;
+  }
+
+  /** Records available at the sources but not yet read. */
+  public long sourceLagRecords() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::lagRecords).sum();
+  }
+
+  /** Age of the oldest unread record at any source, in seconds. */
+  public double sourceLagSeconds() {
+    return tasks.stream().mapToDouble(TaskMetricsSnapshot::lagSeconds).max().orElse(0);
+  }
+
+  /** Bytes of state in every task's store. */
+  public long stateBytes() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::stateBytes).sum();
+  }
+
+  /** State entries in every task's store. */
+  public long stateEntries() {
+    return tasks.stream().mapToLong(TaskMetricsSnapshot::stateEntries).sum();
+  }
+}

@@ -1,9 +1,0 @@
-package io.koala.job;
-
-import io.koala.core.KoalaMessage;
-
-/**
- * How the host reaches a worker that joined (DESIGN §9): the job core refers to workers by index
- * and passes this on to its host untouched.
- */
-public interface WorkerAddress extends KoalaMessage {}

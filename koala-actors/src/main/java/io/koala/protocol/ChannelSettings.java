@@ -1,0 +1,57 @@
+package io.koala.protocol;
+
+/**
+ * Batching and flow-control settings of a task's channels.
+ *
+ * @param maxBatchRecords records per batch at most
+ * @param maxBatchBytes estimated bytes per batch at most
+ * @param lingerMillis how long a partial batch may wait before it is sent
+ * @param credits credit window of every channel, in items
+ * @param watermarkIntervalMillis how often a source emits its watermark
+ */
+public record ChannelSettings(
+    int maxBatchRecords,
+    int maxBatchBytes,
+    long lingerMillis,
+    int credits,
+    long watermarkIntervalMillis)
+    implements KoalaMessage {
+
+  /**
+   * Largest message Koala sends between tasks (Artery's frame, which the runtime sets to this). A
+   * batch is bounded to a quarter of it by configuration, and a single record to half of it.
+   */
+  public static final int FRAME_BYTES = 1 << 20;
+
+  /** Largest estimated size of one record. */
+  public static final int MAX_RECORD_BYTES = FRAME_BYTES / 2;
+
+  /** Largest configurable batch size in bytes. */
+  public static final int MAX_BATCH_BYTES = FRAME_BYTES / 4;
+
+  public ChannelSettings {
+    if (maxBatchRecords < 1
+        || maxBatchBytes < 1
+        || lingerMillis < 0
+        || credits < 1
+        || watermarkIntervalMillis < 1) {
+      throw new IllegalArgumentException(
+          "invalid channel settings: "
+              + maxBatchRecords
+              + " records, "
+              + maxBatchBytes
+              + " bytes, linger "
+              + lingerMillis
+              + " ms, "
+              + credits
+              + " credits, watermarks every "
+              + watermarkIntervalMillis
+              + " ms");
+    }
+  }
+
+  /** Settings with watermarks every 200 ms. */
+  public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
+    this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);
+  }
+}

@@ -1,0 +1,31 @@
+package io.koala.protocol;
+
+/**
+ * Coordinator → task commands of checkpointing (DESIGN §8). The barriers themselves travel in-band
+ * ({@link io.koala.protocol.CheckpointBarrier}); a task's host reports the snapshot it wrote.
+ */
+public sealed interface CheckpointMessage extends KoalaMessage {
+
+  /** A command to one task; each is idempotent. */
+  sealed interface Command extends CheckpointMessage, TaskMessage {}
+
+  /**
+   * To every source task: snapshot the offsets read so far and emit barrier {@code checkpointId} on
+   * every output, after the records read before it.
+   */
+  record TriggerCheckpoint(long checkpointId) implements Command {}
+
+  /**
+   * To a retired holder, which has no inputs: snapshot the state it holds once its outputs have
+   * delivered their ends (its state changes afterwards only by releases).
+   */
+  record SnapshotHolder(long checkpointId) implements Command {}
+
+  /**
+   * To every task, once checkpoint {@code checkpointId} is durably recorded: the oldest checkpoint
+   * a rollback may still restore is {@code oldestRestorable}, so copies installed before its
+   * barrier may be released at their holders (§6.7), and output up to the checkpoint may be
+   * published.
+   */
+  record CheckpointCommitted(long checkpointId, long oldestRestorable) implements Command {}
+}

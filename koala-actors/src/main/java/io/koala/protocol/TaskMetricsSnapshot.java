@@ -1,0 +1,120 @@
+package io.koala.protocol;
+
+import io.koala.plan.TaskId;
+import java.nio.ByteBuffer;
+import java.util.zip.DataFormatException;
+import org.HdrHistogram.Histogram;
+
+/**
+ * Metrics of one task at one instant.
+ *
+ * @param recordsIn records consumed (read, for a source)
+ * @param recordsOut records sent to downstream tasks
+ * @param recordsInPerSecond rate over the last full second
+ * @param batchLatency compressed HdrHistogram of per-batch processing time in nanoseconds
+ * @param lagRecords for a source: records available but not yet read
+ * @param lagSeconds for a source: age of the oldest available record not yet read
+ * @param backpressured whether the task is waiting for credit from downstream
+ * @param watermark the task's current watermark ({@link Long#MIN_VALUE} before the first)
+ * @param lateRecords records dropped as too late (behind the watermark beyond allowed lateness)
+ * @param reconfiguration what reconfigurations cost this task
+ */
+public record TaskMetricsSnapshot(
+    TaskId task,
+    String status,
+    long recordsIn,
+    long recordsOut,
+    double recordsInPerSecond,
+    double recordsOutPerSecond,
+    long batches,
+    byte[] batchLatency,
+    long lagRecords,
+    double lagSeconds,
+    long stateBytes,
+    long stateEntries,
+    boolean backpressured,
+    long watermark,
+    long lateRecords,
+    Reconfiguration reconfiguration)
+    implements KoalaMessage {
+
+  /**
+   * The status of a retired task that held state until its owners had drained it all, and then
+   * stopped; its snapshot is the last it gave.
+   */
+  public static final String RELEASED = "RELEASED";
+
+  /** This snapshot with status {@link #RELEASED}. */
+  public TaskMetricsSnapshot released() {
+    return new TaskMetricsSnapshot(
+        task,
+        RELEASED,
+        recordsIn,
+        recordsOut,
+        0,
+        0,
+        batches,
+        batchLatency,
+        lagRecords,
+        lagSeconds,
+        0,
+        0,
+        false,
+        watermark,
+        lateRecords,
+        reconfiguration);
+  }
+
+  /**
+   * What reconfigurations cost this task so far.
+   *
+   * @param fetchRequests fetches sent (one per holder per batch)
+   * @param keysFetched keys whose state was installed from another task on first access (or, with
+   *     stop-and-restart, pushed with a hand-over)
+   * @param stateBytesFetched bytes of state installed from other tasks
+   * @param recordsForwarded records of handed-over buckets sent on to their new owner
+   * @param recordsHeld records held until a peer marker (§6.6)
+   * @param bucketsHandedOver buckets given up
+   * @param bucketsTakenOver buckets gained
+   * @param parkedRecords records waiting for their key's state now
+   * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
+   *     keys known to be local in moved buckets (the exact entries are in the store)
+   * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
+   * @param piggybackedKeys of those, the keys that came with a fetch's reply
+   */
+  public record Reconfiguration(
+      long fetchRequests,
+      long keysFetched,
+      long stateBytesFetched,
+      long recordsForwarded,
+      long recordsHeld,
+      long bucketsHandedOver,
+      long bucketsTakenOver,
+      long parkedRecords,
+      long lookupTableBytes,
+      long keysDrained,
+      long piggybackedKeys)
+      implements KoalaMessage {
+    /** Nothing reconfigured. */
+    public static final Reconfiguration NONE = new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  /** The batch latency histogram. */
+  public Histogram latencyHistogram() {
+    try {
+      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(batchLatency), 0);
+    } catch (DataFormatException e) {
+      throw new IllegalStateException("corrupt latency histogram of " + task, e);
+    }
+  }
+
+  /** {@code h} compressed, as a snapshot's {@code batchLatency} carries it. */
+  public static byte[] encode(Histogram h) {
+    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(buf);
+    byte[] out = new byte[n];
+    buf.flip();
+    buf.get(out);
+    return out;
+  }
+}

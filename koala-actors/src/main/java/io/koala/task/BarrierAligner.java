@@ -1,0 +1,200 @@
+package io.koala.task;
+
+import io.koala.protocol.CheckpointMessage;
+import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.TaskSetup;
+import java.util.List;
+
+/**
+ * When the task snapshots (DESIGN §8): aligned barriers, as Flink does. A barrier holds the channel
+ * it came on (its later items wait in the {@link InputGate}) until every open input has delivered
+ * it; then the task snapshots, between batches, so the snapshot is exactly what the items before
+ * the barrier made, sends the barrier downstream after what came before it, and the held channels
+ * flow again. A source snapshots when the coordinator triggers it; a retired holder once it has
+ * finished. A committed checkpoint releases what no restorable checkpoint needs any more (§6.7).
+ */
+final class BarrierAligner {
+  private static final long NO_CHECKPOINT = -1;
+
+  private final TaskSetup setup;
+  private final TaskHost services;
+  private final OperatorChain chain;
+  private final InputGate input;
+  private final OutputGate output;
+  private final EventTime eventTime;
+  private final SourceDriver source;
+  private final StatePlane keyed; // null: the chain keeps no keyed state
+  private long aligning = NO_CHECKPOINT; // the barrier being aligned
+  private long lastBarrier; // the checkpoint this task last snapshotted (0: none)
+  private long holderSnapshot = NO_CHECKPOINT; // asked of a retired holder before it finished
+
+  BarrierAligner(
+      TaskSetup setup,
+      TaskHost services,
+      OperatorChain chain,
+      InputGate input,
+      OutputGate output,
+      EventTime eventTime,
+      SourceDriver source,
+      StatePlane keyed) {
+    this.setup = setup;
+    this.services = services;
+    this.chain = chain;
+    this.input = input;
+    this.output = output;
+    this.eventTime = eventTime;
+    this.source = source;
+    this.keyed = keyed;
+  }
+
+  /** The checkpoint this task last snapshotted (0: none). */
+  long lastBarrier() {
+    return lastBarrier;
+  }
+
+  /** Resumes from checkpoint {@code checkpointId}. */
+  void restore(long checkpointId) {
+    lastBarrier = checkpointId;
+  }
+
+  /**
+   * Resumes the task from its snapshot {@code cp}: the last barrier, event time, what downstream
+   * was told, the inputs that had ended, and the lookup table.
+   */
+  void restoreTask(TaskCheckpoint cp) {
+    restore(cp.checkpointId());
+    eventTime.restore(cp.watermark());
+    output.restore(cp.forwardedWatermark(), cp.idle());
+    source.restoreWatermark(cp.forwardedWatermark());
+    for (int channel : cp.endedInputs()) {
+      InputGate.Lane lane = input.restoreEnded(channel);
+      if (lane != null) { // else a peer channel of an epoch before the checkpoint
+        eventTime.onEnd(lane.watermarkIndex());
+      }
+    }
+    if (keyed != null) {
+      keyed.restore(cp);
+    }
+  }
+
+  /**
+   * A barrier arrived on {@code lane}: the channel waits until every open input has delivered it.
+   */
+  void barrier(InputGate.Lane lane, long checkpointId) {
+    if (checkpointId <= lastBarrier
+        || (aligning != NO_CHECKPOINT && checkpointId != aligning)
+        || !input.hold(lane)) {
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + ": barrier "
+              + checkpointId
+              + " on channel "
+              + lane.channel().id()
+              + " while aligning "
+              + aligning
+              + " after "
+              + lastBarrier);
+    }
+    aligning = checkpointId;
+  }
+
+  /**
+   * Once every open input has delivered the barrier being aligned (an input that ended counts):
+   * snapshots, emits the barrier, and lets the held items run, in their order.
+   */
+  void checkAligned(boolean running) {
+    if (aligning == NO_CHECKPOINT || !input.allHeld()) {
+      return;
+    }
+    long id = aligning;
+    aligning = NO_CHECKPOINT;
+    input.releaseHolds();
+    snapshot(id, running);
+    output.forwardBarrier(id);
+  }
+
+  /**
+   * Carries out a checkpoint command at a task in {@code status} (see {@link
+   * TaskEngine#onCheckpoint}): a source snapshots and emits the barrier; a retired holder snapshots
+   * once it has finished ({@link #finished}); a committed checkpoint releases the copies installed
+   * before the barrier of the oldest checkpoint still restorable, and tells the operators. Repeats
+   * are ignored.
+   */
+  void onCommand(CheckpointMessage.Command c, TaskEngine.Status status) {
+    if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
+      if (!source.isSource()) {
+        throw new ProtocolViolationException(
+            "checkpoint " + t.checkpointId() + " triggered at " + setup.task() + ", no source");
+      }
+      if (t.checkpointId() > lastBarrier) {
+        snapshot(t.checkpointId(), status == TaskEngine.Status.RUNNING);
+        output.forwardBarrier(t.checkpointId());
+      }
+    } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
+      if (h.checkpointId() <= lastBarrier) {
+        return;
+      }
+      if (status == TaskEngine.Status.FINISHED) {
+        snapshot(h.checkpointId(), false);
+      } else {
+        holderSnapshot = h.checkpointId(); // once its outputs have delivered their ends
+      }
+    } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
+      if (keyed != null) {
+        keyed.releaseBefore(cc.oldestRestorable());
+      }
+      if (chain.opened()) {
+        chain.eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
+      }
+    }
+  }
+
+  /** The task has finished: a holder snapshot asked for before is taken now. */
+  void finished() {
+    if (holderSnapshot != NO_CHECKPOINT) {
+      snapshot(holderSnapshot, false);
+      holderSnapshot = NO_CHECKPOINT;
+    }
+  }
+
+  /**
+   * Hands the host this task's snapshot: a read transaction of its store opened now, between
+   * batches (so it sees exactly what the records before the barrier did, C2), and the rest of its
+   * state ({@link TaskCheckpoint}). A {@code running} task's operators snapshot first, in chain
+   * order, so what they emit precedes the barrier.
+   */
+  private void snapshot(long checkpointId, boolean running) {
+    if (chain.opened() && running) {
+      chain.eachOperator(op -> op.snapshotState(checkpointId));
+    }
+    byte[] metadata =
+        new TaskCheckpoint(
+                checkpointId,
+                eventTime.current(),
+                output.forwardedWatermark(),
+                output.idleSent(),
+                input.endedChannels(),
+                source.offsets(),
+                keyed == null ? null : keyed.snapshotLocations())
+            .encode();
+    lastBarrier = checkpointId;
+    services.snapshot(checkpointId, keyed == null ? null : keyed.beginSnapshot(), metadata);
+  }
+
+  /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */
+  String alignment(TaskEngine.Status status, int parked) {
+    if (aligning == NO_CHECKPOINT) {
+      return "not aligning (last barrier " + lastBarrier + ", status " + status + ")";
+    }
+    List<String> waiting = input.waitingForBarrier();
+    return "aligning "
+        + aligning
+        + ", waiting for "
+        + waiting
+        + ", "
+        + input.pending()
+        + " pending, parked "
+        + parked;
+  }
+}

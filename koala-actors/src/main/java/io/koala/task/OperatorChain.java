@@ -1,0 +1,305 @@
+package io.koala.task;
+
+import io.koala.KoalaException;
+import io.koala.function.Collector;
+import io.koala.function.OutputTag;
+import io.koala.operator.InternalTimers;
+import io.koala.operator.NamespacedState;
+import io.koala.operator.Operator;
+import io.koala.operator.OperatorContext;
+import io.koala.operator.Output;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.ExecutionPlan.VertexInput;
+import io.koala.plan.OperatorNode;
+import io.koala.plan.OperatorNode.Kind;
+import io.koala.protocol.TaskSetup;
+import io.koala.protocol.UserFunctionException;
+import io.koala.serialization.Codecs;
+import io.koala.serialization.KryoSerde;
+import io.koala.state.Codec;
+import io.koala.state.KeyedStateContext;
+import io.koala.state.TimeDomain;
+import io.koala.task.state.KeyedStateBackend;
+import io.koala.task.state.KeyedTimers;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The operators of one task, chained: each emits straight into the next, the last into the task's
+ * output. Every call into user code goes through here, so a failure names the operator it came from
+ * ({@link UserFunctionException}), and the key of the record being processed is kept for the error
+ * report. A source task's chain has no source operator: its reader emits into {@link #entry}.
+ */
+final class OperatorChain {
+  private static final OperatorHook END_BATCH = Operator::endBatch;
+  private static final OperatorHook FINISH = Operator::finish;
+
+  private final TaskSetup setup;
+  private final TaskMetrics metrics;
+  private final List<Operator<Object, Object>> ops = new ArrayList<>();
+  private final List<String> names = new ArrayList<>();
+  private final int[] logicalInputs; // vertex input edge → the head operator's input number
+  private Output<Object> entry;
+  private boolean opened; // not so for a holder resumed from a snapshot
+
+  /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
+  private Object recordKey;
+
+  /** What the operators' contexts reach outside the chain. */
+  record Environment(
+      TaskHost services,
+      KryoSerde serde,
+      KeyedStateBackend state,
+      KeyedTimers timers,
+      EventTime eventTime,
+      OutputGate output,
+      long restoredCheckpoint) {}
+
+  @SuppressWarnings("unchecked")
+  OperatorChain(TaskSetup setup, Vertex vertex, TaskMetrics metrics) {
+    this.setup = setup;
+    this.metrics = metrics;
+    logicalInputs = new int[vertex.inputs().size()];
+    for (VertexInput vi : vertex.inputs()) {
+      logicalInputs[vi.index()] = vi.logicalInput();
+    }
+    for (OperatorNode n : vertex.chain()) {
+      if (n.kind() != Kind.SOURCE) {
+        ops.add((Operator<Object, Object>) n.factory().create());
+        names.add(n.id().name());
+      }
+    }
+  }
+
+  /** Opens the operators, last first, each emitting into the next and the last into the output. */
+  void open(Environment env) throws Exception {
+    Output<Object> downstream = env.output()::emit;
+    for (int i = ops.size() - 1; i >= 0; i--) {
+      ops.get(i).open(new Context(i, downstream, env));
+      downstream = chained(i);
+    }
+    opened = true;
+    entry = downstream;
+  }
+
+  boolean opened() {
+    return opened;
+  }
+
+  /** Where a source's records enter the chain. */
+  Output<Object> entry() {
+    return entry;
+  }
+
+  /** The name of operator {@code i}, or the task's operator when the chain has none. */
+  String name(int i) {
+    return names.isEmpty() ? setup.task().operator().name() : names.get(i);
+  }
+
+  String headName() {
+    return name(0);
+  }
+
+  String tailName() {
+    return name(ops.size() - 1);
+  }
+
+  /** The key of the record being processed, for error reports ({@code null}: none). */
+  Object recordKey() {
+    return recordKey;
+  }
+
+  void recordKey(Object key) {
+    recordKey = key;
+  }
+
+  /** Runs the head operator on a record: the only place a record counts as processed. */
+  void processHead(Object value, long timestamp, int edge) {
+    metrics.recordsIn++;
+    try {
+      ops.get(0).process(value, timestamp, logicalInputs[edge]);
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(names.get(0), e);
+    }
+  }
+
+  /** Runs a timer callback of the head operator (the key is current). */
+  void onTimer(long timestamp, byte[] namespace, TimeDomain domain) {
+    try {
+      ops.get(0).onTimer(timestamp, namespace, domain);
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(names.get(0), e);
+    }
+  }
+
+  void endBatch() {
+    each(END_BATCH);
+  }
+
+  void processWatermark(long watermark) {
+    each(op -> op.processWatermark(watermark));
+  }
+
+  void finish() {
+    each(FINISH);
+  }
+
+  /** Calls {@code hook} on the operators, upstream first, outside any record's key. */
+  void eachOperator(OperatorHook hook) {
+    recordKey = null; // a hook works on no record's key
+    each(hook);
+  }
+
+  /** Calls {@code hook} on the operators, upstream first; a failure names the operator. */
+  private void each(OperatorHook hook) {
+    for (int i = 0; i < ops.size(); i++) {
+      try {
+        hook.call(ops.get(i));
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(names.get(i), e);
+      }
+    }
+  }
+
+  @FunctionalInterface
+  interface OperatorHook {
+    void call(Operator<Object, Object> op) throws Exception;
+  }
+
+  /** Closes the operators, best effort: the task is already done, and its outcome reported. */
+  void close() {
+    for (Operator<Object, Object> op : ops) {
+      try {
+        op.close();
+      } catch (Exception e) {
+        // Closing is best effort: the task is already done, and its outcome reported.
+      }
+    }
+    ops.clear();
+  }
+
+  private Output<Object> chained(int i) {
+    Operator<Object, Object> op = ops.get(i);
+    String name = names.get(i);
+    return (value, ts) -> {
+      try {
+        op.process(value, ts, 0);
+      } catch (KoalaException e) {
+        throw e;
+      } catch (Exception e) {
+        throw new UserFunctionException(name, e);
+      }
+    };
+  }
+
+  /** The context of operator {@code index} of the chain. */
+  private final class Context implements OperatorContext<Object> {
+    private final int index;
+    private final Output<Object> output;
+    private final Environment env;
+
+    Context(int index, Output<Object> output, Environment env) {
+      this.index = index;
+      this.output = output;
+      this.env = env;
+    }
+
+    @Override
+    public String operatorName() {
+      return names.get(index);
+    }
+
+    @Override
+    public int taskIndex() {
+      return setup.task().index();
+    }
+
+    @Override
+    public int parallelism() {
+      return setup.parallelism();
+    }
+
+    @Override
+    public Output<Object> output() {
+      return output;
+    }
+
+    @Override
+    public KeyedStateContext keyedState() {
+      checkKeyed();
+      return env.state();
+    }
+
+    @Override
+    public NamespacedState namespacedState() {
+      checkKeyed();
+      return env.state();
+    }
+
+    @Override
+    public InternalTimers timers() {
+      checkKeyed();
+      return env.timers();
+    }
+
+    @Override
+    public long currentWatermark() {
+      return env.eventTime().current();
+    }
+
+    @Override
+    public <T> Codec<T> codec(Class<T> type) {
+      return Codecs.forClass(type, env.serde());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
+    public <X> Output<X> sideOutput(OutputTag<X> tag) {
+      if (index != ops.size() - 1) {
+        return (value, ts) -> {}; // only the chain's last operator has edges of its own
+      }
+      OutputGate out = env.output();
+      return (Output<X>)
+          (Output<?>) (Output<Object>) (value, ts) -> out.route(tag.name(), value, ts);
+    }
+
+    @Override
+    public void lateRecordDropped() {
+      metrics.lateRecords++;
+    }
+
+    @Override
+    public Object currentKey() {
+      checkKeyed();
+      return env.state().currentKey();
+    }
+
+    private void checkKeyed() {
+      if (index != 0 || env.state() == null) {
+        throw new IllegalStateException(
+            "operator '" + operatorName() + "' has no keyed state: it must follow keyBy(...)");
+      }
+    }
+
+    @Override
+    public Collector<Object> clientResults() {
+      return env.output()::collectForClient;
+    }
+
+    @Override
+    public long restoredCheckpoint() {
+      return env.restoredCheckpoint();
+    }
+
+    @Override
+    public boolean checkpointing() {
+      return env.services().checkpointing();
+    }
+  }
+}

@@ -1,0 +1,755 @@
+package io.koala.task;
+
+import io.koala.function.KeySelector;
+import io.koala.keys.Draining;
+import io.koala.keys.KeyLocations;
+import io.koala.keys.StateServing;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.ExecutionPlan.VertexInput;
+import io.koala.plan.TaskId;
+import io.koala.protocol.BucketHandover;
+import io.koala.protocol.ChannelItem;
+import io.koala.protocol.DrainSettings;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.RecordBatch;
+import io.koala.protocol.StateMessage;
+import io.koala.protocol.StateMessage.KeyRef;
+import io.koala.protocol.StateMessage.KeyState;
+import io.koala.protocol.StateServerAddress;
+import io.koala.protocol.StateServiceAddress;
+import io.koala.protocol.TaskSetup;
+import io.koala.protocol.UserFunctionException;
+import io.koala.routing.Buckets;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.state.TimeDomain;
+import io.koala.store.KeyLayout;
+import io.koala.store.ReadTxn;
+import io.koala.store.StateStore;
+import io.koala.store.Table;
+import io.koala.store.WriteTxn;
+import io.koala.task.state.KeyedStateBackend;
+import io.koala.task.state.KeyedTimers;
+import java.nio.ByteBuffer;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.function.LongSupplier;
+
+/**
+ * The owner side of the state plane (DESIGN §5.3, §6.4–§6.7): which buckets the task owns, where
+ * the state of each of their keys is ({@link KeyLocations}), and getting it here. A record or timer
+ * callback of a key whose state is elsewhere is parked, with the later items of its key, while one
+ * fetch per holder per batch asks for it; the reply is installed in one transaction and the parked
+ * items run. Retiring holders are drained by piggybacked and timed requests; copies installed from
+ * holders are released once no restorable checkpoint needs them there.
+ */
+final class StatePlane {
+  private static final byte[] RELEASE_PREFIX = {'r', 'l'};
+
+  private final TaskSetup setup;
+  private final TaskHost services;
+  private final TaskMetrics metrics;
+  private final KeyEncoder keys;
+  private final StateStore store;
+  private final KeyedStateBackend state;
+  private final KeyedTimers timers;
+  private final OperatorChain chain;
+  private final BatchClock clock;
+  private final LongSupplier lastBarrier; // the checkpoint this task last snapshotted
+  private final Runnable timersChanged; // wakes the task for its next processing-time timer
+  private final RemoteStateClient remote;
+  private final boolean remoteState; // the state lives at state services
+  private KeyLocations locations; // replaced by a restored one before start
+  private final Parking parking = new Parking();
+  private final Draining draining = new Draining();
+  private boolean drainScheduled;
+  private long recordsAtDrainTick = -1;
+  private long nextFetchId;
+
+  /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
+  private final boolean[] owned;
+
+  private final boolean[] moved;
+  // buckets taken over with all their state pulled at once (eager), whose pull has not ended
+  private final boolean[] pulling;
+  private int bucketsPulling;
+  private final List<KeySelector<Object, Object>> selectors = new ArrayList<>(); // by input edge
+  private byte[] recordKeyBytes;
+
+  @SuppressWarnings("unchecked")
+  StatePlane(
+      TaskSetup setup,
+      Vertex vertex,
+      StateStore store,
+      KryoSerde serde,
+      KeyEncoder keys,
+      TaskHost services,
+      TaskMetrics metrics,
+      OperatorChain chain,
+      BatchClock clock,
+      RemoteStateClient remote,
+      LongSupplier watermark,
+      LongSupplier lastBarrier,
+      Runnable timersChanged) {
+    this.setup = setup;
+    this.services = services;
+    this.metrics = metrics;
+    this.keys = keys;
+    this.store = store;
+    this.state = new KeyedStateBackend(vertex.head().id().name(), store, serde);
+    this.chain = chain;
+    this.clock = clock;
+    this.lastBarrier = lastBarrier;
+    this.timersChanged = timersChanged;
+    this.remote = remote;
+    this.remoteState = remote.enabled();
+    for (VertexInput vi : vertex.inputs()) {
+      selectors.add((KeySelector<Object, Object>) vi.keySelector());
+    }
+    owned = new boolean[setup.buckets()];
+    moved = new boolean[setup.buckets()];
+    pulling = new boolean[setup.buckets()];
+    for (int b = 0; b < setup.buckets(); b++) {
+      owned[b] = setup.inputRouting().get(b) == setup.task().index();
+    }
+    int[] ownedBuckets = ownedBuckets();
+    locations = new KeyLocations(setup.task().index(), ownedBuckets);
+    timers = new KeyedTimers(state, ownedBuckets, watermark, services::currentTimeMillis);
+  }
+
+  KeyedStateBackend state() {
+    return state;
+  }
+
+  KeyedTimers timers() {
+    return timers;
+  }
+
+  // ---------------------------------------------------------------- transactions
+
+  void begin() {
+    state.begin();
+  }
+
+  WriteTxn txn() {
+    return state.batchTxn();
+  }
+
+  /**
+   * Commits the batch's state and adds the keys that may be new to their bucket's filter; a filter
+   * that outgrew its size is rebuilt from the store.
+   */
+  void commit() {
+    state.commit();
+    state.takeNewKeys(
+        (key, bucket) -> {
+          if (owned[bucket]) {
+            locations.written(bucket, key);
+          }
+        });
+    if (locations.hasFullFilters()) {
+      try (ReadTxn txn = store.beginRead()) {
+        locations.rebuildFilters(txn);
+      }
+    }
+  }
+
+  void abort() {
+    state.abort();
+  }
+
+  // ---------------------------------------------------------------- start and checkpoints
+
+  /** A fresh start: the lookup table's initial entries, and the next timers, in one batch. */
+  void init(boolean fresh) {
+    state.begin();
+    if (fresh) {
+      locations.init(state.batchTxn());
+    }
+    timers.recoverNext();
+    commit();
+  }
+
+  /** Resumes the lookup table, and so the owned buckets, from a checkpoint. */
+  void restore(TaskCheckpoint cp) {
+    if (cp.locations() == null) {
+      throw new IllegalStateException(
+          "the checkpoint of keyed task " + setup.task() + " has no lookup table");
+    }
+    try (ReadTxn txn = store.beginRead()) {
+      locations = KeyLocations.restore(setup.task().index(), cp.locations(), txn);
+    }
+    for (int b = 0; b < owned.length; b++) {
+      owned[b] = locations.owns(b);
+      moved[b] = owned[b] && !locations.isFullyLocal(b);
+    }
+    timers.buckets(ownedBuckets());
+  }
+
+  /** The lookup table, for a checkpoint. */
+  KeyLocations.Snapshot snapshotLocations() {
+    return locations.snapshot();
+  }
+
+  /** A read transaction of the store, opened now, for a snapshot. */
+  ReadTxn beginSnapshot() {
+    return store.beginRead();
+  }
+
+  // ---------------------------------------------------------------- records
+
+  /** See {@link TaskEngine#locateState}; {@link TaskEngine#NOT_OWNER} for another task's key. */
+  int locate(Object key) {
+    byte[] keyBytes = keys.encode(key);
+    int bucket = Buckets.bucketOf(keyBytes, owned.length);
+    if (!owned[bucket]) {
+      return TaskEngine.NOT_OWNER;
+    }
+    try (ReadTxn txn = store.beginRead()) {
+      return locations.locate(txn, bucket, keyBytes);
+    }
+  }
+
+  /** The key selector of input edge {@code edge}. */
+  KeySelector<Object, Object> selector(int edge) {
+    return selectors.get(edge);
+  }
+
+  /** Returns the bucket of the record's key and makes it the current key. */
+  int setKey(KeySelector<Object, Object> selector, Object value) {
+    chain.recordKey(null);
+    Object key;
+    try {
+      key = selector.key(value);
+    } catch (Exception e) {
+      throw new UserFunctionException(chain.headName() + " (key selector)", e);
+    }
+    chain.recordKey(key);
+    byte[] keyBytes = keys.encode(key);
+    recordKeyBytes = keyBytes;
+    int bucket = Buckets.bucketOf(keyBytes, owned.length);
+    state.setCurrentKey(key, keyBytes, bucket);
+    return bucket;
+  }
+
+  boolean owns(int bucket) {
+    return owned[bucket];
+  }
+
+  /**
+   * Parks the record of the current key if its state is elsewhere or earlier items of it are parked
+   * (DESIGN §6.4: per-key order is kept; other keys flow on).
+   *
+   * @return whether the record was parked (else it runs now)
+   */
+  boolean parked(int bucket, Object value, long timestamp, int edge) {
+    if (!mayBeElsewhere(bucket) && parking.isEmpty()) {
+      return false;
+    }
+    KeyRef ref = new KeyRef(bucket, recordKeyBytes);
+    if (parking.isParked(ref)) {
+      parking.park(ref, Parking.Parked.record(value, timestamp, edge), -1);
+      metrics.recordsParked++;
+      return true;
+    }
+    if (mayBeElsewhere(bucket)) {
+      int holder = holderOf(bucket, ref.key());
+      if (holder != locations.self()) {
+        parkRemote(ref, Parking.Parked.record(value, timestamp, edge), holder);
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Runs a due timer's callback, or parks it like a record when its key's state is elsewhere. */
+  void runTimer(KeyedTimers.Due t, TimeDomain domain) {
+    KeyRef ref = new KeyRef(t.bucket(), t.key());
+    Parking.Parked callback = Parking.Parked.timer(t.timestamp(), t.namespace(), domain);
+    if (parking.isParked(ref)) {
+      parking.park(ref, callback, -1);
+      metrics.recordsParked++;
+      return;
+    }
+    if (mayBeElsewhere(t.bucket())) {
+      int holder = holderOf(t.bucket(), t.key());
+      if (holder != locations.self()) {
+        parkRemote(ref, callback, holder);
+        return;
+      }
+    }
+    runParked(ref, callback);
+  }
+
+  /** Whether state of owned {@code bucket} may be at another task or at a state service. */
+  private boolean mayBeElsewhere(int bucket) {
+    return remoteState || moved[bucket];
+  }
+
+  /**
+   * Where the state of {@code key} in owned {@code bucket} is: its state service with the remote
+   * backend, else as the lookup table resolves it ({@link KeyLocations#self()}: here).
+   */
+  private int holderOf(int bucket, byte[] key) {
+    if (remoteState) {
+      return remote.holderOf(bucket);
+    }
+    return locations.resolve(state.batchTxn(), bucket, key);
+  }
+
+  /**
+   * Parks an item of a key whose state is at {@code holder}: it waits for its bucket's pull if one
+   * runs (eager), else for a fetch of the key.
+   */
+  private void parkRemote(KeyRef ref, Parking.Parked item, int holder) {
+    if (pulling[ref.bucket()]) {
+      parking.await(ref, item);
+    } else {
+      parking.park(ref, item, holder);
+    }
+    metrics.recordsParked++;
+  }
+
+  private void runParked(KeyRef ref, Parking.Parked p) {
+    Object key = keys.decode(ref.key());
+    chain.recordKey(key);
+    state.setCurrentKey(key, ref.key(), ref.bucket());
+    if (p.isTimer()) {
+      chain.onTimer(p.timestamp(), p.namespace(), p.timerDomain());
+    } else {
+      chain.processHead(p.value(), p.timestamp(), p.edge());
+    }
+  }
+
+  /**
+   * Whether the parking rules let {@code item} be consumed now: a watermark, idleness or end
+   * applies only after the records before it (§4.5), and the parked records are bounded; until then
+   * the task stops consuming (and crediting) its input.
+   */
+  boolean admits(ChannelItem item) {
+    return parking.isEmpty()
+        || (item instanceof RecordBatch
+            && parking.count() < 8 * setup.settings().maxBatchRecords());
+  }
+
+  boolean nothingParked() {
+    return parking.isEmpty();
+  }
+
+  int parkedCount() {
+    return parking.count();
+  }
+
+  long lookupMemoryBytes() {
+    return locations.memoryBytes();
+  }
+
+  // ---------------------------------------------------------------- fetches and replies
+
+  /**
+   * Sends the batch's fetches: one request per holder, for every key newly parked; a fetch to a
+   * retiring holder also asks for the next keys this task drains from it (§6.5).
+   */
+  void sendFetches() {
+    DrainSettings s = draining.settings();
+    sendFetches(s == null ? 0 : s.piggybackKeys());
+  }
+
+  private void sendFetches(int drainKeys) {
+    for (Map.Entry<Integer, List<KeyRef>> f : parking.takeFetches().entrySet()) {
+      long id = nextFetchId++;
+      StateMessage.Drain d =
+          drainKeys > 0 ? draining.next(locations, f.getKey(), id, drainKeys) : null;
+      sendFetch(new StateMessage.Fetch(id, setup.task(), f.getValue(), d), f.getKey());
+      clock.fetchSent(id);
+    }
+  }
+
+  /** Asks {@code holder} for the next chunk it has to drain, if none is asked for. */
+  private void sendDrain(int holder, int keysPerChunk) {
+    long id = nextFetchId;
+    StateMessage.Drain d = draining.next(locations, holder, id, keysPerChunk);
+    if (d != null) {
+      nextFetchId++;
+      sendFetch(new StateMessage.Fetch(id, setup.task(), List.of(), d), holder);
+    }
+  }
+
+  /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
+  private void sendFetch(StateMessage.Fetch fetch, int holder) {
+    if (StateServiceAddress.isService(holder)) {
+      remote.fetch(fetch, holder);
+      return; // a read of where the state lives, not a transfer
+    }
+    services.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
+    if (!fetch.keys().isEmpty()) {
+      metrics.fetchRequests++;
+    }
+  }
+
+  /**
+   * A holder answered a fetch: installs each key still owned and still awaited from that holder,
+   * and each drained key that resolves to exactly that holder (K4), in one transaction; runs the
+   * keys' parked items in order, and releases the holder's copies.
+   */
+  void onStateReply(StateMessage.StateReply reply) {
+    long t0 = services.nanoTime();
+    int from = StateServiceAddress.holderOf(reply.holder());
+    boolean pullNext = false;
+    List<StateMessage.Release> releases = new ArrayList<>();
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    for (KeyState ks : reply.keys()) {
+      KeyRef ref = ks.key();
+      if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
+        continue; // abandoned, or answered twice: the key's entry still decides
+      }
+      install(txn, ks, from, releases);
+      if (!StateServiceAddress.isService(from)) {
+        metrics.keysFetched++;
+      }
+    }
+    for (KeyRef ref : reply.unserved()) {
+      parking.refetch(ref, from); // the reply had no room for it
+    }
+    StateMessage.DrainChunk chunk = reply.chunk();
+    if (chunk != null && draining.accept(locations, reply.requestId(), from, chunk)) {
+      for (KeyState ks : chunk.keys()) {
+        KeyRef ref = ks.key();
+        if (locations.acceptsDrained(txn, ref.bucket(), ref.key(), from)) {
+          install(txn, ks, from, releases);
+          metrics.keysDrained++;
+          if (!reply.keys().isEmpty()) {
+            metrics.piggybackedKeys++;
+          }
+        } // else a stale copy: the key resolves elsewhere now
+      }
+      draining.advanced(txn, locations, from, chunk);
+      moved[chunk.bucket()] = !locations.isFullyLocal(chunk.bucket());
+      if (pulling[chunk.bucket()]) {
+        if (chunk.end()) {
+          pullEnded(txn, chunk.bucket());
+        }
+        pullNext = true;
+      } else if (chunk.end()) {
+        // the scan of one bucket is done: go on with the next without waiting a tick, so
+        // many sparse buckets drain at the pace of their keys, not one per interval
+        drainScheduled = true;
+        services.schedule(TaskEngine.Timer.DRAIN, 0);
+      }
+    }
+    chain.endBatch();
+    Map<Integer, List<KeyState>> writes = Map.of();
+    if (remoteState) {
+      state.flush();
+      writes = remote.takeWrites(txn);
+    }
+    commit();
+    chain.recordKey(null);
+    BatchClock.Batch waited = clock.replied(reply.requestId(), t0, !reply.unserved().isEmpty());
+    writes.forEach(remote::writeBack);
+    for (StateMessage.Release r : releases) {
+      services.send(reply.holder(), r);
+    }
+    timersChanged.run(); // the parked items may have registered some
+    sendFetches();
+    clock.refetched(waited);
+    if (pullNext) {
+      sendDrain(from, Integer.MAX_VALUE);
+    }
+    reportReferences();
+  }
+
+  /**
+   * Installs a key's state from {@code from} and runs what was parked behind it. State from a
+   * remote service is only borrowed for the batch: {@link RemoteStateClient#takeWrites} writes it
+   * back.
+   */
+  private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Release> releases) {
+    KeyRef ref = ks.key();
+    StateServing.replace(txn, ks);
+    if (StateServiceAddress.isService(from)) {
+      remote.borrowed(ref); // a read of where the state lives, not a transfer
+    } else {
+      metrics.stateBytesFetched += ks.bytes();
+      locations.installed(txn, ref.bucket(), ref.key(), from);
+      moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+      if (services.checkpointing()) {
+        // released once a checkpoint a rollback may restore has it here (§6.7, C4)
+        txn.put(
+            Table.METADATA,
+            releaseKey(lastBarrier.getAsLong(), from, ref),
+            ByteBuffer.allocate(8).putLong(ks.generation()).array());
+      } else {
+        releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+      }
+    }
+    for (Parking.Parked p : parking.arrived(ref)) {
+      runParked(ref, p);
+    }
+  }
+
+  // ---------------------------------------------------------------- pulls (eager)
+
+  /**
+   * The pull of {@code bucket} ended: each key still waiting runs if its state is here now (it was
+   * not at the old owner: a new key the filter could not rule out), else is fetched after all.
+   */
+  private void pullEnded(WriteTxn txn, int bucket) {
+    pulling[bucket] = false;
+    bucketsPulling--;
+    for (KeyRef ref : parking.keysOf(bucket)) {
+      int holder = locations.resolve(txn, bucket, ref.key());
+      if (holder == locations.self()) {
+        for (Parking.Parked p : parking.arrived(ref)) {
+          runParked(ref, p);
+        }
+      } else {
+        parking.fetchInstead(ref, holder);
+      }
+    }
+  }
+
+  /** Buckets taken over whose whole state is still being pulled. */
+  int bucketsPulling() {
+    return bucketsPulling;
+  }
+
+  // ---------------------------------------------------------------- drains (§6.5)
+
+  /** The coordinator published the operator's retiring holders: drain them. */
+  void retiring(EpochMessage.Retiring r) {
+    draining.retiring(r.epoch(), Set.copyOf(r.holders()), r.settings());
+    reportReferences();
+    scheduleDrain();
+  }
+
+  /** The wake-up for draining came. */
+  void drainDue() {
+    drainScheduled = false;
+  }
+
+  /**
+   * The drain timer (§6.5): fetches the keys entries still name at a retiring holder whose scan has
+   * ended, and asks every retiring holder this task references, with no request outstanding, for
+   * its next chunk: a large one when the task processed nothing since the last tick, else as many
+   * keys as a piggybacked drain, so cold buckets drain even while the task is busy.
+   */
+  void drainHolders() {
+    DrainSettings s = draining.settings();
+    if (s == null) {
+      return;
+    }
+    boolean idle = metrics.recordsIn == recordsAtDrainTick;
+    recordsAtDrainTick = metrics.recordsIn;
+    int keysPerChunk = idle ? s.idleChunkKeys() : s.piggybackKeys();
+    Set<Integer> referenced = draining.referenced(locations);
+    if (!referenced.isEmpty() && keysPerChunk > 0) { // 0: a busy owner drains nothing
+      state.begin();
+      for (int h : referenced) {
+        for (int b : draining.leftovers(locations, h)) {
+          for (byte[] key : locations.entriesNaming(state.batchTxn(), b, h, keysPerChunk)) {
+            parking.prefetch(new KeyRef(b, key), h);
+          }
+        }
+      }
+      commit();
+      sendFetches(keysPerChunk);
+      for (int h : referenced) {
+        sendDrain(h, keysPerChunk);
+      }
+    }
+    reportReferences();
+    scheduleDrain();
+  }
+
+  private void scheduleDrain() {
+    DrainSettings s = draining.settings();
+    if (!drainScheduled && s != null && !draining.referenced(locations).isEmpty()) {
+      drainScheduled = true;
+      services.schedule(TaskEngine.Timer.DRAIN, s.intervalMillis());
+    }
+  }
+
+  /** Tells the coordinator which retiring holders this task still references, if that changed. */
+  private void reportReferences() {
+    Set<Integer> r = draining.toReport(locations);
+    if (r != null) {
+      services.send(
+          TaskEngine.COORDINATOR,
+          new EpochMessage.References(draining.version(), setup.task(), new ArrayList<>(r)));
+    }
+  }
+
+  /** Whether this task still references state at {@code holder}, or awaits a reply from it. */
+  boolean references(int holder) {
+    boolean referenced = parking.isFetchingFrom(holder) || draining.isOutstanding(holder);
+    for (int b : locations.movedBuckets()) {
+      referenced |= locations.holdersOf(b).contains(holder);
+    }
+    return referenced;
+  }
+
+  // ---------------------------------------------------------------- releases (§6.7)
+
+  /**
+   * Whether an owner's release of a copy here applies: this task does not own the bucket and still
+   * has the generation the copy was fetched at (K5).
+   */
+  boolean releases(StateMessage.Release release) {
+    KeyRef ref = release.key();
+    return !owned[ref.bucket()] && locations.generation(ref.bucket()) == release.generation();
+  }
+
+  /** Deletes this task's copy of a key an owner released. */
+  void delete(KeyRef ref) {
+    state.begin();
+    state.batchTxn().deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+    commit();
+  }
+
+  /**
+   * The key under which an owner keeps a copy to release: the last checkpoint before its install,
+   * the holder, and the key, so that a checkpoint's commit releases a prefix of them.
+   */
+  private static byte[] releaseKey(long checkpoint, int holder, KeyRef ref) {
+    return ByteBuffer.allocate(RELEASE_PREFIX.length + 14 + ref.key().length)
+        .put(RELEASE_PREFIX)
+        .putLong(checkpoint)
+        .putInt(holder)
+        .putShort((short) ref.bucket())
+        .put(ref.key())
+        .array();
+  }
+
+  /** Releases the copies installed before the barrier of checkpoint {@code oldestRestorable}. */
+  void releaseBefore(long oldestRestorable) {
+    List<byte[]> done = new ArrayList<>();
+    List<long[]> generations = new ArrayList<>();
+    state.begin();
+    WriteTxn txn = state.batchTxn();
+    txn.scan(
+        Table.METADATA,
+        RELEASE_PREFIX,
+        (k, v) -> {
+          if (ByteBuffer.wrap(k, RELEASE_PREFIX.length, 8).getLong() >= oldestRestorable) {
+            return false;
+          }
+          done.add(k);
+          generations.add(new long[] {ByteBuffer.wrap(v).getLong()});
+          return true;
+        });
+    for (byte[] k : done) {
+      txn.delete(Table.METADATA, k);
+    }
+    commit();
+    for (int i = 0; i < done.size(); i++) {
+      ByteBuffer b = ByteBuffer.wrap(done.get(i));
+      b.position(RELEASE_PREFIX.length + 8);
+      int holder = b.getInt();
+      int bucket = b.getShort() & 0xFFFF;
+      byte[] key = new byte[b.remaining()];
+      b.get(key);
+      services.send(
+          new TaskId(setup.task().operator(), holder),
+          new StateMessage.Release(setup.task(), new KeyRef(bucket, key), generations.get(i)[0]));
+    }
+  }
+
+  // ---------------------------------------------------------------- bucket ownership
+
+  /** See {@link TaskEngine#handOver(int)}. */
+  BucketHandover handOver(int bucket) {
+    state.begin();
+    BucketHandover h = locations.handOver(state.batchTxn(), bucket);
+    commit();
+    draining.bucketChanged(bucket);
+    owned[bucket] = false;
+    moved[bucket] = false;
+    timers.buckets(ownedBuckets());
+    return h;
+  }
+
+  /** See {@link TaskEngine#takeOver}. */
+  void takeOver(BucketHandover h) {
+    state.begin();
+    locations.takeOver(state.batchTxn(), h);
+    commit();
+    draining.bucketChanged(h.bucket());
+    owned[h.bucket()] = true;
+    moved[h.bucket()] = !locations.isFullyLocal(h.bucket());
+    timers.buckets(ownedBuckets());
+  }
+
+  /** This task's index, as lookup-table parts name it. */
+  int self() {
+    return locations.self();
+  }
+
+  /** Step 2b at a sender: the lookup-table part of {@code bucket}, taken out of the table. */
+  BucketHandover lookupOf(WriteTxn txn, int bucket) {
+    return locations.handOver(txn, bucket);
+  }
+
+  /** The keys of {@code bucket} with parked items. */
+  List<KeyRef> parkedKeysOf(int bucket) {
+    return parking.keysOf(bucket);
+  }
+
+  /**
+   * Gives up the items parked on {@code ref}: their fetch is abandoned (a late reply is dropped).
+   */
+  Iterable<Parking.Parked> abandon(KeyRef ref) {
+    return parking.abandon(ref);
+  }
+
+  /** The bucket is handed over; call {@link #ownershipChanged} once all are. */
+  void gaveUp(int bucket) {
+    owned[bucket] = false;
+    moved[bucket] = false;
+  }
+
+  /**
+   * Installs a bucket's lookup-table part received at hand-over; commit, then {@link #tookOver}.
+   */
+  void takeOverLookup(WriteTxn txn, BucketHandover lookup) {
+    locations.takeOver(txn, lookup);
+  }
+
+  /**
+   * The bucket whose lookup-table part was installed is owned from now on; call {@link
+   * #ownershipChanged} once all are.
+   *
+   * @return whether some of its keys' state is elsewhere
+   */
+  boolean tookOver(int bucket) {
+    owned[bucket] = true;
+    moved[bucket] = !locations.isFullyLocal(bucket);
+    return moved[bucket];
+  }
+
+  /** The owned buckets changed: the timers follow them. */
+  void ownershipChanged() {
+    timers.buckets(ownedBuckets());
+  }
+
+  /** Pulls all of a bucket taken over from {@code holder} at once (eager). */
+  void pull(int bucket, int holder) {
+    pulling[bucket] = true;
+    bucketsPulling++;
+    draining.pull(holder);
+    sendDrain(holder, Integer.MAX_VALUE);
+  }
+
+  private int[] ownedBuckets() {
+    List<Integer> mine = new ArrayList<>();
+    for (int b = 0; b < owned.length; b++) {
+      if (owned[b]) {
+        mine.add(b);
+      }
+    }
+    return mine.stream().mapToInt(Integer::intValue).toArray();
+  }
+}

@@ -1,0 +1,758 @@
+package io.koala.task;
+
+import io.koala.channel.InputChannel;
+import io.koala.function.KeySelector;
+import io.koala.keys.KeyLocations;
+import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.TaskId;
+import io.koala.protocol.BucketHandover;
+import io.koala.protocol.ChannelItem;
+import io.koala.protocol.CheckpointBarrier;
+import io.koala.protocol.CheckpointMessage;
+import io.koala.protocol.Credit;
+import io.koala.protocol.Deliver;
+import io.koala.protocol.EndOfChannel;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.ForwardedBatch;
+import io.koala.protocol.Handover;
+import io.koala.protocol.Idle;
+import io.koala.protocol.Marker;
+import io.koala.protocol.PeerMarker;
+import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.RecordBatch;
+import io.koala.protocol.StateChunk;
+import io.koala.protocol.StateMessage;
+import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskSetup;
+import io.koala.protocol.TaskSetup.InputSpec;
+import io.koala.protocol.TaskSetup.OutputSpec;
+import io.koala.protocol.UserFunctionException;
+import io.koala.protocol.Watermark;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.store.StateStore;
+import io.koala.store.StoreStats;
+import io.koala.store.Table;
+import io.koala.time.WatermarkTracker;
+import java.util.function.IntPredicate;
+
+/**
+ * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
+ * and credits, runs the operator chain, tracks event time, fires timers, batches and routes its
+ * output under credit-based flow control, and reports what to send and when to wake it through
+ * {@link TaskHost}. It never blocks and never reads a clock except through {@link TaskHost}, so the
+ * same engine runs inside a task actor and inside a deterministic simulator.
+ *
+ * <pre>
+ *   CREATED --start--> RUNNING --all inputs ended, timers fired--> FINISHING --outputs drained-->
+ *                         |                                             FINISHED
+ *                         +--------- error ---------> FAILED      (any) --cancel--> CANCELLED
+ * </pre>
+ *
+ * <p>Flow control: an input item is consumed (and its credit returned) only when processed; while
+ * any output channel holds items waiting for credit, the task processes nothing more, so
+ * backpressure reaches the sources, which then fall behind their logs (lag).
+ *
+ * <p>Event time (DESIGN §4.5): items of all channels are processed in arrival order, so a watermark
+ * is applied only after every record that arrived before it. The task's watermark is the minimum
+ * over its channels ({@link WatermarkTracker}); when it advances, the due event-time timers fire in
+ * timestamp order (in chunks, pausing while the output is backpressured), the operators see the
+ * watermark, and it is forwarded on every output channel after the records emitted before it.
+ *
+ * <p>The engine owns the lifecycle and the loop ({@code drain}: what runs next, and the dispatch of
+ * each channel item); the decisions are its parts': {@link OperatorChain} (the operators and every
+ * call into user code), {@link InputGate} (input channels, credit, arrival order, barrier holds),
+ * {@link OutputGate} (routing, batching, credit, routing switches), {@link EventTime} (watermarks
+ * and timers), {@link SourceDriver} (what a source reads, and when), {@link BarrierAligner}
+ * (checkpoints), {@link EpochParticipant} (this task's part in a reconfiguration), {@link
+ * StatePlane} (where keyed state is, and getting it here), and {@link BatchClock} (capacity and
+ * batch latency).
+ */
+public final class TaskEngine {
+
+  /** Target of the channel carrying results back to the job's client. */
+  public static final String CLIENT = "client";
+
+  /** Target of reports to the job's coordinator. */
+  public static final String COORDINATOR = "coordinator";
+
+  /** The input edge number of a peer channel (its records carry their own edges). */
+  public static final int PEER_EDGE = -1;
+
+  /** One-shot wake-ups an engine asks for. */
+  public enum Timer {
+    /** Read more from the source partitions. */
+    POLL,
+    /** Send partial batches whose linger time has passed. */
+    FLUSH,
+    /** Fire the processing-time timers that are due. */
+    PROCESSING_TIME,
+    /** The task's capacity allows the next batch. */
+    CAPACITY,
+    /** Ask retiring holders for the next chunks of what this task still references there. */
+    DRAIN
+  }
+
+  /** Lifecycle of a task. */
+  public enum Status {
+    CREATED,
+    RUNNING,
+    FINISHING,
+    FINISHED,
+    FAILED,
+    CANCELLED
+  }
+
+  private static final long NONE = WatermarkTracker.NONE;
+
+  private final TaskSetup setup;
+  private final TaskHost services;
+  private final KryoSerde serde;
+  private final StateStore store; // null: the chain keeps no keyed state
+  private final TaskMetrics metrics = new TaskMetrics();
+  private final OperatorChain chain;
+  private final InputGate input;
+  private final OutputGate output;
+  private final BatchClock clock;
+  private final SourceDriver source;
+  private final StatePlane keyed; // null: the chain keeps no keyed state
+  private final EventTime eventTime;
+  private final EpochParticipant epoch;
+  private final BarrierAligner aligner;
+  private final IntPredicate peerInput; // whether a channel is an incoming peer channel
+  private Status status = Status.CREATED;
+  private TaskCheckpoint restored; // what start() resumes from, or null
+
+  /**
+   * @param store the task's store, or {@code null} when the chain keeps no keyed state
+   */
+  public TaskEngine(
+      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, TaskHost services) {
+    this.setup = setup;
+    this.services = services;
+    this.serde = serde;
+    this.store = store;
+    KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
+    output = new OutputGate(setup, vertex, serde, keys, services, metrics);
+    input = new InputGate(setup, services);
+    clock = new BatchClock(vertex, services, metrics);
+    boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
+    if (isKeyed && store == null) {
+      throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
+    }
+    chain = new OperatorChain(setup, vertex, metrics);
+    RemoteStateClient remote = isKeyed ? new RemoteStateClient(setup, services) : null;
+    keyed =
+        isKeyed
+            ? new StatePlane(
+                setup,
+                vertex,
+                store,
+                serde,
+                keys,
+                services,
+                metrics,
+                chain,
+                clock,
+                remote,
+                this::currentWatermark,
+                this::lastBarrier,
+                this::scheduleProcessingTimers)
+            : null;
+    eventTime = new EventTime(setup, services, metrics, input.channels(), chain, output, keyed);
+    source =
+        new SourceDriver(
+            setup,
+            vertex.head(),
+            services,
+            metrics,
+            chain,
+            input,
+            output,
+            eventTime,
+            clock,
+            this::drain);
+    epoch =
+        new EpochParticipant(
+            setup, services, metrics, chain, input, output, eventTime, keyed, remote, clock);
+    aligner = new BarrierAligner(setup, services, chain, input, output, eventTime, source, keyed);
+    peerInput = epoch::isPeerInput;
+  }
+
+  private long currentWatermark() {
+    return eventTime.current();
+  }
+
+  private long lastBarrier() {
+    return aligner.lastBarrier();
+  }
+
+  private void scheduleProcessingTimers() {
+    eventTime.scheduleProcessingTimers();
+  }
+
+  // ---------------------------------------------------------------- lifecycle
+
+  /**
+   * Opens the operators and, for a source, its partitions; {@code startMillis} is the job's start
+   * time (origin of source rate schedules).
+   */
+  public void start(long startMillis) {
+    if (status != Status.CREATED) {
+      return;
+    }
+    guard(
+        () -> {
+          chain.open(
+              new OperatorChain.Environment(
+                  services,
+                  serde,
+                  keyed == null ? null : keyed.state(),
+                  keyed == null ? null : keyed.timers(),
+                  eventTime,
+                  output,
+                  restored == null ? 0 : restored.checkpointId()));
+          long now = services.currentTimeMillis();
+          if (source.isSource()) {
+            source.open(startMillis, now, restored);
+          }
+          if (restored != null) {
+            aligner.restoreTask(restored);
+          }
+          if (keyed != null) {
+            keyed.init(restored == null);
+            eventTime.scheduleProcessingTimers();
+          }
+          status = Status.RUNNING;
+          if (restored != null) {
+            output.resumeDownstream(); // from where this task's event time was
+          }
+          metrics.tick(now);
+          if (source.isSource()) {
+            source.schedulePoll(0);
+          } else if (!input.hasOpenInputs()) {
+            input.end();
+          }
+          drain();
+        });
+  }
+
+  /**
+   * Resumes this task, before {@link #start}, from its snapshot in a checkpoint (DESIGN §8); the
+   * store the engine was built with holds the snapshot's state.
+   */
+  public void restore(TaskCheckpoint checkpoint) {
+    if (status != Status.CREATED) {
+      throw new IllegalStateException("task " + setup.task() + " restored after it started");
+    }
+    restored = checkpoint;
+  }
+
+  /**
+   * Resumes a retired holder from its snapshot: it processes nothing more, serves its state to the
+   * owners that reference it (through its host's state server) and deletes released copies.
+   */
+  public void startAsHolder(TaskCheckpoint checkpoint) {
+    restore(checkpoint);
+    guard(
+        () -> {
+          if (keyed != null) {
+            aligner.restoreTask(checkpoint);
+          }
+          status = Status.FINISHED;
+          aligner.restore(checkpoint.checkpointId());
+        });
+  }
+
+  /** Stops processing for good; open writes are discarded. */
+  public void cancel() {
+    if (status != Status.FINISHED && status != Status.FAILED) {
+      status = Status.CANCELLED;
+    }
+    if (keyed != null) {
+      keyed.abort();
+    }
+  }
+
+  /** Closes the operators (after finish, failure or cancellation). Idempotent. */
+  public void close() {
+    if (keyed != null) {
+      keyed.abort();
+    }
+    chain.close();
+  }
+
+  public Status status() {
+    return status;
+  }
+
+  // ---------------------------------------------------------------- reads from outside
+
+  /** {@link #locateState}: this task does not own the key's bucket, or has no keyed state. */
+  public static final int NOT_OWNER = -2;
+
+  /**
+   * Where the keyed state of {@code key} is, as this task would resolve it for its next record of
+   * the key: {@link #NOT_OWNER}, {@link KeyLocations#DELETED} (the key has no state), or the index
+   * of the task of this operator whose store holds it (this task's own index when it is here, or
+   * when the key is new). Reads only. For test drivers, which call it on the task's thread between
+   * batches.
+   */
+  public int locateState(Object key) {
+    return keyed == null ? NOT_OWNER : keyed.locate(key);
+  }
+
+  // ---------------------------------------------------------------- inputs
+
+  /** A channel item arrived. */
+  public void onDeliver(Deliver d) {
+    if (status != Status.RUNNING && status != Status.CREATED) {
+      return;
+    }
+    guard(
+        () -> {
+          input.accept(d);
+          drain();
+        });
+  }
+
+  /** A credit grant arrived for one of this task's output channels. */
+  public void onCredit(Credit c) {
+    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.FINISHED) {
+      return; // a stopped task sends nothing more
+    }
+    if (!output.hasChannel(c.channel())) {
+      if (epoch.announcesPeerOut(c.channel())) {
+        return; // a receiver's grant for a peer channel this task opens at hand-over
+      }
+      fail(
+          new ProtocolViolationException(
+              "task " + setup.task() + " has no output channel " + c.channel()));
+      return;
+    }
+    guard(
+        () -> {
+          output.onCredit(c.channel(), c.limit());
+          if (status == Status.FINISHING) {
+            checkFinished();
+          } else if (status == Status.RUNNING && !output.blocked()) {
+            if (source.isSource()) {
+              source.schedulePoll(0);
+            }
+            drain();
+          } else if (status == Status.RUNNING && output.blockedOnlyOnPeers()) {
+            drain();
+          }
+        });
+  }
+
+  /** A timer asked for with {@link TaskHost#schedule} is due. */
+  public void onTimer(Timer timer) {
+    switch (timer) {
+      case FLUSH -> due(output::flushDue, output::flushAll);
+      case POLL -> due(source::pollDue, source::poll);
+      case PROCESSING_TIME -> due(eventTime::processingTimerDue, this::drain);
+      case CAPACITY -> due(clock::capacityDue, this::drain);
+      case DRAIN -> {
+        if (keyed != null) {
+          due(keyed::drainDue, keyed::drainHolders);
+        }
+      }
+    }
+  }
+
+  /** A timer is due: {@code due} notes it, and {@code work} runs if the task runs. */
+  private void due(Runnable due, ThrowingRunnable work) {
+    due.run();
+    if (status == Status.RUNNING) {
+      guard(work);
+    }
+  }
+
+  /**
+   * Periodic housekeeping, about once per second: re-sends every credit grant (grants are
+   * cumulative, so a lost one cannot stall a channel) and rolls the per-second rates.
+   */
+  public void onTick() {
+    metrics.tick(services.currentTimeMillis());
+    if (status == Status.RUNNING || status == Status.FINISHING) {
+      input.resendCredits();
+    }
+  }
+
+  // ---------------------------------------------------------------- processing
+
+  /**
+   * Processes what can be processed: due processing-time timers, the watermark being applied, then
+   * queued items in arrival order, stopping while the output is backpressured.
+   */
+  private void drain() {
+    while (status == Status.RUNNING) {
+      if (output.blocked()) {
+        if (output.blockedOnlyOnPeers() && consumePeerItem()) {
+          continue;
+        }
+        break;
+      }
+      if (eventTime.processingTimersDue()) {
+        if (!eventTime.fireProcessingTimers()) {
+          break; // more are due once the output drains
+        }
+        continue;
+      }
+      if (eventTime.hasPending()) {
+        if (!eventTime.apply()) {
+          break; // timers left to fire once the output drains
+        }
+        epoch.check();
+        continue;
+      }
+      if (input.ended()) {
+        if (!nothingParked()) {
+          break; // the last records are still waiting for their state
+        }
+        finishInputs();
+        break;
+      }
+      InputGate.Lane lane = input.oldest(); // channels behind a barrier wait for the snapshot (§8)
+      if (lane == null) {
+        break;
+      }
+      Deliver d = input.peek(lane);
+      if ((keyed != null && !keyed.admits(d.item())) || !clock.mayRun(d.item())) {
+        break;
+      }
+      input.poll(lane);
+      consume(lane, d);
+    }
+    scheduleFlushIfPartial();
+  }
+
+  /**
+   * Consumes the first pending item of a peer input channel, if the parking rules allow it (see
+   * {@link OutputGate#blockedOnlyOnPeers}).
+   */
+  private boolean consumePeerItem() {
+    if (!epoch.active() || !nothingParked()) {
+      return false;
+    }
+    InputGate.Lane lane = input.oldest(peerInput);
+    if (lane == null) {
+      return false;
+    }
+    Deliver d = input.peek(lane);
+    if (!clock.mayRun(d.item())) {
+      return false;
+    }
+    input.poll(lane);
+    consume(lane, d);
+    return true;
+  }
+
+  private void consume(InputGate.Lane lane, Deliver d) {
+    InputChannel ch = lane.channel();
+    int index = lane.watermarkIndex();
+    ChannelItem item = d.item();
+    long advanced = NONE;
+    if (item instanceof RecordBatch batch) {
+      eventTime.onData(index);
+      process(ch, batch);
+    } else if (item instanceof Watermark w) {
+      advanced = eventTime.onWatermark(index, w.timestamp());
+    } else if (item == Idle.INSTANCE) {
+      advanced = eventTime.onIdle(index);
+    } else if (item instanceof ForwardedBatch forwarded) {
+      eventTime.onData(index);
+      epoch.processForwarded(forwarded);
+    } else if (item instanceof Handover h) {
+      epoch.installHandover(h, (TaskId) ch.source());
+    } else if (item instanceof StateChunk c) {
+      epoch.installChunk(c);
+    } else if (item instanceof PeerMarker pm) {
+      epoch.peerMarker(ch, pm);
+    } else if (item instanceof Marker) {
+      epoch.marker(ch);
+    } else if (item instanceof CheckpointBarrier b) {
+      if (epoch.active()) {
+        throw new ProtocolViolationException(
+            "task " + setup.task() + ": barrier " + b.checkpointId() + " during an epoch (C1)");
+      }
+      aligner.barrier(lane, b.checkpointId());
+    } else if (item == EndOfChannel.INSTANCE) {
+      advanced = eventTime.onEnd(index);
+      epoch.channelEnded(ch);
+    } else {
+      throw new IllegalStateException("unhandled " + item);
+    }
+    input.consumed(lane, item == EndOfChannel.INSTANCE);
+    eventTime.consumed(advanced, item == Idle.INSTANCE || item == EndOfChannel.INSTANCE);
+    epoch.check();
+    aligner.checkAligned(status == Status.RUNNING);
+  }
+
+  /**
+   * Runs a batch of records from upstream channel {@code ch}: a keyed task forwards those of
+   * buckets it handed over, holds those that must wait for a peer marker (§6.6) and parks those
+   * whose state is elsewhere (§6.4); the others run now.
+   */
+  private void process(InputChannel ch, RecordBatch batch) {
+    long t0 = services.nanoTime();
+    clock.start(t0);
+    int edge = ch.input();
+    KeySelector<Object, Object> selector = keyed == null ? null : keyed.selector(edge);
+    if (keyed != null) {
+      keyed.begin();
+    }
+    for (int i = 0; i < batch.size(); i++) {
+      Object value = batch.value(i);
+      long ts = batch.timestamp(i);
+      if (keyed != null) {
+        int bucket = keyed.setKey(selector, value);
+        if (!keyed.owns(bucket)) {
+          epoch.forwardOrFail(bucket, value, ts, edge);
+          continue;
+        }
+        if (epoch.holds(ch, bucket, value, ts) || keyed.parked(bucket, value, ts, edge)) {
+          continue;
+        }
+      }
+      chain.processHead(value, ts, edge);
+    }
+    chain.endBatch();
+    if (keyed != null) {
+      keyed.commit();
+      eventTime.scheduleProcessingTimers();
+      keyed.sendFetches();
+    }
+    chain.recordKey(null);
+    clock.done(t0);
+  }
+
+  private boolean nothingParked() {
+    return keyed == null || keyed.nothingParked();
+  }
+
+  private void scheduleFlushIfPartial() {
+    if (status == Status.RUNNING) {
+      output.scheduleFlushIfPartial();
+    }
+  }
+
+  // ---------------------------------------------------------------- end of input
+
+  /** Every input has ended and every event-time timer has fired: finish and close the outputs. */
+  private void finishInputs() {
+    chain.finish();
+    output.end();
+    status = Status.FINISHING;
+    checkFinished();
+  }
+
+  private void checkFinished() {
+    if (!output.blocked()) {
+      status = Status.FINISHED;
+      services.finished();
+      aligner.finished();
+    }
+  }
+
+  // ---------------------------------------------------------------- the state plane
+
+  /**
+   * The state server of task {@code holder} of this operator stopped: fails the task if it still
+   * references state there or awaits a reply from it (§6.8, C7) — that state is gone.
+   */
+  public void onHolderTerminated(int holder) {
+    if (keyed == null
+        || status == Status.FAILED
+        || status == Status.CANCELLED
+        || status == Status.FINISHED) {
+      return;
+    }
+    if (keyed.references(holder)) {
+      fail(
+          new IllegalStateException(
+              "task "
+                  + new TaskId(setup.task().operator(), holder)
+                  + ", which holds state "
+                  + setup.task()
+                  + " still needs, stopped (its worker or node may be gone)"));
+    }
+  }
+
+  /**
+   * A holder answered a fetch: installs each key still owned and still awaited from that holder,
+   * and each drained key that resolves to exactly that holder (K4), in one transaction; runs the
+   * keys' parked items in order, and releases the holder's copies.
+   */
+  public void onStateReply(StateMessage.StateReply reply) {
+    if (status != Status.RUNNING || keyed == null) {
+      return;
+    }
+    guard(
+        () -> {
+          keyed.onStateReply(reply);
+          epoch.check();
+          drain();
+        });
+  }
+
+  /** A remote state service cannot serve this task's state any more: the task fails. */
+  public void onServiceFailed(StateMessage.ServiceFailed f) {
+    if (status == Status.RUNNING || status == Status.FINISHING) {
+      fail(new IllegalStateException(f.reason()));
+    }
+  }
+
+  /**
+   * An owner installed a copy this task held: deletes it if this task still has the bucket's
+   * generation the copy was fetched at and does not own the bucket (§6.7, K5).
+   */
+  public void onRelease(StateMessage.Release release) {
+    if (keyed == null || status == Status.FAILED || status == Status.CANCELLED) {
+      return;
+    }
+    if (keyed.releases(release)) {
+      guard(() -> keyed.delete(release.key()));
+    }
+  }
+
+  /**
+   * Gives up {@code bucket} (the reconfiguration protocol calls this at hand-over, and also ships
+   * the bucket's timers and forwards its records): returns its lookup-table part for the receiver.
+   */
+  public BucketHandover handOver(int bucket) {
+    return keyed.handOver(bucket);
+  }
+
+  /** Takes ownership of a bucket another task handed over (see {@link #handOver}). */
+  public void takeOver(BucketHandover h) {
+    keyed.takeOver(h);
+  }
+
+  // ---------------------------------------------------------------- reconfiguration: channels
+
+  /** Adds an input channel announced by a reconfiguration ({@link EpochParticipant#addInput}). */
+  public void addInput(InputSpec in) {
+    epoch.addInput(in);
+  }
+
+  /**
+   * Switches the routing of output edge {@code edge} to {@code next} at epoch {@code epoch} (§6.1
+   * step 4; {@link EpochParticipant#switchRouting}). Idempotent per epoch.
+   */
+  public void switchRouting(int edge, OutputSpec next, long epoch) {
+    this.epoch.switchRouting(edge, next, epoch, this::guard);
+  }
+
+  // ---------------------------------------------------------------- checkpoints
+
+  /**
+   * Carries out a checkpoint command (DESIGN §8): a source snapshots its offsets and emits the
+   * barrier, a retired holder snapshots its store once it has finished, and a committed checkpoint
+   * releases the copies installed before the barrier of the oldest checkpoint still restorable.
+   * Repeats are ignored.
+   */
+  public void onCheckpoint(CheckpointMessage.Command c) {
+    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.CREATED) {
+      return;
+    }
+    guard(() -> aligner.onCommand(c, status));
+  }
+
+  /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */
+  public String alignment() {
+    return aligner.alignment(status, keyed == null ? 0 : keyed.parkedCount());
+  }
+
+  // ---------------------------------------------------------------- failure
+
+  private void guard(ThrowingRunnable r) {
+    try {
+      r.run();
+    } catch (UserFunctionException e) {
+      fail(ErrorInfo.of(e.operator(), setup.task(), chain.recordKey(), e));
+    } catch (Exception e) {
+      fail(ErrorInfo.of(chain.headName(), setup.task(), chain.recordKey(), e));
+    }
+  }
+
+  /** Fails the task for {@code e}, which no record's key is behind. */
+  private void fail(Exception e) {
+    fail(ErrorInfo.of(chain.headName(), setup.task(), null, e));
+  }
+
+  private void fail(ErrorInfo error) {
+    if (status == Status.FAILED || status == Status.CANCELLED) {
+      return;
+    }
+    status = Status.FAILED;
+    if (keyed != null) {
+      keyed.abort();
+    }
+    input.clear();
+    services.failed(error);
+  }
+
+  @FunctionalInterface
+  interface ThrowingRunnable {
+    void run() throws Exception;
+  }
+
+  // ---------------------------------------------------------------- metrics
+
+  /** The task's metrics now. */
+  public TaskMetricsSnapshot metrics() {
+    long now = services.currentTimeMillis();
+    StoreStats stats = store != null && status != Status.CANCELLED ? store.stats() : null;
+    return metrics.snapshot(
+        setup.task(),
+        status.name(),
+        source.lag(now),
+        stats == null ? 0 : stats.bytes(),
+        stats == null ? 0 : stats.entries(Table.STATE),
+        output.blocked(),
+        source.isSource() ? source.watermark() : eventTime.current(),
+        keyed == null ? 0 : keyed.parkedCount(),
+        keyed == null ? 0 : keyed.lookupMemoryBytes());
+  }
+
+  // ---------------------------------------------------------------- reconfiguration: commands
+
+  /**
+   * Carries out a coordinator command of a reconfiguration and reports to {@link #COORDINATOR}:
+   * {@link EpochMessage.Prepared} for a prepare or an announcement of inputs, {@link
+   * EpochMessage.Switched} for a switch; the other steps report when they are reached ({@link
+   * EpochParticipant}). Every command is idempotent. A command this task cannot carry out fails the
+   * task (and so the job).
+   */
+  public void onCommand(EpochMessage.Command c) {
+    if ((status == Status.FINISHING || status == Status.FINISHED)
+        && c instanceof EpochMessage.SwitchRouting sw) {
+      // its input has ended, so nothing more will be routed by any table: the channels the new
+      // table adds carry only their end, which their receivers wait for
+      guard(() -> output.endNewChannels(sw.next(), chain.headName()));
+      services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+      return;
+    }
+    if (status != Status.RUNNING) {
+      // failed, cancelled, or its input has ended (the job is finishing): nothing left to move;
+      // the coordinator gives up the epoch when the job ends
+      return;
+    }
+    guard(
+        () -> {
+          if (c instanceof EpochMessage.EndInput) {
+            source.approveEnd();
+          } else if (c instanceof EpochMessage.PauseInput p) {
+            source.pause();
+            services.send(COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
+          } else if (c instanceof EpochMessage.ResumeInput) {
+            source.resume();
+          } else {
+            epoch.onCommand(c, this::drain, this::guard);
+          }
+        });
+  }
+}

@@ -1,0 +1,60 @@
+package io.koala.task;
+
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.KoalaMessage;
+import io.koala.store.ReadTxn;
+
+/**
+ * The effects a {@link TaskEngine} asks its host to carry out, and the clock it reads: a task actor
+ * in the runtime, the simulator's task in tests. The engine calls it from the task's thread only.
+ */
+public interface TaskHost {
+  /**
+   * Sends a data-plane message to a task ({@link io.koala.plan.TaskId}) or {@link
+   * TaskEngine#CLIENT}.
+   */
+  void send(Object target, KoalaMessage message);
+
+  /** Calls {@link TaskEngine#onTimer} once after {@code delayMillis} (0: as soon as possible). */
+  void schedule(TaskEngine.Timer timer, long delayMillis);
+
+  /** The task has finished: every output channel has delivered end-of-channel. */
+  void finished();
+
+  /** The task has failed; it processes nothing more. */
+  void failed(ErrorInfo error);
+
+  long currentTimeMillis();
+
+  long nanoTime();
+
+  /**
+   * Remote state services the task's keyed state lives at ({@code koala.store.backend = remote}),
+   * or 0 when it lives in the task's own store.
+   */
+  default int remoteStateServices() {
+    return 0;
+  }
+
+  /**
+   * Whether the job takes checkpoints. Copies this task installs from holders are then released
+   * only once a checkpoint that a rollback may still restore covers them (DESIGN §6.7); without
+   * checkpoints, release follows installation.
+   */
+  default boolean checkpointing() {
+    return false;
+  }
+
+  /**
+   * Writes this task's snapshot for checkpoint {@code checkpointId}, then reports it to the
+   * coordinator: the store as {@code txn} sees it ({@code null} for a task without keyed state),
+   * opened at the barrier, which the host closes when done (it may copy on another thread while the
+   * task goes on), and {@code metadata} ({@link TaskCheckpoint}).
+   */
+  default void snapshot(long checkpointId, ReadTxn txn, byte[] metadata) {
+    if (txn != null) {
+      txn.close();
+    }
+    throw new IllegalStateException("this host takes no checkpoints");
+  }
+}

@@ -1,0 +1,4 @@
+/**
+ * Keyed state and timers of a task on its state store: the handles behind {@link io.koala.state}.
+ */
+package io.koala.task.state;

@@ -1,0 +1,6 @@
+/**
+ * Event-time progress (DESIGN §4.5): the watermark of a task is the minimum over its channels
+ * ({@link io.koala.time.WatermarkTracker}), and a source's over its partitions ({@link
+ * io.koala.time.PartitionWatermarks}). Plain Java.
+ */
+package io.koala.time;

@@ -1,0 +1,335 @@
+package io.koala.coordinator;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceSpec;
+import io.koala.dataflow.Dataflow;
+import io.koala.dataflow.DataflowBuilder;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.plan.ExecutionPlan;
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.DrainSettings;
+import io.koala.protocol.EpochMessage;
+import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.Protocol;
+import io.koala.routing.PartitionPolicy;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The job core without a host: inputs in, effects out, in milliseconds. What each test checks is
+ * what the core decides — what it deploys, starts, asks, tells and answers — as its host would see
+ * it.
+ */
+class JobCoreTest {
+  private static final ChannelSettings CHANNELS = new ChannelSettings(16, 1 << 20, 0, 4, 100);
+
+  private static ExecutionPlan plan() {
+    DataflowBuilder b = Dataflow.builder("count").parallelism(2);
+    b.source(SourceSpec.<Long>collection("n", List.of(1L, 2L, 3L)))
+        .keyBy(x -> x)
+        .count("count")
+        .sink(SinkSpec.collecting("out"));
+    return ExecutionPlan.of(b.build().plan());
+  }
+
+  private static JobSetup setup(
+      JobSetup.Checkpointing checkpointing, List<JobReply.StatusChanged> events) {
+    return new JobSetup(
+        "count",
+        plan(),
+        2,
+        WorkerPool.of(2),
+        CHANNELS,
+        Protocol.KOALA,
+        16,
+        new DrainSettings(25, 512, 10),
+        Duration.ofSeconds(30),
+        Duration.ofSeconds(30),
+        checkpointing,
+        false,
+        null,
+        List.of(),
+        events::add,
+        true);
+  }
+
+  private static final JobSetup.Checkpointing CHECKPOINTS =
+      new JobSetup.Checkpointing(
+          Duration.ofMillis(100), 2, 3, Duration.ofMillis(50), Duration.ofSeconds(30));
+
+  /** A task address as a host would hand it out. */
+  private record Address(TaskId task) implements TaskAddress {}
+
+  /** {@code core} takes {@code input}; the replies among its effects are sent, as a host does. */
+  private static List<JobEffect> on(JobCore core, JobInput input, long now) {
+    List<JobEffect> effects = core.on(input, now);
+    for (JobEffect e : effects) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        r.send();
+      }
+    }
+    return effects;
+  }
+
+  /** The effects of type {@code type} among {@code effects}. */
+  private static <T> List<T> of(Class<T> type, List<JobEffect> effects) {
+    List<T> out = new ArrayList<>();
+    for (JobEffect e : effects) {
+      if (type.isInstance(e)) {
+        out.add(type.cast(e));
+      }
+    }
+    return out;
+  }
+
+  /** Every worker reports its tasks deployed, as attempt {@code attempt}; returns the effects. */
+  private static List<JobEffect> deployAll(JobCore core, List<JobEffect> effects, int attempt) {
+    List<JobEffect> out = new ArrayList<>();
+    for (JobEffect.Deploy d : of(JobEffect.Deploy.class, effects)) {
+      List<TaskAddress> tasks = new ArrayList<>();
+      d.setups().forEach(s -> tasks.add(new Address(s.task())));
+      out.addAll(
+          on(
+              core,
+              new JobInput.FromAttempt(attempt, new JobInput.TasksDeployed(d.worker(), tasks)),
+              0));
+    }
+    return out;
+  }
+
+  @Test
+  void aJobStartsItsTasksOnlyOnceEveryWorkerHasDeployedThem() {
+    List<JobReply.StatusChanged> events = new ArrayList<>();
+    JobCore core = new JobCore(setup(null, events), 0);
+    List<JobEffect> start = core.start();
+    List<JobEffect.Deploy> deploys = of(JobEffect.Deploy.class, start);
+    assertThat(deploys).extracting(JobEffect.Deploy::worker).containsExactly(0, 1);
+    int tasks = deploys.stream().mapToInt(d -> d.setups().size()).sum();
+
+    JobEffect.Deploy first = deploys.get(0);
+    List<TaskAddress> firstTasks = new ArrayList<>();
+    first.setups().forEach(s -> firstTasks.add(new Address(s.task())));
+    List<JobEffect> afterFirst =
+        on(core, new JobInput.FromAttempt(0, new JobInput.TasksDeployed(0, firstTasks)), 0);
+    assertThat(of(JobEffect.StartTasks.class, afterFirst)).isEmpty();
+    assertThat(core.status()).isEqualTo(JobStatus.DEPLOYING);
+
+    JobEffect.Deploy second = deploys.get(1);
+    List<TaskAddress> secondTasks = new ArrayList<>();
+    second.setups().forEach(s -> secondTasks.add(new Address(s.task())));
+    List<JobEffect> afterAll =
+        on(core, new JobInput.FromAttempt(0, new JobInput.TasksDeployed(1, secondTasks)), 0);
+    List<JobEffect.StartTasks> starts = of(JobEffect.StartTasks.class, afterAll);
+    assertThat(starts).hasSize(1);
+    assertThat(starts.get(0).tasks()).hasSize(tasks);
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+    List<Object> told = new ArrayList<>();
+    for (JobEffect e : afterAll) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        told.add(r.message());
+      }
+    }
+    assertThat(told).containsExactly(new JobReply.StatusChanged(JobStatus.RUNNING, null));
+  }
+
+  @Test
+  void whatAnOlderAttemptSaysIsDropped() {
+    JobCore core = new JobCore(setup(null, new ArrayList<>()), 0);
+    deployAll(core, core.start(), 0);
+    TaskId task = new TaskId(new OperatorId("count"), 0);
+    ErrorInfo error = ErrorInfo.of("count", task, null, new IllegalStateException("boom"));
+    assertThat(on(core, new JobInput.FromAttempt(-1, new JobInput.TaskFailed(task, error)), 1))
+        .isEmpty();
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
+  void withoutCheckpointsATaskFailureFailsTheJobAndCancelsEveryTask() {
+    List<JobReply.StatusChanged> events = new ArrayList<>();
+    JobCore core = new JobCore(setup(null, events), 0);
+    deployAll(core, core.start(), 0);
+    TaskId task = new TaskId(new OperatorId("count"), 1);
+    ErrorInfo error = ErrorInfo.of("count", task, "k", new IllegalStateException("boom"));
+    List<JobEffect> effects =
+        on(core, new JobInput.FromAttempt(0, new JobInput.TaskFailed(task, error)), 5);
+    assertThat(core.status()).isEqualTo(JobStatus.FAILED);
+    assertThat(of(JobEffect.CancelTasks.class, effects)).hasSize(1);
+    assertThat(of(JobEffect.StopJob.class, effects)).hasSize(1);
+    assertThat(events).last().isEqualTo(new JobReply.StatusChanged(JobStatus.FAILED, error));
+  }
+
+  @Test
+  void withCheckpointsATaskFailureRollsBackToANewAttemptRedeployedAfterTheBackoff() {
+    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
+    List<JobEffect> start = core.start();
+    assertThat(of(JobEffect.RecoverJournal.class, start)).hasSize(1);
+    assertThat(of(JobEffect.Deploy.class, start)).as("not before the journal answered").isEmpty();
+    List<JobEffect> recovered =
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            1);
+    deployAll(core, recovered, 0);
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+
+    TaskId task = new TaskId(new OperatorId("count"), 0);
+    ErrorInfo error = ErrorInfo.of("count", task, null, new IllegalStateException("boom"));
+    List<JobEffect> rollback =
+        on(core, new JobInput.FromAttempt(0, new JobInput.TaskFailed(task, error)), 10);
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+    assertThat(core.attempt()).isEqualTo(1);
+    assertThat(of(JobEffect.OpenAttempt.class, rollback))
+        .extracting(JobEffect.OpenAttempt::attempt)
+        .containsExactly(1);
+    assertThat(of(JobEffect.StopAttemptsBefore.class, rollback))
+        .extracting(JobEffect.StopAttemptsBefore::attempt)
+        .containsExactly(1);
+    assertThat(of(JobEffect.Deploy.class, rollback)).as("only after the backoff").isEmpty();
+    JobEffect.StartTimer backoff =
+        of(JobEffect.StartTimer.class, rollback).stream()
+            .filter(t -> t.input() instanceof JobInput.Redeploy)
+            .findFirst()
+            .orElseThrow();
+    assertThat(backoff.delay()).isEqualTo(CHECKPOINTS.restartBackoff());
+
+    List<JobEffect> redeploy = on(core, backoff.input(), 60);
+    assertThat(of(JobEffect.Deploy.class, redeploy))
+        .as("no checkpoint yet: the initial deployment, as attempt 1")
+        .isNotEmpty()
+        .allMatch(d -> d.attempt() == 1 && d.restores().isEmpty());
+    deployAll(core, redeploy, 1);
+    assertThat(core.rollbacks()).isEqualTo(1);
+  }
+
+  @Test
+  void aRequestIsJournaledBeforeItsEpochStarts() {
+    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
+    core.start();
+    deployAll(
+        core,
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            1),
+        0);
+    List<JobReply.Outcome> outcomes = new ArrayList<>();
+    List<JobEffect> asked =
+        on(
+            core,
+            new JobInput.Reconfigure(
+                new Change.Rescale("count", 3, PartitionPolicy.even()), outcomes::add),
+            2);
+    JobEffect.JournalRequest journaled = of(JobEffect.JournalRequest.class, asked).get(0);
+    assertThat(of(JobEffect.Deploy.class, asked)).as("no epoch before it is durable").isEmpty();
+    assertThat(core.reconfiguring()).isTrue();
+
+    List<JobEffect> durable = on(core, new JobInput.RequestJournaled(journaled.seq(), null), 3);
+    assertThat(core.runningEpoch()).isEqualTo(1);
+    assertThat(of(JobEffect.Deploy.class, durable))
+        .as("the new task of the rescale")
+        .singleElement()
+        .satisfies(d -> assertThat(d.setups()).hasSize(1));
+    assertThat(outcomes).isEmpty();
+  }
+
+  @Test
+  void aQueuedRescaleIsReplacedByANewerOneAndBothCallersGetItsOutcome() {
+    JobCore core = new JobCore(setup(null, new ArrayList<>()), 0);
+    deployAll(core, core.start(), 0);
+    List<JobReply.Outcome> first = new ArrayList<>();
+    List<JobReply.Outcome> second = new ArrayList<>();
+    List<JobReply.Outcome> third = new ArrayList<>();
+    on(
+        core,
+        new JobInput.Reconfigure(
+            new Change.Rescale("count", 3, PartitionPolicy.even()), first::add),
+        1);
+    assertThat(core.runningEpoch()).as("the first starts at once").isEqualTo(1);
+    on(
+        core,
+        new JobInput.Reconfigure(
+            new Change.Rescale("count", 4, PartitionPolicy.even()), second::add),
+        2);
+    on(
+        core,
+        new JobInput.Reconfigure(
+            new Change.Rescale("count", 1, PartitionPolicy.even()), third::add),
+        3);
+    assertThat(second).isEmpty();
+    assertThat(third).isEmpty();
+    assertThat(core.waitingFor()).contains("1 requests not started");
+    // the job is cancelled: the running epoch and the one queued request (the coalesced third)
+    // are answered, both callers of the queued one with the same outcome
+    on(core, new JobInput.Cancel(status -> {}), 4);
+    assertThat(first).singleElement().isInstanceOf(JobReply.Rejected.class);
+    assertThat(second).singleElement().isEqualTo(third.get(0));
+    assertThat(((JobReply.Rejected) second.get(0)).kind())
+        .isEqualTo(ReconfigurationException.Reason.JOB_ENDING);
+  }
+
+  @Test
+  void aSourceThatReadAllItsInputEndsOnlyOnceNoEpochRuns() {
+    JobCore core = new JobCore(setup(null, new ArrayList<>()), 0);
+    deployAll(core, core.start(), 0);
+    on(
+        core,
+        new JobInput.Reconfigure(new Change.Rescale("count", 3, PartitionPolicy.even()), o -> {}),
+        1);
+    TaskId source = new TaskId(new OperatorId("n"), 0);
+    List<JobEffect> ended =
+        on(
+            core,
+            new JobInput.FromAttempt(
+                0, new JobInput.EpochReported(new EpochMessage.InputEnded(source))),
+            2);
+    assertThat(of(JobEffect.ToTask.class, ended))
+        .as("held while the epoch runs")
+        .noneMatch(t -> t.message() instanceof EpochMessage.EndInput);
+
+    JobCore idle = new JobCore(setup(null, new ArrayList<>()), 0);
+    deployAll(idle, idle.start(), 0);
+    List<JobEffect> endedIdle =
+        on(
+            idle,
+            new JobInput.FromAttempt(
+                0, new JobInput.EpochReported(new EpochMessage.InputEnded(source))),
+            2);
+    assertThat(of(JobEffect.ToTask.class, endedIdle))
+        .as("at once when no epoch runs")
+        .anyMatch(
+            t -> t.task().task().equals(source) && t.message() instanceof EpochMessage.EndInput);
+  }
+
+  @Test
+  void aCheckpointIsRecordedInTheJournalBeforeItsFilesAreKeptAndItsResultsPublished() {
+    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
+    core.start();
+    deployAll(
+        core,
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            0),
+        0);
+    List<JobEffect> trigger = on(core, JobInput.CheckpointTick.INSTANCE, 150);
+    assertThat(core.checkpointInProgress()).isTrue();
+    assertThat(of(JobEffect.ToTask.class, trigger))
+        .as("the sources get the barrier")
+        .isNotEmpty()
+        .allMatch(t -> t.task().task().operator().name().equals("n"));
+    assertThat(of(JobEffect.JournalCheckpoint.class, trigger)).isEmpty();
+  }
+}

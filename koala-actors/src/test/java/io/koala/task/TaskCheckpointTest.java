@@ -1,0 +1,57 @@
+package io.koala.task;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import io.koala.keys.KeyLocations;
+import java.nio.ByteBuffer;
+import java.util.Arrays;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+class TaskCheckpointTest {
+
+  @Test
+  void roundTripsEveryField() {
+    KeyLocations.Snapshot klt =
+        new KeyLocations.Snapshot(
+            List.of(
+                new KeyLocations.OwnedBucket(3, new byte[] {1, 2}, 0, null, null, false),
+                new KeyLocations.OwnedBucket(
+                    9, new byte[] {3}, 4, new byte[] {5, 6}, new byte[] {7}, true)));
+    TaskCheckpoint cp =
+        new TaskCheckpoint(12, 1_000, 990, true, List.of(4, 5), List.of(new long[] {2, 77}), klt);
+    TaskCheckpoint back = TaskCheckpoint.decode(cp.encode());
+    assertThat(back.checkpointId()).isEqualTo(12);
+    assertThat(back.watermark()).isEqualTo(1_000);
+    assertThat(back.forwardedWatermark()).isEqualTo(990);
+    assertThat(back.idle()).isTrue();
+    assertThat(back.endedInputs()).containsExactly(4, 5);
+    assertThat(back.offsets()).singleElement().satisfies(o -> assertThat(o).containsExactly(2, 77));
+    assertThat(back.locations().buckets()).hasSize(2);
+    KeyLocations.OwnedBucket b = back.locations().buckets().get(1);
+    assertThat(b.bucket()).isEqualTo(9);
+    assertThat(b.defaultHolder()).isEqualTo(4);
+    assertThat(b.defaultFilter()).containsExactly(5, 6);
+    assertThat(b.drainCursor()).containsExactly(7);
+    assertThat(b.drained()).isTrue();
+    assertThat(back.locations().buckets().get(0).defaultFilter()).isNull();
+    assertThat(
+            TaskCheckpoint.decode(
+                    new TaskCheckpoint(1, 0, 0, false, List.of(), List.of(), null).encode())
+                .locations())
+        .isNull();
+  }
+
+  @Test
+  void anUnknownVersionOrTruncatedBytesAreRefused() {
+    byte[] bytes = new TaskCheckpoint(1, 0, 0, false, List.of(), List.of(), null).encode();
+    byte[] other = bytes.clone();
+    ByteBuffer.wrap(other).putInt(99);
+    assertThatThrownBy(() -> TaskCheckpoint.decode(other)).hasMessageContaining("version 99");
+    assertThatThrownBy(() -> TaskCheckpoint.decode(Arrays.copyOf(bytes, bytes.length - 3)))
+        .hasMessageContaining("truncated");
+    byte[] longer = Arrays.copyOf(bytes, bytes.length + 2);
+    assertThatThrownBy(() -> TaskCheckpoint.decode(longer)).hasMessageContaining("after");
+  }
+}
