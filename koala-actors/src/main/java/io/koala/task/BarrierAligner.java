@@ -121,21 +121,21 @@ final class BarrierAligner {
    * before the barrier of the oldest checkpoint still restorable, and tells the operators. Repeats
    * are ignored.
    */
-  void onCommand(CheckpointMessage.Command c, TaskEngine.Status status) {
+  void onCommand(CheckpointMessage.Command c, TaskStatus status) {
     if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
       if (!source.isSource()) {
         throw new ProtocolViolationException(
             "checkpoint " + t.checkpointId() + " triggered at " + setup.task() + ", no source");
       }
       if (t.checkpointId() > lastBarrier) {
-        snapshot(t.checkpointId(), status == TaskEngine.Status.RUNNING);
+        snapshot(t.checkpointId(), status == TaskStatus.RUNNING);
         output.forwardBarrier(t.checkpointId());
       }
     } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
       if (h.checkpointId() <= lastBarrier) {
         return;
       }
-      if (status == TaskEngine.Status.FINISHED) {
+      if (status == TaskStatus.FINISHED) {
         snapshot(h.checkpointId(), false);
       } else {
         holderSnapshot = h.checkpointId(); // once its outputs have delivered their ends
@@ -183,7 +183,7 @@ final class BarrierAligner {
   }
 
   /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */
-  String alignment(TaskEngine.Status status, int parked) {
+  String alignment(TaskStatus status, int parked) {
     if (aligning == NO_CHECKPOINT) {
       return "not aligning (last barrier " + lastBarrier + ", status " + status + ")";
     }

@@ -59,7 +59,7 @@ final class BatchClock {
     }
     if (!throttleScheduled) {
       throttleScheduled = true;
-      services.schedule(TaskEngine.Timer.CAPACITY, Math.max(1, wait / 1_000_000));
+      services.schedule(TaskTimer.CAPACITY, Math.max(1, wait / 1_000_000));
     }
     return false;
   }

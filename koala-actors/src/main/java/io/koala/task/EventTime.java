@@ -179,7 +179,7 @@ final class EventTime {
     if (next < processingTimerAt) {
       processingTimerAt = next;
       services.schedule(
-          TaskEngine.Timer.PROCESSING_TIME, Math.max(0, next - services.currentTimeMillis()));
+          TaskTimer.PROCESSING_TIME, Math.max(0, next - services.currentTimeMillis()));
     }
   }
 

@@ -166,7 +166,7 @@ final class OutputGate {
     partial |= forwards.values().stream().anyMatch(f -> !f.isEmpty());
     if (partial) {
       flushScheduled = true;
-      services.schedule(TaskEngine.Timer.FLUSH, setup.settings().lingerMillis());
+      services.schedule(TaskTimer.FLUSH, setup.settings().lingerMillis());
     }
   }
 

@@ -187,7 +187,7 @@ final class SourceDriver {
   void schedulePoll(long delay) {
     if (!pollScheduled) {
       pollScheduled = true;
-      services.schedule(TaskEngine.Timer.POLL, delay);
+      services.schedule(TaskTimer.POLL, delay);
     }
   }
 

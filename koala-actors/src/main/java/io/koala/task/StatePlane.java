@@ -437,7 +437,7 @@ final class StatePlane {
         // the scan of one bucket is done: go on with the next without waiting a tick, so
         // many sparse buckets drain at the pace of their keys, not one per interval
         drainScheduled = true;
-        services.schedule(TaskEngine.Timer.DRAIN, 0);
+        services.schedule(TaskTimer.DRAIN, 0);
       }
     }
     chain.endBatch();
@@ -569,7 +569,7 @@ final class StatePlane {
     DrainSettings s = draining.settings();
     if (!drainScheduled && s != null && !draining.referenced(locations).isEmpty()) {
       drainScheduled = true;
-      services.schedule(TaskEngine.Timer.DRAIN, s.intervalMillis());
+      services.schedule(TaskTimer.DRAIN, s.intervalMillis());
     }
   }
 

@@ -1,34 +1,21 @@
 package io.koala.task;
 
-import io.koala.channel.InputChannel;
-import io.koala.function.KeySelector;
 import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
-import io.koala.protocol.ChannelItem;
-import io.koala.protocol.CheckpointBarrier;
 import io.koala.protocol.CheckpointMessage;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
-import io.koala.protocol.EndOfChannel;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
-import io.koala.protocol.ForwardedBatch;
-import io.koala.protocol.Handover;
-import io.koala.protocol.Idle;
-import io.koala.protocol.Marker;
-import io.koala.protocol.PeerMarker;
 import io.koala.protocol.ProtocolViolationException;
-import io.koala.protocol.RecordBatch;
-import io.koala.protocol.StateChunk;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
 import io.koala.protocol.TaskSetup.OutputSpec;
 import io.koala.protocol.UserFunctionException;
-import io.koala.protocol.Watermark;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.store.StateStore;
@@ -44,11 +31,7 @@ import java.util.function.IntPredicate;
  * {@link TaskHost}. It never blocks and never reads a clock except through {@link TaskHost}, so the
  * same engine runs inside a task actor and inside a deterministic simulator.
  *
- * <pre>
- *   CREATED --start--> RUNNING --all inputs ended, timers fired--> FINISHING --outputs drained-->
- *                         |                                             FINISHED
- *                         +--------- error ---------> FAILED      (any) --cancel--> CANCELLED
- * </pre>
+ * <p>Its lifecycle is {@link TaskStatus}.
  *
  * <p>Flow control: an input item is consumed (and its credit returned) only when processed; while
  * any output channel holds items waiting for credit, the task processes nothing more, so
@@ -60,14 +43,14 @@ import java.util.function.IntPredicate;
  * timestamp order (in chunks, pausing while the output is backpressured), the operators see the
  * watermark, and it is forwarded on every output channel after the records emitted before it.
  *
- * <p>The engine owns the lifecycle and the loop ({@code drain}: what runs next, and the dispatch of
- * each channel item); the decisions are its parts': {@link OperatorChain} (the operators and every
- * call into user code), {@link InputGate} (input channels, credit, arrival order, barrier holds),
- * {@link OutputGate} (routing, batching, credit, routing switches), {@link EventTime} (watermarks
- * and timers), {@link SourceDriver} (what a source reads, and when), {@link BarrierAligner}
- * (checkpoints), {@link EpochParticipant} (this task's part in a reconfiguration), {@link
- * StatePlane} (where keyed state is, and getting it here), and {@link BatchClock} (capacity and
- * batch latency).
+ * <p>The engine owns the lifecycle and the loop ({@code drain}: what runs next); the decisions are
+ * its parts': {@link ItemDispatch} (what each item does), {@link OperatorChain} (the operators and
+ * every call into user code), {@link InputGate} (input channels, credit, arrival order, barrier
+ * holds), {@link OutputGate} (routing, batching, credit, routing switches), {@link EventTime}
+ * (watermarks and timers), {@link SourceDriver} (what a source reads, and when), {@link
+ * BarrierAligner} (checkpoints), {@link EpochParticipant} (this task's part in a reconfiguration),
+ * {@link StatePlane} (where keyed state is, and getting it here), and {@link BatchClock} (capacity
+ * and batch latency).
  */
 public final class TaskEngine {
 
@@ -79,30 +62,6 @@ public final class TaskEngine {
 
   /** The input edge number of a peer channel (its records carry their own edges). */
   public static final int PEER_EDGE = -1;
-
-  /** One-shot wake-ups an engine asks for. */
-  public enum Timer {
-    /** Read more from the source partitions. */
-    POLL,
-    /** Send partial batches whose linger time has passed. */
-    FLUSH,
-    /** Fire the processing-time timers that are due. */
-    PROCESSING_TIME,
-    /** The task's capacity allows the next batch. */
-    CAPACITY,
-    /** Ask retiring holders for the next chunks of what this task still references there. */
-    DRAIN
-  }
-
-  /** Lifecycle of a task. */
-  public enum Status {
-    CREATED,
-    RUNNING,
-    FINISHING,
-    FINISHED,
-    FAILED,
-    CANCELLED
-  }
 
   private static final long NONE = WatermarkTracker.NONE;
 
@@ -120,8 +79,9 @@ public final class TaskEngine {
   private final EventTime eventTime;
   private final EpochParticipant epoch;
   private final BarrierAligner aligner;
+  private final ItemDispatch dispatch;
   private final IntPredicate peerInput; // whether a channel is an incoming peer channel
-  private Status status = Status.CREATED;
+  private TaskStatus status = TaskStatus.CREATED;
   private TaskCheckpoint restored; // what start() resumes from, or null
 
   /**
@@ -177,6 +137,18 @@ public final class TaskEngine {
         new EpochParticipant(
             setup, services, metrics, chain, input, output, eventTime, keyed, remote, clock);
     aligner = new BarrierAligner(setup, services, chain, input, output, eventTime, source, keyed);
+    dispatch =
+        new ItemDispatch(
+            setup,
+            services,
+            chain,
+            input,
+            eventTime,
+            keyed,
+            epoch,
+            aligner,
+            clock,
+            () -> status == TaskStatus.RUNNING);
     peerInput = epoch::isPeerInput;
   }
 
@@ -199,7 +171,7 @@ public final class TaskEngine {
    * time (origin of source rate schedules).
    */
   public void start(long startMillis) {
-    if (status != Status.CREATED) {
+    if (status != TaskStatus.CREATED) {
       return;
     }
     guard(
@@ -224,7 +196,7 @@ public final class TaskEngine {
             keyed.init(restored == null);
             eventTime.scheduleProcessingTimers();
           }
-          status = Status.RUNNING;
+          status = TaskStatus.RUNNING;
           if (restored != null) {
             output.resumeDownstream(); // from where this task's event time was
           }
@@ -243,7 +215,7 @@ public final class TaskEngine {
    * store the engine was built with holds the snapshot's state.
    */
   public void restore(TaskCheckpoint checkpoint) {
-    if (status != Status.CREATED) {
+    if (status != TaskStatus.CREATED) {
       throw new IllegalStateException("task " + setup.task() + " restored after it started");
     }
     restored = checkpoint;
@@ -260,15 +232,15 @@ public final class TaskEngine {
           if (keyed != null) {
             aligner.restoreTask(checkpoint);
           }
-          status = Status.FINISHED;
+          status = TaskStatus.FINISHED;
           aligner.restore(checkpoint.checkpointId());
         });
   }
 
   /** Stops processing for good; open writes are discarded. */
   public void cancel() {
-    if (status != Status.FINISHED && status != Status.FAILED) {
-      status = Status.CANCELLED;
+    if (status != TaskStatus.FINISHED && status != TaskStatus.FAILED) {
+      status = TaskStatus.CANCELLED;
     }
     if (keyed != null) {
       keyed.abort();
@@ -283,7 +255,7 @@ public final class TaskEngine {
     chain.close();
   }
 
-  public Status status() {
+  public TaskStatus status() {
     return status;
   }
 
@@ -307,7 +279,7 @@ public final class TaskEngine {
 
   /** A channel item arrived. */
   public void onDeliver(Deliver d) {
-    if (status != Status.RUNNING && status != Status.CREATED) {
+    if (status != TaskStatus.RUNNING && status != TaskStatus.CREATED) {
       return;
     }
     guard(
@@ -319,7 +291,9 @@ public final class TaskEngine {
 
   /** A credit grant arrived for one of this task's output channels. */
   public void onCredit(Credit c) {
-    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.FINISHED) {
+    if (status == TaskStatus.FAILED
+        || status == TaskStatus.CANCELLED
+        || status == TaskStatus.FINISHED) {
       return; // a stopped task sends nothing more
     }
     if (!output.hasChannel(c.channel())) {
@@ -334,21 +308,21 @@ public final class TaskEngine {
     guard(
         () -> {
           output.onCredit(c.channel(), c.limit());
-          if (status == Status.FINISHING) {
+          if (status == TaskStatus.FINISHING) {
             checkFinished();
-          } else if (status == Status.RUNNING && !output.blocked()) {
+          } else if (status == TaskStatus.RUNNING && !output.blocked()) {
             if (source.isSource()) {
               source.schedulePoll(0);
             }
             drain();
-          } else if (status == Status.RUNNING && output.blockedOnlyOnPeers()) {
+          } else if (status == TaskStatus.RUNNING && output.blockedOnlyOnPeers()) {
             drain();
           }
         });
   }
 
   /** A timer asked for with {@link TaskHost#schedule} is due. */
-  public void onTimer(Timer timer) {
+  public void onTimer(TaskTimer timer) {
     switch (timer) {
       case FLUSH -> due(output::flushDue, output::flushAll);
       case POLL -> due(source::pollDue, source::poll);
@@ -365,7 +339,7 @@ public final class TaskEngine {
   /** A timer is due: {@code due} notes it, and {@code work} runs if the task runs. */
   private void due(Runnable due, ThrowingRunnable work) {
     due.run();
-    if (status == Status.RUNNING) {
+    if (status == TaskStatus.RUNNING) {
       guard(work);
     }
   }
@@ -376,7 +350,7 @@ public final class TaskEngine {
    */
   public void onTick() {
     metrics.tick(services.currentTimeMillis());
-    if (status == Status.RUNNING || status == Status.FINISHING) {
+    if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
       input.resendCredits();
     }
   }
@@ -388,7 +362,7 @@ public final class TaskEngine {
    * queued items in arrival order, stopping while the output is backpressured.
    */
   private void drain() {
-    while (status == Status.RUNNING) {
+    while (status == TaskStatus.RUNNING) {
       if (output.blocked()) {
         if (output.blockedOnlyOnPeers() && consumePeerItem()) {
           continue;
@@ -424,7 +398,7 @@ public final class TaskEngine {
         break;
       }
       input.poll(lane);
-      consume(lane, d);
+      dispatch.consume(lane, d);
     }
     scheduleFlushIfPartial();
   }
@@ -446,87 +420,8 @@ public final class TaskEngine {
       return false;
     }
     input.poll(lane);
-    consume(lane, d);
+    dispatch.consume(lane, d);
     return true;
-  }
-
-  private void consume(InputGate.Lane lane, Deliver d) {
-    InputChannel ch = lane.channel();
-    int index = lane.watermarkIndex();
-    ChannelItem item = d.item();
-    long advanced = NONE;
-    if (item instanceof RecordBatch batch) {
-      eventTime.onData(index);
-      process(ch, batch);
-    } else if (item instanceof Watermark w) {
-      advanced = eventTime.onWatermark(index, w.timestamp());
-    } else if (item == Idle.INSTANCE) {
-      advanced = eventTime.onIdle(index);
-    } else if (item instanceof ForwardedBatch forwarded) {
-      eventTime.onData(index);
-      epoch.processForwarded(forwarded);
-    } else if (item instanceof Handover h) {
-      epoch.installHandover(h, (TaskId) ch.source());
-    } else if (item instanceof StateChunk c) {
-      epoch.installChunk(c);
-    } else if (item instanceof PeerMarker pm) {
-      epoch.peerMarker(ch, pm);
-    } else if (item instanceof Marker) {
-      epoch.marker(ch);
-    } else if (item instanceof CheckpointBarrier b) {
-      if (epoch.active()) {
-        throw new ProtocolViolationException(
-            "task " + setup.task() + ": barrier " + b.checkpointId() + " during an epoch (C1)");
-      }
-      aligner.barrier(lane, b.checkpointId());
-    } else if (item == EndOfChannel.INSTANCE) {
-      advanced = eventTime.onEnd(index);
-      epoch.channelEnded(ch);
-    } else {
-      throw new IllegalStateException("unhandled " + item);
-    }
-    input.consumed(lane, item == EndOfChannel.INSTANCE);
-    eventTime.consumed(advanced, item == Idle.INSTANCE || item == EndOfChannel.INSTANCE);
-    epoch.check();
-    aligner.checkAligned(status == Status.RUNNING);
-  }
-
-  /**
-   * Runs a batch of records from upstream channel {@code ch}: a keyed task forwards those of
-   * buckets it handed over, holds those that must wait for a peer marker (§6.6) and parks those
-   * whose state is elsewhere (§6.4); the others run now.
-   */
-  private void process(InputChannel ch, RecordBatch batch) {
-    long t0 = services.nanoTime();
-    clock.start(t0);
-    int edge = ch.input();
-    KeySelector<Object, Object> selector = keyed == null ? null : keyed.selector(edge);
-    if (keyed != null) {
-      keyed.begin();
-    }
-    for (int i = 0; i < batch.size(); i++) {
-      Object value = batch.value(i);
-      long ts = batch.timestamp(i);
-      if (keyed != null) {
-        int bucket = keyed.setKey(selector, value);
-        if (!keyed.owns(bucket)) {
-          epoch.forwardOrFail(bucket, value, ts, edge);
-          continue;
-        }
-        if (epoch.holds(ch, bucket, value, ts) || keyed.parked(bucket, value, ts, edge)) {
-          continue;
-        }
-      }
-      chain.processHead(value, ts, edge);
-    }
-    chain.endBatch();
-    if (keyed != null) {
-      keyed.commit();
-      eventTime.scheduleProcessingTimers();
-      keyed.sendFetches();
-    }
-    chain.recordKey(null);
-    clock.done(t0);
   }
 
   private boolean nothingParked() {
@@ -534,7 +429,7 @@ public final class TaskEngine {
   }
 
   private void scheduleFlushIfPartial() {
-    if (status == Status.RUNNING) {
+    if (status == TaskStatus.RUNNING) {
       output.scheduleFlushIfPartial();
     }
   }
@@ -545,13 +440,13 @@ public final class TaskEngine {
   private void finishInputs() {
     chain.finish();
     output.end();
-    status = Status.FINISHING;
+    status = TaskStatus.FINISHING;
     checkFinished();
   }
 
   private void checkFinished() {
     if (!output.blocked()) {
-      status = Status.FINISHED;
+      status = TaskStatus.FINISHED;
       services.finished();
       aligner.finished();
     }
@@ -565,9 +460,9 @@ public final class TaskEngine {
    */
   public void onHolderTerminated(int holder) {
     if (keyed == null
-        || status == Status.FAILED
-        || status == Status.CANCELLED
-        || status == Status.FINISHED) {
+        || status == TaskStatus.FAILED
+        || status == TaskStatus.CANCELLED
+        || status == TaskStatus.FINISHED) {
       return;
     }
     if (keyed.references(holder)) {
@@ -587,7 +482,7 @@ public final class TaskEngine {
    * keys' parked items in order, and releases the holder's copies.
    */
   public void onStateReply(StateMessage.StateReply reply) {
-    if (status != Status.RUNNING || keyed == null) {
+    if (status != TaskStatus.RUNNING || keyed == null) {
       return;
     }
     guard(
@@ -600,7 +495,7 @@ public final class TaskEngine {
 
   /** A remote state service cannot serve this task's state any more: the task fails. */
   public void onServiceFailed(StateMessage.ServiceFailed f) {
-    if (status == Status.RUNNING || status == Status.FINISHING) {
+    if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
       fail(new IllegalStateException(f.reason()));
     }
   }
@@ -610,7 +505,7 @@ public final class TaskEngine {
    * generation the copy was fetched at and does not own the bucket (§6.7, K5).
    */
   public void onRelease(StateMessage.Release release) {
-    if (keyed == null || status == Status.FAILED || status == Status.CANCELLED) {
+    if (keyed == null || status == TaskStatus.FAILED || status == TaskStatus.CANCELLED) {
       return;
     }
     if (keyed.releases(release)) {
@@ -655,7 +550,9 @@ public final class TaskEngine {
    * Repeats are ignored.
    */
   public void onCheckpoint(CheckpointMessage.Command c) {
-    if (status == Status.FAILED || status == Status.CANCELLED || status == Status.CREATED) {
+    if (status == TaskStatus.FAILED
+        || status == TaskStatus.CANCELLED
+        || status == TaskStatus.CREATED) {
       return;
     }
     guard(() -> aligner.onCommand(c, status));
@@ -684,10 +581,10 @@ public final class TaskEngine {
   }
 
   private void fail(ErrorInfo error) {
-    if (status == Status.FAILED || status == Status.CANCELLED) {
+    if (status == TaskStatus.FAILED || status == TaskStatus.CANCELLED) {
       return;
     }
-    status = Status.FAILED;
+    status = TaskStatus.FAILED;
     if (keyed != null) {
       keyed.abort();
     }
@@ -705,7 +602,7 @@ public final class TaskEngine {
   /** The task's metrics now. */
   public TaskMetricsSnapshot metrics() {
     long now = services.currentTimeMillis();
-    StoreStats stats = store != null && status != Status.CANCELLED ? store.stats() : null;
+    StoreStats stats = store != null && status != TaskStatus.CANCELLED ? store.stats() : null;
     return metrics.snapshot(
         setup.task(),
         status.name(),
@@ -728,7 +625,7 @@ public final class TaskEngine {
    * task (and so the job).
    */
   public void onCommand(EpochMessage.Command c) {
-    if ((status == Status.FINISHING || status == Status.FINISHED)
+    if ((status == TaskStatus.FINISHING || status == TaskStatus.FINISHED)
         && c instanceof EpochMessage.SwitchRouting sw) {
       // its input has ended, so nothing more will be routed by any table: the channels the new
       // table adds carry only their end, which their receivers wait for
@@ -736,7 +633,7 @@ public final class TaskEngine {
       services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
       return;
     }
-    if (status != Status.RUNNING) {
+    if (status != TaskStatus.RUNNING) {
       // failed, cancelled, or its input has ended (the job is finishing): nothing left to move;
       // the coordinator gives up the epoch when the job ends
       return;

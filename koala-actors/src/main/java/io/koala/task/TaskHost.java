@@ -16,7 +16,7 @@ public interface TaskHost {
   void send(Object target, KoalaMessage message);
 
   /** Calls {@link TaskEngine#onTimer} once after {@code delayMillis} (0: as soon as possible). */
-  void schedule(TaskEngine.Timer timer, long delayMillis);
+  void schedule(TaskTimer timer, long delayMillis);
 
   /** The task has finished: every output channel has delivered end-of-channel. */
   void finished();

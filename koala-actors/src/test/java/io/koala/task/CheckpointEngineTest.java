@@ -79,7 +79,7 @@ class CheckpointEngineTest {
     FakeServices.Snapshot snap = services.snapshots.get(0);
     assertThat(snap.checkpointId()).isEqualTo(1);
     // the held record ran after the snapshot: the snapshot's transaction does not see it
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(TaskEngine.CLIENT)).contains(new KeyValue<>("b", 1L));
     assertThat(stateEntries(snap.txn())).as("a counted twice, b not yet").isEqualTo(1);
 
@@ -120,7 +120,7 @@ class CheckpointEngineTest {
     r.engine().restore(TaskCheckpoint.decode(snap.metadata()));
     r.engine().start(0);
     r.engine().onDeliver(new Deliver(in0, 0, batch("a")));
-    r.engine().onTimer(TaskEngine.Timer.FLUSH);
+    r.engine().onTimer(TaskTimer.FLUSH);
     assertThat(after.records(TaskEngine.CLIENT))
         .as("the count goes on from the snapshot's 2, not the lost 3")
         .containsExactly(new KeyValue<>("a", 3L));
@@ -149,7 +149,7 @@ class CheckpointEngineTest {
     services.checkpointing = true;
     Task src = services.task(wordCount(), "words", 0, SETTINGS, null);
     src.engine().start(0);
-    src.engine().onTimer(TaskEngine.Timer.POLL);
+    src.engine().onTimer(TaskTimer.POLL);
     src.engine().onCheckpoint(new CheckpointMessage.TriggerCheckpoint(1));
     TaskCheckpoint cp = TaskCheckpoint.decode(services.snapshots.get(0).metadata());
     assertThat(services.snapshots.get(0).txn()).as("a source has no store").isNull();

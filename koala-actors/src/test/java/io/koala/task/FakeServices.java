@@ -30,7 +30,7 @@ final class FakeServices implements TaskHost {
   record Sent(Object target, KoalaMessage message) {}
 
   /** A timer the engine asked for. */
-  record Scheduled(TaskEngine.Timer timer, long delayMillis) {}
+  record Scheduled(TaskTimer timer, long delayMillis) {}
 
   final List<Sent> sent = new ArrayList<>();
   final List<Scheduled> timers = new ArrayList<>();
@@ -62,7 +62,7 @@ final class FakeServices implements TaskHost {
   }
 
   @Override
-  public void schedule(TaskEngine.Timer timer, long delayMillis) {
+  public void schedule(TaskTimer timer, long delayMillis) {
     timers.add(new Scheduled(timer, delayMillis));
   }
 
@@ -93,7 +93,7 @@ final class FakeServices implements TaskHost {
   }
 
   /** Removes and returns the pending timer of kind {@code timer}, or null. */
-  Scheduled takeTimer(TaskEngine.Timer timer) {
+  Scheduled takeTimer(TaskTimer timer) {
     for (Iterator<Scheduled> it = timers.iterator(); it.hasNext(); ) {
       Scheduled s = it.next();
       if (s.timer() == timer) {

@@ -111,8 +111,8 @@ class LazyFetchEngineTest {
   }
 
   List<Object> output(FakeServices host, FakeServices.Task task) {
-    if (host.takeTimer(TaskEngine.Timer.FLUSH) != null) {
-      task.engine().onTimer(TaskEngine.Timer.FLUSH);
+    if (host.takeTimer(TaskTimer.FLUSH) != null) {
+      task.engine().onTimer(TaskTimer.FLUSH);
     }
     return host.records(TaskEngine.CLIENT);
   }

@@ -130,7 +130,7 @@ class RoutingSwitchEngineTest {
     up.engine().switchRouting(0, next, 1);
     up.engine().switchRouting(0, next, 1); // idempotent
     up.engine().onDeliver(new Deliver(in, 2, batch(a, m, c)));
-    up.engine().onTimer(TaskEngine.Timer.FLUSH);
+    up.engine().onTimer(TaskTimer.FLUSH);
 
     assertThat(values(items(toCount0))).containsExactly(a, m, new Watermark(50), new Marker(1), a);
     assertThat(values(items(toCount1))).containsExactly(c, new Watermark(50), new Marker(1), c);
@@ -155,7 +155,7 @@ class RoutingSwitchEngineTest {
     up.engine().onDeliver(new Deliver(in, 1, batch(c)));
     up.engine().onDeliver(new Deliver(in, 2, new Watermark(40)));
     up.engine().onDeliver(new Deliver(in, 3, EndOfChannel.INSTANCE));
-    assertThat(up.engine().status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(up.engine().status()).isEqualTo(TaskStatus.FINISHED);
     assertThat(values(items(toCount1)))
         .as("nothing after its end, neither watermarks nor the task's final end")
         .containsExactly(c, new Marker(7), EndOfChannel.INSTANCE);

@@ -54,8 +54,8 @@ class SourceWatermarksTest {
   /** Moves the clock to {@code now} and polls, as the host does when the POLL timer fires. */
   private void pollAt(Task t, long now) {
     services.nowMillis = now;
-    services.takeTimer(TaskEngine.Timer.POLL);
-    t.engine().onTimer(TaskEngine.Timer.POLL);
+    services.takeTimer(TaskTimer.POLL);
+    t.engine().onTimer(TaskTimer.POLL);
   }
 
   private List<Long> watermarks(TaskId target) {

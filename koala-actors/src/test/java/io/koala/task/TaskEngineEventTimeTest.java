@@ -319,7 +319,7 @@ class TaskEngineEventTimeTest {
     send(t, SRC0, EndOfChannel.INSTANCE);
     send(t, SRC1, Idle.INSTANCE);
     assertThat(trace(OUT)).containsExactly("I");
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.RUNNING);
   }
 
   @Test
@@ -389,7 +389,7 @@ class TaskEngineEventTimeTest {
             "E");
     assertThat(recordTimestamps(OUT)).containsExactly(100L, 1_000_000L, Long.MAX_VALUE);
     assertThat(log).allSatisfy(line -> assertThat(line).endsWith("wm=" + Long.MAX_VALUE));
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FINISHED);
     assertThat(services.finished).isEqualTo(1);
     assertThat(store.stats().entries(Table.TIMERS)).isZero();
   }
@@ -490,31 +490,31 @@ class TaskEngineEventTimeTest {
     services.timers.clear();
     services.nowMillis = 1_000;
     send(t, SRC0, at(1, k.get(0) + "/p1500", k.get(1) + "/p1200", k.get(2) + "/p3000"));
-    assertThat(services.takeTimer(TaskEngine.Timer.PROCESSING_TIME))
-        .isEqualTo(new Scheduled(TaskEngine.Timer.PROCESSING_TIME, 200));
+    assertThat(services.takeTimer(TaskTimer.PROCESSING_TIME))
+        .isEqualTo(new Scheduled(TaskTimer.PROCESSING_TIME, 200));
 
     send(t, SRC0, new Watermark(5_000));
     assertThat(log).as("the watermark fires no processing-time timer").isEmpty();
 
     services.nowMillis = 1_199;
-    t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+    t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     assertThat(log).isEmpty();
-    assertThat(services.takeTimer(TaskEngine.Timer.PROCESSING_TIME))
-        .isEqualTo(new Scheduled(TaskEngine.Timer.PROCESSING_TIME, 1));
+    assertThat(services.takeTimer(TaskTimer.PROCESSING_TIME))
+        .isEqualTo(new Scheduled(TaskTimer.PROCESSING_TIME, 1));
 
     services.nowMillis = 1_600;
-    t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+    t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     assertThat(log).containsExactly(k.get(1) + "@1200p wm=5000", k.get(0) + "@1500p wm=5000");
-    assertThat(services.takeTimer(TaskEngine.Timer.PROCESSING_TIME))
+    assertThat(services.takeTimer(TaskTimer.PROCESSING_TIME))
         .as("the next wake-up is at the next timer")
-        .isEqualTo(new Scheduled(TaskEngine.Timer.PROCESSING_TIME, 1_400));
+        .isEqualTo(new Scheduled(TaskTimer.PROCESSING_TIME, 1_400));
 
     services.nowMillis = 3_000;
-    t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+    t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     assertThat(log).hasSize(3).last().isEqualTo(k.get(2) + "@3000p wm=5000");
-    assertThat(services.takeTimer(TaskEngine.Timer.PROCESSING_TIME)).as("none left").isNull();
+    assertThat(services.takeTimer(TaskTimer.PROCESSING_TIME)).as("none left").isNull();
 
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(OUT))
         .containsExactly(k.get(1) + "@1200p", k.get(0) + "@1500p", k.get(2) + "@3000p");
     assertThat(recordTimestamps(OUT))
@@ -532,11 +532,11 @@ class TaskEngineEventTimeTest {
 
     send(t, SRC0, new Watermark(10));
     assertThat(log).containsExactly(k + "@10 wm=10");
-    assertThat(services.takeTimer(TaskEngine.Timer.PROCESSING_TIME))
-        .isEqualTo(new Scheduled(TaskEngine.Timer.PROCESSING_TIME, 100));
+    assertThat(services.takeTimer(TaskTimer.PROCESSING_TIME))
+        .isEqualTo(new Scheduled(TaskTimer.PROCESSING_TIME, 100));
 
     services.nowMillis = 1_100;
-    t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+    t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     assertThat(log).containsExactly(k + "@10 wm=10", k + "@1100p wm=10");
   }
 
@@ -551,16 +551,16 @@ class TaskEngineEventTimeTest {
 
     services.nowMillis = 100;
     for (int i = 0; i < 3; i++) {
-      services.takeTimer(TaskEngine.Timer.PROCESSING_TIME);
-      t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+      services.takeTimer(TaskTimer.PROCESSING_TIME);
+      t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     }
     assertThat(log).as("nothing fires while the output waits for credit").isEmpty();
 
     t.engine().onCredit(new Credit(out, 100));
-    if (services.takeTimer(TaskEngine.Timer.PROCESSING_TIME) != null) {
-      t.engine().onTimer(TaskEngine.Timer.PROCESSING_TIME);
+    if (services.takeTimer(TaskTimer.PROCESSING_TIME) != null) {
+      t.engine().onTimer(TaskTimer.PROCESSING_TIME);
     }
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(OUT))
         .containsExactly(
             k.get(0) + "/o",
@@ -620,7 +620,7 @@ class TaskEngineEventTimeTest {
 
     send(t, SRC0, at(1, 1L, 2L, 3L));
     send(t, SRC1, at(2, 4L, 5L));
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(evens)).containsExactly(2L, 4L);
     assertThat(services.records(odds)).containsExactly(1L, 3L, 5L);
     assertThat(services.records(others)).isEmpty();
@@ -705,15 +705,15 @@ class TaskEngineEventTimeTest {
     send(t, taskId("left", 0), at(1, "a", "b"));
     send(t, taskId("right", 0), at(2, "a=1", "c=2"));
     send(t, taskId("left", 0), at(3, "c"));
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(TaskEngine.CLIENT))
         .containsExactly("0:a:a", "0:b:b", "1:a=1:a", "1:c=2:c", "0:c:c");
     assertThat(services.failures).isEmpty();
 
     // Each logical input is a channel of its own for the watermark.
     send(t, taskId("left", 0), EndOfChannel.INSTANCE);
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.RUNNING);
     send(t, taskId("right", 0), EndOfChannel.INSTANCE);
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FINISHED);
   }
 }

@@ -91,16 +91,16 @@ class TaskEngineTest {
     Task t = countTask(1, 0, settings(100, 2));
     TaskEngine engine = t.engine();
     int in = t.inputFrom(SRC0);
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(engine.status()).isEqualTo(TaskStatus.RUNNING);
 
     engine.onDeliver(new Deliver(in, 0, batch("a", "b", "a")));
     assertThat(services.credits(SRC0)).containsExactly(new Credit(in, 3));
-    assertThat(services.takeTimer(TaskEngine.Timer.FLUSH)).isNotNull();
-    engine.onTimer(TaskEngine.Timer.FLUSH);
+    assertThat(services.takeTimer(TaskTimer.FLUSH)).isNotNull();
+    engine.onTimer(TaskTimer.FLUSH);
 
     engine.onDeliver(new Deliver(in, 1, batch("b", "c", "a")));
     assertThat(services.credits(SRC0)).containsExactly(new Credit(in, 3), new Credit(in, 4));
-    engine.onTimer(TaskEngine.Timer.FLUSH);
+    engine.onTimer(TaskTimer.FLUSH);
 
     assertThat(services.records(CLIENT))
         .containsExactly(kv("a", 1), kv("b", 1), kv("a", 2), kv("b", 2), kv("c", 1), kv("a", 3));
@@ -136,7 +136,7 @@ class TaskEngineTest {
     int in = t.inputFrom(SRC0);
     t.engine().onDeliver(new Deliver(in, 0, batch("a", "b", "c")));
     assertThat(services.deliveries(CLIENT)).isEmpty();
-    assertThat(services.timers).containsExactly(new Scheduled(TaskEngine.Timer.FLUSH, 7));
+    assertThat(services.timers).containsExactly(new Scheduled(TaskTimer.FLUSH, 7));
 
     // A second partial batch does not ask for a second timer.
     t.engine().onDeliver(new Deliver(in, 1, batch("d")));
@@ -147,13 +147,13 @@ class TaskEngineTest {
     assertThat(services.timers).hasSize(1);
     assertThat(services.records(CLIENT)).hasSize(4);
 
-    services.takeTimer(TaskEngine.Timer.FLUSH);
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    services.takeTimer(TaskTimer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(CLIENT)).endsWith(kv("e", 1)).hasSize(5);
     // Nothing is partial any more: no new timer until a record waits again.
     assertThat(services.timers).isEmpty();
     t.engine().onDeliver(new Deliver(in, 3, batch("f")));
-    assertThat(services.timers).containsExactly(new Scheduled(TaskEngine.Timer.FLUSH, 7));
+    assertThat(services.timers).containsExactly(new Scheduled(TaskTimer.FLUSH, 7));
   }
 
   // ------------------------------------------------------------------ backpressure
@@ -215,7 +215,7 @@ class TaskEngineTest {
     int in = t.inputFrom(SRC0);
 
     engine.onDeliver(new Deliver(in, 1, batch("a")));
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FAILED);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FAILED);
     assertThat(services.failures).hasSize(1);
     ErrorInfo e = services.failures.get(0);
     assertThat(e.exceptionClass()).isEqualTo(ProtocolViolationException.class.getName());
@@ -224,7 +224,7 @@ class TaskEngineTest {
     assertThat(e.describe()).contains("count#0").contains("ProtocolViolationException");
 
     engine.onDeliver(new Deliver(in, 0, batch("a")));
-    engine.onTimer(TaskEngine.Timer.FLUSH);
+    engine.onTimer(TaskTimer.FLUSH);
     engine.onTick();
     assertThat(services.sent).isEmpty();
     assertThat(services.failures).hasSize(1);
@@ -249,7 +249,7 @@ class TaskEngineTest {
   void creditForAnUnknownOutputChannelFailsTheTask() {
     Task t = countTask(1, 0, settings(100, 4));
     t.engine().onCredit(new Credit(999, 5));
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FAILED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FAILED);
     assertThat(services.failures)
         .singleElement()
         .satisfies(
@@ -304,7 +304,7 @@ class TaskEngineTest {
     // The failed batch's state writes ("ok", "bad") are discarded; the earlier batch's stay.
     assertThat(t.engine().metrics().stateEntries()).isEqualTo(1);
     // Its partial output never leaves.
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(CLIENT)).isEmpty();
   }
 
@@ -348,8 +348,8 @@ class TaskEngineTest {
         .parallelism(1);
     Task t = services.task(b.build(), "words", 0, settings(100, 4), null);
     t.engine().start(0);
-    t.engine().onTimer(TaskEngine.Timer.POLL);
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FAILED);
+    t.engine().onTimer(TaskTimer.POLL);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FAILED);
     assertThat(services.failures)
         .singleElement()
         .satisfies(
@@ -392,7 +392,7 @@ class TaskEngineTest {
                   .contains(foreignKey)
                   .contains("does not own");
             });
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FAILED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FAILED);
   }
 
   @Test
@@ -422,7 +422,7 @@ class TaskEngineTest {
     t.engine().onDeliver(new Deliver(in, 0, batch("a", "b")));
     assertThat(services.records(CLIENT)).containsExactly(kv("a", 1));
     t.engine().onDeliver(new Deliver(in, 5, batch("z"))); // a gap: fail
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.FAILED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.FAILED);
     services.takeSent();
     t.engine().onCredit(new Credit(t.setup().clientChannel(), 10));
     assertThat(services.sent).isEmpty();
@@ -432,9 +432,9 @@ class TaskEngineTest {
   void aCancelledTaskProcessesNothing() {
     Task t = countTask(1, 0, settings(100, 4));
     t.engine().cancel();
-    assertThat(t.engine().status()).isEqualTo(TaskEngine.Status.CANCELLED);
+    assertThat(t.engine().status()).isEqualTo(TaskStatus.CANCELLED);
     t.engine().onDeliver(new Deliver(t.inputFrom(SRC0), 0, batch("a")));
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.sent).isEmpty();
     assertThat(services.failures).isEmpty();
     assertThat(services.finished).isZero();
@@ -463,7 +463,7 @@ class TaskEngineTest {
 
     engine.onDeliver(new Deliver(fromSrc0, 0, batch("x")));
     engine.onDeliver(new Deliver(fromSrc0, 1, EndOfChannel.INSTANCE));
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(engine.status()).isEqualTo(TaskStatus.RUNNING);
     assertThat(services.finished).isZero();
     assertThat(services.deliveries(render0)).isEmpty();
 
@@ -480,14 +480,14 @@ class TaskEngineTest {
     assertThat(services.deliveries(CLIENT))
         .extracting(Deliver::item)
         .containsExactly(EndOfChannel.INSTANCE);
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FINISHING);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FINISHING);
     assertThat(services.finished).isZero();
     assertThat(services.credits(SRC1)).as("no grant for a consumed end").isEmpty();
 
     engine.onCredit(new Credit(t.outputTo(render0), 2));
     assertThat(services.deliveries(render0)).extracting(Deliver::seq).containsExactly(0L, 1L);
     assertThat(services.deliveries(render0).get(1).item()).isEqualTo(EndOfChannel.INSTANCE);
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FINISHED);
     assertThat(services.finished).isEqualTo(1);
 
     engine.onCredit(new Credit(t.outputTo(render0), 3));
@@ -529,44 +529,44 @@ class TaskEngineTest {
     Task t = services.task(b.build(), "numbers", 0, settings(1000, 8), null);
     TaskEngine engine = t.engine();
     engine.start(0);
-    assertThat(services.takeTimer(TaskEngine.Timer.POLL)).isEqualTo(pollIn(0));
+    assertThat(services.takeTimer(TaskTimer.POLL)).isEqualTo(pollIn(0));
 
     // t = 0: nothing is available yet; the next record is due at 1 ms.
-    engine.onTimer(TaskEngine.Timer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).isZero();
-    assertThat(services.takeTimer(TaskEngine.Timer.POLL)).isEqualTo(pollIn(1));
+    assertThat(services.takeTimer(TaskTimer.POLL)).isEqualTo(pollIn(1));
 
     services.nowMillis = 10;
     TaskMetricsSnapshot lagging = engine.metrics();
     assertThat(lagging.lagRecords()).isEqualTo(10);
     assertThat(lagging.lagSeconds()).isEqualTo(0.009); // the oldest unread record appeared at 1 ms
-    engine.onTimer(TaskEngine.Timer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).isEqualTo(10);
     assertThat(engine.metrics().lagRecords()).isZero();
     assertThat(engine.metrics().lagSeconds()).isZero();
-    assertThat(services.takeTimer(TaskEngine.Timer.POLL)).isEqualTo(pollIn(1));
+    assertThat(services.takeTimer(TaskTimer.POLL)).isEqualTo(pollIn(1));
 
     services.nowMillis = 30;
     assertThat(engine.metrics().lagRecords()).isEqualTo(20);
-    assertThat(services.takeTimer(TaskEngine.Timer.FLUSH)).isNotNull();
-    engine.onTimer(TaskEngine.Timer.FLUSH);
-    engine.onTimer(TaskEngine.Timer.POLL);
+    assertThat(services.takeTimer(TaskTimer.FLUSH)).isNotNull();
+    engine.onTimer(TaskTimer.FLUSH);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).isEqualTo(30);
 
     services.nowMillis = 5_000; // far beyond the count: only 50 records exist
     assertThat(engine.metrics().lagRecords()).isEqualTo(20);
-    services.takeTimer(TaskEngine.Timer.POLL);
-    engine.onTimer(TaskEngine.Timer.POLL);
+    services.takeTimer(TaskTimer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).isEqualTo(50);
     // the end waits for the coordinator, which lets it through when no reconfiguration runs
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.RUNNING);
+    assertThat(engine.status()).isEqualTo(TaskStatus.RUNNING);
     assertThat(services.sent)
         .extracting(FakeServices.Sent::message)
         .contains(new EpochMessage.InputEnded(engine.metrics().task()));
     engine.onCommand(new EpochMessage.EndInput(0));
-    services.takeTimer(TaskEngine.Timer.POLL);
-    engine.onTimer(TaskEngine.Timer.POLL);
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FINISHED);
+    services.takeTimer(TaskTimer.POLL);
+    engine.onTimer(TaskTimer.POLL);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FINISHED);
     assertThat(services.finished).isEqualTo(1);
 
     List<Object> expected = new ArrayList<>();
@@ -589,28 +589,28 @@ class TaskEngineTest {
     Task t = services.task(b.build(), "numbers", 0, settings(10, 2), null);
     TaskEngine engine = t.engine();
     engine.start(0);
-    services.takeTimer(TaskEngine.Timer.POLL);
+    services.takeTimer(TaskTimer.POLL);
 
-    engine.onTimer(TaskEngine.Timer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).isEqualTo(10);
-    assertThat(services.takeTimer(TaskEngine.Timer.POLL)).isEqualTo(pollIn(0));
-    engine.onTimer(TaskEngine.Timer.POLL);
-    engine.onTimer(TaskEngine.Timer.POLL);
+    assertThat(services.takeTimer(TaskTimer.POLL)).isEqualTo(pollIn(0));
+    engine.onTimer(TaskTimer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     // Two batches sent on a window of two, the third queued: no further poll is asked for.
     assertThat(engine.metrics().recordsIn()).isEqualTo(30);
     assertThat(engine.metrics().backpressured()).isTrue();
     services.timers.clear();
-    engine.onTimer(TaskEngine.Timer.POLL);
+    engine.onTimer(TaskTimer.POLL);
     assertThat(engine.metrics().recordsIn()).as("a blocked source reads nothing").isEqualTo(30);
     assertThat(engine.metrics().lagRecords()).isEqualTo(70);
     assertThat(services.timers).isEmpty();
 
     engine.onCredit(new Credit(t.setup().clientChannel(), 3));
-    assertThat(services.takeTimer(TaskEngine.Timer.POLL)).as("credit resumes polling").isNotNull();
+    assertThat(services.takeTimer(TaskTimer.POLL)).as("credit resumes polling").isNotNull();
     assertThat(services.records(CLIENT)).hasSize(30);
   }
 
   private static Scheduled pollIn(long millis) {
-    return new Scheduled(TaskEngine.Timer.POLL, millis);
+    return new Scheduled(TaskTimer.POLL, millis);
   }
 }

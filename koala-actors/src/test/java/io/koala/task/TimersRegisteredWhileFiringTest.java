@@ -60,7 +60,7 @@ class TimersRegisteredWhileFiringTest {
     int in = t.inputFrom(taskId("words", 0));
     t.engine().onDeliver(new Deliver(in, 0, FakeServices.batch("a")));
     t.engine().onDeliver(new Deliver(in, 1, new Watermark(20)));
-    t.engine().onTimer(TaskEngine.Timer.FLUSH);
+    t.engine().onTimer(TaskTimer.FLUSH);
     assertThat(services.records(TaskEngine.CLIENT)).containsExactly("a@10", "a@11");
   }
 }

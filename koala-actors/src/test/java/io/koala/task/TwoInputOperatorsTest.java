@@ -124,7 +124,7 @@ class TwoInputOperatorsTest {
 
   /** Everything the sink has sent to the client so far, after flushing partial batches. */
   private List<Object> out() {
-    task.engine().onTimer(TaskEngine.Timer.FLUSH);
+    task.engine().onTimer(TaskTimer.FLUSH);
     return services.records(TaskEngine.CLIENT);
   }
 

@@ -131,8 +131,8 @@ class WindowOperatorEngineTest {
   }
 
   private List<Emitted> emitted(FakeServices host) {
-    if (engine.status() == TaskEngine.Status.RUNNING) {
-      engine.onTimer(TaskEngine.Timer.FLUSH); // partial batches to the client wait for linger
+    if (engine.status() == TaskStatus.RUNNING) {
+      engine.onTimer(TaskTimer.FLUSH); // partial batches to the client wait for linger
     }
     return batches(host, OUT);
   }
@@ -142,8 +142,8 @@ class WindowOperatorEngineTest {
   }
 
   private List<Object> late() {
-    if (engine.status() == TaskEngine.Status.RUNNING) {
-      engine.onTimer(TaskEngine.Timer.FLUSH);
+    if (engine.status() == TaskStatus.RUNNING) {
+      engine.onTimer(TaskTimer.FLUSH);
     }
     return batches(services, LATE).stream().map(Emitted::value).toList();
   }
@@ -177,7 +177,7 @@ class WindowOperatorEngineTest {
 
     endOfInput();
     assertThat(results()).hasSize(3).endsWith(result("a", 10, 20, ev("a", 12, 4)));
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FINISHED);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FINISHED);
     assertThat(engine.metrics().stateEntries()).as("fired windows are purged").isZero();
     assertThat(services.failures).isEmpty();
   }
@@ -252,7 +252,7 @@ class WindowOperatorEngineTest {
         w -> sumReduce(w.sideOutputLateData(LATE_TAG)));
     watermark(100);
     records(ev("a", 42, 1));
-    engine.onTimer(TaskEngine.Timer.FLUSH);
+    engine.onTimer(TaskTimer.FLUSH);
     assertThat(batches(services, LATE)).containsExactly(new Emitted(ev("a", 42, 1), 42));
   }
 
@@ -399,7 +399,7 @@ class WindowOperatorEngineTest {
             input,
             seq++,
             new RecordBatch(new Object[] {ev("a", 0, 1)}, new long[] {Long.MIN_VALUE}, 1)));
-    assertThat(engine.status()).isEqualTo(TaskEngine.Status.FAILED);
+    assertThat(engine.status()).isEqualTo(TaskStatus.FAILED);
     assertThat(services.failures).hasSize(1);
     ErrorInfo error = services.failures.get(0);
     assertThat(error.operator()).isEqualTo("win");

@@ -18,7 +18,7 @@ final class Messages {
           TaskActor.HolderTerminated.class,
           TaskActor.SnapshotWritten.class,
           TaskActor.CrashNow.class,
-          io.koala.task.TaskEngine.Timer.class,
+          io.koala.task.TaskTimer.class,
           Worker.DeployTasks.class,
           Worker.StopJob.class,
           Worker.StopTask.class,

@@ -14,8 +14,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * The read-only state server of a task (DESIGN §4.2, D1): answers fetches for the state the task
  * holds from LMDB read transactions, in its own mailbox, so a fetch never waits behind the task's
- * data, alignment or backpressure. A child of its task, so it stops before the task closes the
- * store.
+ * data, alignment or backpressure. The worker spawns it beside its task and watches both: when
+ * either stops it stops the other, and it closes the store only once both have stopped.
  */
 final class StateServer {
 

@@ -28,6 +28,8 @@ import io.koala.store.Table;
 import io.koala.task.TaskCheckpoint;
 import io.koala.task.TaskEngine;
 import io.koala.task.TaskHost;
+import io.koala.task.TaskStatus;
+import io.koala.task.TaskTimer;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -93,7 +95,7 @@ final class TaskActor {
       implements TaskAddress {}
 
   /** Self: a timer the engine asked for is due. */
-  record Wake(TaskEngine.Timer timer) implements TaskMessage {}
+  record Wake(TaskTimer timer) implements TaskMessage {}
 
   /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
   record HolderTerminated(TaskId holder) implements TaskMessage {}
@@ -233,7 +235,7 @@ final class TaskActor {
   private Behavior<TaskMessage> onStart(Start start, StashBuffer<TaskMessage> stash) {
     learn(start.addressBook());
     timers.startTimerAtFixedRate(Tick.INSTANCE, Tick.INSTANCE, Duration.ofSeconds(1));
-    if (engine.status() == TaskEngine.Status.CREATED) {
+    if (engine.status() == TaskStatus.CREATED) {
       engine.start(start.startMillis()); // a restored holder or finished task does not start
     }
     return stash.unstashAll(running());
@@ -423,7 +425,7 @@ final class TaskActor {
     }
 
     @Override
-    public void schedule(TaskEngine.Timer timer, long delayMillis) {
+    public void schedule(TaskTimer timer, long delayMillis) {
       if (delayMillis <= 0) {
         ctx.getSelf().tell(new Wake(timer));
       } else {

@@ -27,7 +27,7 @@ import io.koala.protocol.RecordBatch;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.serialization.TypeRegistry;
-import io.koala.task.TaskEngine;
+import io.koala.task.TaskTimer;
 import java.lang.reflect.RecordComponent;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
@@ -265,8 +265,8 @@ class MessageCoverageTest {
     Object back = roundTrip(ref);
     assertThat(back).isInstanceOf(TaskActor.TaskRef.class);
     assertThat(((TaskActor.TaskRef) back).task()).isEqualTo(ref.task());
-    assertThat(roundTrip(new TaskActor.Wake(TaskEngine.Timer.FLUSH)))
-        .isEqualTo(new TaskActor.Wake(TaskEngine.Timer.FLUSH));
+    assertThat(roundTrip(new TaskActor.Wake(TaskTimer.FLUSH)))
+        .isEqualTo(new TaskActor.Wake(TaskTimer.FLUSH));
     assertThat(roundTrip(TaskActor.Tick.INSTANCE)).isSameAs(TaskActor.Tick.INSTANCE);
   }
 }

@@ -8,6 +8,7 @@ import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.task.TaskEngine;
 import io.koala.task.TaskHost;
+import io.koala.task.TaskTimer;
 import java.util.EnumMap;
 
 /**
@@ -38,7 +39,7 @@ final class SimulatedTask implements TaskHost {
   final int attempt;
   final StateStore store;
   TaskEngine engine;
-  final EnumMap<TaskEngine.Timer, Long> timers = new EnumMap<>(TaskEngine.Timer.class);
+  final EnumMap<TaskTimer, Long> timers = new EnumMap<>(TaskTimer.class);
   long nextTick;
   boolean finished;
   private final Host host;
@@ -70,7 +71,7 @@ final class SimulatedTask implements TaskHost {
   }
 
   @Override
-  public void schedule(TaskEngine.Timer timer, long delayMillis) {
+  public void schedule(TaskTimer timer, long delayMillis) {
     timers.put(timer, host.now() + Math.max(0, delayMillis));
   }
 

@@ -24,6 +24,8 @@ import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
 import io.koala.task.TaskCheckpoint;
 import io.koala.task.TaskEngine;
+import io.koala.task.TaskStatus;
+import io.koala.task.TaskTimer;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -243,7 +245,7 @@ final class SimulatedWorker implements SimulatedTask.Host {
     } else if (m instanceof CheckpointMessage.Command c) {
       engine.onCheckpoint(c);
     } else if (m instanceof Start s) {
-      if (engine.status() == TaskEngine.Status.CREATED) {
+      if (engine.status() == TaskStatus.CREATED) {
         engine.start(s.startMillis());
       }
     } else {
@@ -280,9 +282,9 @@ final class SimulatedWorker implements SimulatedTask.Host {
       if (t.finished) {
         continue;
       }
-      for (Map.Entry<TaskEngine.Timer, Long> e : t.timers.entrySet()) {
+      for (Map.Entry<TaskTimer, Long> e : t.timers.entrySet()) {
         if (e.getValue() <= now) {
-          TaskEngine.Timer timer = e.getKey();
+          TaskTimer timer = e.getKey();
           due.add(
               () -> {
                 t.timers.remove(timer);

@@ -36,6 +36,7 @@ import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.ReadTxn;
 import io.koala.task.TaskEngine;
+import io.koala.task.TaskTimer;
 import io.koala.task.state.KeyedStateBackend;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -592,8 +593,8 @@ public final class Simulation {
    */
   public void wake(OperatorId source) {
     for (SimulatedTask t : worker.tasks.values()) {
-      if (t.id.operator().equals(source) && t.timers.containsKey(TaskEngine.Timer.POLL)) {
-        t.timers.put(TaskEngine.Timer.POLL, now);
+      if (t.id.operator().equals(source) && t.timers.containsKey(TaskTimer.POLL)) {
+        t.timers.put(TaskTimer.POLL, now);
       }
     }
   }
