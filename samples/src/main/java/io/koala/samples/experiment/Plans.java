@@ -103,7 +103,7 @@ public final class Plans {
    * which the runtime does not keep yet.
    */
   public static long[] bucketLoads(RescaleSettings s, long fromIndex, long toIndex) {
-    return new RescaleExperiment.KeySpace(s, RescaleWorkload.of(s)).bucketLoads(fromIndex, toIndex);
+    return new KeySpace(s, RescaleWorkload.of(s)).bucketLoads(fromIndex, toIndex);
   }
 
   /** Each task's share of {@code loads} under {@code owners} (bucket → task index 0..tasks-1). */
