@@ -2,7 +2,10 @@ package io.koala.job;
 
 import io.koala.plan.TaskId;
 import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.StatePlaneStats;
+import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
+import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -98,9 +101,38 @@ public record JobMetrics(
 
   /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */
   public Histogram batchLatency(String operator) {
-    Histogram h = new Histogram(60_000_000_000L, 2);
+    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
     for (TaskMetricsSnapshot t : tasksOf(operator)) {
       h.add(t.latencyHistogram());
+    }
+    return h;
+  }
+
+  /**
+   * Time the tasks of {@code operator} were stalled with work queued, by reason, in nanoseconds,
+   * summed over the tasks.
+   */
+  public Map<Stall, Long> stalls(String operator) {
+    Map<Stall, Long> out = new EnumMap<>(Stall.class);
+    for (Stall reason : Stall.values()) {
+      out.put(
+          reason,
+          tasksOf(operator).stream().mapToLong(t -> t.statePlane().stallNanos(reason)).sum());
+    }
+    return out;
+  }
+
+  /**
+   * Round trips of the fetches the tasks of {@code operator} sent, from sending a request to
+   * running its reply, in nanoseconds, over every holder.
+   */
+  public Histogram fetchRoundTrips(String operator) {
+    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+    for (TaskMetricsSnapshot t : tasksOf(operator)) {
+      StatePlaneStats sp = t.statePlane();
+      for (int holder : sp.fetchRoundTrips().keySet()) {
+        h.add(sp.fetchRoundTrips(holder));
+      }
     }
     return h;
   }

@@ -18,6 +18,7 @@ import org.HdrHistogram.Histogram;
  * @param watermark the task's current watermark ({@link Long#MIN_VALUE} before the first)
  * @param lateRecords records dropped as too late (behind the watermark beyond allowed lateness)
  * @param reconfiguration what reconfigurations cost this task
+ * @param statePlane where the task's time went while it waited, and what the state plane cost it
  */
 public record TaskMetricsSnapshot(
     TaskId task,
@@ -35,8 +36,12 @@ public record TaskMetricsSnapshot(
     boolean backpressured,
     long watermark,
     long lateRecords,
-    Reconfiguration reconfiguration)
+    Reconfiguration reconfiguration,
+    StatePlaneStats statePlane)
     implements KoalaMessage {
+
+  /** The largest duration the histograms of a snapshot record: longer ones count as this. */
+  public static final long MAX_NANOS = 60_000_000_000L;
 
   /**
    * The status of a retired task that held state until its owners had drained it all, and then
@@ -62,7 +67,8 @@ public record TaskMetricsSnapshot(
         false,
         watermark,
         lateRecords,
-        reconfiguration);
+        reconfiguration,
+        statePlane);
   }
 
   /**

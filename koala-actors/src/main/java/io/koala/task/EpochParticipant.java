@@ -55,6 +55,7 @@ final class EpochParticipant {
   private final RemoteStateClient remote; // null: the chain keeps no keyed state
   private final BatchClock clock;
   private EpochRole role; // null: no epoch runs at this task
+  private long holdingSince; // while the role holds records: when the first was held
 
   EpochParticipant(
       TaskSetup setup,
@@ -471,6 +472,9 @@ final class EpochParticipant {
     if (role.peerMarkersIn.contains(key)) {
       return false;
     }
+    if (role.held.isEmpty()) {
+      holdingSince = services.nanoTime(); // the §6.6 hold starts
+    }
     role.held
         .computeIfAbsent(key, k -> new ArrayDeque<>())
         .add(new EpochRole.Held(value, ts, ch.input()));
@@ -564,6 +568,9 @@ final class EpochParticipant {
     ArrayDeque<EpochRole.Held> released = role.held.remove(key);
     if (released == null) {
       return;
+    }
+    if (role.held.isEmpty()) {
+      metrics.holdNanos += services.nanoTime() - holdingSince;
     }
     keyed.begin();
     for (EpochRole.Held r : released) {

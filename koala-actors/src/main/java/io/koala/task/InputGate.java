@@ -160,6 +160,11 @@ final class InputGate {
     queued++;
   }
 
+  /** Whether any channel has items not consumed yet, held ones included. */
+  boolean hasQueued() {
+    return queued > 0;
+  }
+
   /** The channel whose first item arrived first among those not held, or null when none has one. */
   Lane oldest() {
     return oldest(null);

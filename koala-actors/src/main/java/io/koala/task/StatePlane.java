@@ -32,6 +32,7 @@ import io.koala.task.state.KeyedStateBackend;
 import io.koala.task.state.KeyedTimers;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -67,6 +68,8 @@ final class StatePlane {
   private boolean drainScheduled;
   private long recordsAtDrainTick = -1;
   private long nextFetchId;
+  // requests sent and not answered yet: to whom, and when (for the round-trip histograms)
+  private final Map<Long, long[]> outstanding = new HashMap<>();
 
   /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
   private final boolean[] owned;
@@ -379,6 +382,7 @@ final class StatePlane {
 
   /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
   private void sendFetch(StateMessage.Fetch fetch, int holder) {
+    outstanding.put(fetch.requestId(), new long[] {holder, services.nanoTime()});
     if (StateServiceAddress.isService(holder)) {
       remote.fetch(fetch, holder);
       return; // a read of where the state lives, not a transfer
@@ -453,6 +457,8 @@ final class StatePlane {
     for (StateMessage.Release r : releases) {
       services.send(reply.holder(), r);
     }
+    metrics.releasesSent += releases.size();
+    metrics.releaseMessagesSent += releases.size();
     timersChanged.run(); // the parked items may have registered some
     sendFetches();
     clock.refetched(waited);
@@ -460,6 +466,10 @@ final class StatePlane {
       sendDrain(from, Integer.MAX_VALUE);
     }
     reportReferences();
+    long[] sent = outstanding.remove(reply.requestId());
+    if (sent != null) {
+      metrics.fetchRoundTrip((int) sent[0], services.nanoTime() - sent[1]);
+    }
   }
 
   /**
@@ -605,9 +615,12 @@ final class StatePlane {
 
   /** Deletes this task's copy of a key an owner released. */
   void delete(KeyRef ref) {
+    long t0 = services.nanoTime();
     state.begin();
     state.batchTxn().deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
     commit();
+    metrics.releasesApplied++;
+    metrics.releaseApplyNanos += services.nanoTime() - t0;
   }
 
   /**
@@ -656,6 +669,8 @@ final class StatePlane {
           new TaskId(setup.task().operator(), holder),
           new StateMessage.Release(setup.task(), new KeyRef(bucket, key), generations.get(i)[0]));
     }
+    metrics.releasesSent += done.size();
+    metrics.releaseMessagesSent += done.size();
   }
 
   // ---------------------------------------------------------------- bucket ownership

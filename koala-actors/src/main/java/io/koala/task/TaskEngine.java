@@ -10,7 +10,9 @@ import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
+import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
@@ -80,6 +82,7 @@ public final class TaskEngine {
   private final EpochParticipant epoch;
   private final BarrierAligner aligner;
   private final ItemDispatch dispatch;
+  private final TaskStalls stalls;
   private final IntPredicate peerInput; // whether a channel is an incoming peer channel
   private TaskStatus status = TaskStatus.CREATED;
   private TaskCheckpoint restored; // what start() resumes from, or null
@@ -97,6 +100,7 @@ public final class TaskEngine {
     output = new OutputGate(setup, vertex, serde, keys, services, metrics);
     input = new InputGate(setup, services);
     clock = new BatchClock(vertex, services, metrics);
+    stalls = new TaskStalls(services, metrics);
     boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
     if (isKeyed && store == null) {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
@@ -359,48 +363,60 @@ public final class TaskEngine {
 
   /**
    * Processes what can be processed: due processing-time timers, the watermark being applied, then
-   * queued items in arrival order, stopping while the output is backpressured.
+   * queued items in arrival order, stopping while the output is backpressured; notes why it stopped
+   * with work queued ({@link TaskStalls}).
    */
   private void drain() {
+    stalls.resumed();
+    Stall stopped = loop();
+    stalls.stopped(status == TaskStatus.RUNNING ? stopped : null);
+    scheduleFlushIfPartial();
+  }
+
+  /** The loop of {@link #drain}: returns why it stopped, or null when it has nothing to do. */
+  private Stall loop() {
     while (status == TaskStatus.RUNNING) {
       if (output.blocked()) {
         if (output.blockedOnlyOnPeers() && consumePeerItem()) {
           continue;
         }
-        break;
+        return Stall.BLOCKED_OUTPUT;
       }
       if (eventTime.processingTimersDue()) {
         if (!eventTime.fireProcessingTimers()) {
-          break; // more are due once the output drains
+          return Stall.BLOCKED_OUTPUT; // more are due once the output drains
         }
         continue;
       }
       if (eventTime.hasPending()) {
         if (!eventTime.apply()) {
-          break; // timers left to fire once the output drains
+          return Stall.BLOCKED_OUTPUT; // timers left to fire once the output drains
         }
         epoch.check();
         continue;
       }
       if (input.ended()) {
         if (!nothingParked()) {
-          break; // the last records are still waiting for their state
+          return Stall.PARKED_GATE; // the last records are still waiting for their state
         }
         finishInputs();
-        break;
+        return null;
       }
       InputGate.Lane lane = input.oldest(); // channels behind a barrier wait for the snapshot (§8)
       if (lane == null) {
-        break;
+        return input.hasQueued() ? Stall.ALIGNMENT : null;
       }
       Deliver d = input.peek(lane);
-      if ((keyed != null && !keyed.admits(d.item())) || !clock.mayRun(d.item())) {
-        break;
+      if (keyed != null && !keyed.admits(d.item())) {
+        return d.item() instanceof RecordBatch ? Stall.PARKED_LIMIT : Stall.PARKED_GATE;
+      }
+      if (!clock.mayRun(d.item())) {
+        return Stall.THROTTLE;
       }
       input.poll(lane);
       dispatch.consume(lane, d);
     }
-    scheduleFlushIfPartial();
+    return null;
   }
 
   /**

@@ -1,7 +1,11 @@
 package io.koala.task;
 
 import io.koala.plan.TaskId;
+import io.koala.protocol.StatePlaneStats;
+import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
+import java.util.Map;
+import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
 /** Counters and the batch latency histogram of one task; rates are taken once per second. */
@@ -20,7 +24,14 @@ final class TaskMetrics {
   long keysDrained;
   long piggybackedKeys;
   long recordsParked;
-  final Histogram batchLatency = new Histogram(60_000_000_000L, 2);
+  long holdNanos;
+  long releasesSent;
+  long releaseMessagesSent;
+  long releasesApplied;
+  long releaseApplyNanos;
+  final Histogram batchLatency = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+  private final long[] stallNanos = new long[Stall.values().length];
+  private final Map<Integer, Histogram> fetchRoundTrips = new TreeMap<>(); // by holder
   private long lastTickMillis = -1;
   private long lastIn;
   private long lastOut;
@@ -38,12 +49,28 @@ final class TaskMetrics {
    * ran (after the state it waited for arrived).
    */
   void latency(long nanos) {
-    batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
+    batchLatency.recordValue(clamp(nanos));
   }
 
   /** Timer callbacks count as a batch for latency, not as input records. */
   void timers(long nanos, int fired) {
-    batchLatency.recordValue(Math.min(Math.max(nanos, 0), 60_000_000_000L));
+    batchLatency.recordValue(clamp(nanos));
+  }
+
+  /** The task's loop was stalled for {@code reason} during {@code nanos}. */
+  void stalled(Stall reason, long nanos) {
+    stallNanos[reason.ordinal()] += Math.max(nanos, 0);
+  }
+
+  /** A fetch to {@code holder} was answered {@code nanos} after it was sent. */
+  void fetchRoundTrip(int holder, long nanos) {
+    fetchRoundTrips
+        .computeIfAbsent(holder, h -> new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2))
+        .recordValue(clamp(nanos));
+  }
+
+  private static long clamp(long nanos) {
+    return Math.min(Math.max(nanos, 0), TaskMetricsSnapshot.MAX_NANOS);
   }
 
   /** Updates the per-second rates; called about once per second. */
@@ -104,6 +131,20 @@ final class TaskMetrics {
             recordsParkedNow,
             lookupMemoryBytes,
             keysDrained,
-            piggybackedKeys));
+            piggybackedKeys),
+        statePlane());
+  }
+
+  private StatePlaneStats statePlane() {
+    Map<Integer, byte[]> roundTrips = new TreeMap<>();
+    fetchRoundTrips.forEach((holder, h) -> roundTrips.put(holder, TaskMetricsSnapshot.encode(h)));
+    return new StatePlaneStats(
+        stallNanos,
+        holdNanos,
+        roundTrips,
+        releasesSent,
+        releaseMessagesSent,
+        releasesApplied,
+        releaseApplyNanos);
   }
 }

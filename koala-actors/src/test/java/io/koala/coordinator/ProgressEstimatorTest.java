@@ -6,6 +6,7 @@ import io.koala.coordinator.EpochDriver.Phase;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
+import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Set;
@@ -34,7 +35,8 @@ class ProgressEstimatorTest {
         false,
         Long.MIN_VALUE,
         0,
-        TaskMetricsSnapshot.Reconfiguration.NONE);
+        TaskMetricsSnapshot.Reconfiguration.NONE,
+        StatePlaneStats.NONE);
   }
 
   /** count#0 and count#1 retire (holding 600 and 400 bytes now), count#2 owns; sink#1 is apart. */

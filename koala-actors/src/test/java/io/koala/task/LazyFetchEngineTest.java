@@ -15,6 +15,7 @@ import io.koala.protocol.BucketHandover;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.StateMessage;
+import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.Watermark;
 import io.koala.routing.Buckets;
@@ -214,6 +215,43 @@ class LazyFetchEngineTest {
     assertThat(latency.getTotalCount()).isEqualTo(before + 1);
     assertThat(latency.getMaxValue()).as("ns").isGreaterThanOrEqualTo(50_000_000L);
     assertThat(count1.engine().metrics().batches()).isEqualTo(1);
+  }
+
+  /**
+   * Step 0 of the non-disruptive issue: the wait of a watermark behind a parked record counts as a
+   * parked-gate stall, the fetch's round trip is recorded for its holder, and the release is
+   * counted where it is sent and where it is applied.
+   */
+  @Test
+  void aGatedWaitTheFetchRoundTripAndTheReleasesAreMeasured() {
+    String moved = twoWordsOfOneBucketOfCount0()[0];
+    feed0(moved);
+    count1.engine().takeOver(count0.engine().handOver(bucketOf(moved)));
+    count1
+        .engine()
+        .onDeliver(new Deliver(count1.inputFrom(taskId("words", 1)), 0, new Watermark(500)));
+    feed1(moved);
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS0), seq1++, new Watermark(2000)));
+    StateMessage.Fetch fetch = sentOf(host1, StateMessage.Fetch.class).get(0);
+    host1.elapse(40);
+    count1.engine().onStateReply(serve(fetch));
+
+    StatePlaneStats sp = count1.engine().metrics().statePlane();
+    assertThat(sp.stallNanos(StatePlaneStats.Stall.PARKED_GATE))
+        .as("the watermark waited 40 ms for the parked record (each clock reading adds 1 µs)")
+        .isBetween(40_000_000L, 41_000_000L);
+    assertThat(sp.stallNanos(StatePlaneStats.Stall.THROTTLE)).isZero();
+    assertThat(sp.fetchRoundTrips().keySet()).containsExactly(0);
+    assertThat(sp.fetchRoundTrips(0).getTotalCount()).isEqualTo(1);
+    assertThat(sp.fetchRoundTrips(0).getMaxValue()).isBetween(40_000_000L, 41_000_000L);
+    assertThat(sp.releasesSent()).isEqualTo(1);
+
+    host0.elapse(3);
+    for (StateMessage.Release r : sentOf(host1, StateMessage.Release.class)) {
+      count0.engine().onRelease(r);
+    }
+    StatePlaneStats holder = count0.engine().metrics().statePlane();
+    assertThat(holder.releasesApplied()).isEqualTo(1);
   }
 
   @Test

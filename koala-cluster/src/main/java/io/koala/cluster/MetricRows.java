@@ -3,6 +3,8 @@ package io.koala.cluster;
 import io.koala.job.JobMetrics;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
+import io.koala.protocol.StatePlaneStats;
+import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -237,8 +239,69 @@ final class MetricRows {
               task,
               t.lateRecords(),
               "records dropped as later than the watermark allows"));
+      statePlane(rows, task, t.statePlane());
     }
     return rows;
+  }
+
+  /** A task's stalls by reason, its §6.6 hold, its fetch round trips per holder, its releases. */
+  private static void statePlane(List<Row> rows, Map<String, String> task, StatePlaneStats sp) {
+    for (Stall reason : Stall.values()) {
+      rows.add(
+          new Row(
+              "koala.task.stall.seconds",
+              Kind.COUNTER,
+              tags(task, "reason", reason.label()),
+              sp.stallNanos(reason) / 1e9,
+              "time the task's loop stopped with work queued, by reason"));
+    }
+    rows.add(
+        new Row(
+            "koala.task.hold.seconds",
+            Kind.COUNTER,
+            task,
+            sp.holdNanos() / 1e9,
+            "time the task held records until a sender's peer marker (overlaps the stalls)"));
+    for (int holder : sp.fetchRoundTrips().keySet()) {
+      Histogram h = sp.fetchRoundTrips(holder);
+      for (double q : QUANTILES) {
+        rows.add(
+            new Row(
+                "koala.task.fetch.round.trip.seconds",
+                Kind.GAUGE,
+                tags(task, "holder", String.valueOf(holder), "quantile", String.valueOf(q)),
+                h.getValueAtPercentile(q * 100) / 1e9,
+                "time from sending a fetch to a holder to running its reply"));
+      }
+    }
+    rows.add(
+        new Row(
+            "koala.task.releases.sent",
+            Kind.COUNTER,
+            task,
+            sp.releasesSent(),
+            "keys whose copy at a former holder this task released"));
+    rows.add(
+        new Row(
+            "koala.task.release.messages.sent",
+            Kind.COUNTER,
+            task,
+            sp.releaseMessagesSent(),
+            "release messages those keys went out in"));
+    rows.add(
+        new Row(
+            "koala.task.releases.applied",
+            Kind.COUNTER,
+            task,
+            sp.releasesApplied(),
+            "keys this task deleted as a former holder, on release"));
+    rows.add(
+        new Row(
+            "koala.task.release.apply.seconds",
+            Kind.COUNTER,
+            task,
+            sp.releaseApplyNanos() / 1e9,
+            "time this task spent applying releases"));
   }
 
   private static Map<String, String> tags(Map<String, String> base, String... more) {

@@ -8,6 +8,7 @@ import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
+import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Map;
@@ -39,7 +40,15 @@ class MetricRowsTest {
         true,
         watermark,
         3,
-        TaskMetricsSnapshot.Reconfiguration.NONE);
+        TaskMetricsSnapshot.Reconfiguration.NONE,
+        new StatePlaneStats(
+            new long[] {1_500_000_000L, 0, 0, 250_000_000L, 0},
+            2_000_000_000L,
+            Map.of(1, TaskMetricsSnapshot.encode(h)),
+            10,
+            2,
+            0,
+            0));
   }
 
   private static MetricRows.Row row(List<MetricRows.Row> rows, String name, String task) {
@@ -107,6 +116,38 @@ class MetricRowsTest {
         .extracting(r -> r.tags().get("quantile"))
         .containsExactly("0.5", "0.99", "1.0");
     assertThat(latency.get(2).value()).isBetween(0.0079, 0.0081);
+  }
+
+  @Test
+  void aTasksStallsRoundTripsAndReleases() {
+    JobMetrics m =
+        new JobMetrics(
+            "orders",
+            JobStatus.RUNNING,
+            10_000,
+            List.of(task(COUNT_0, 1_000, 4_000, 7_000)),
+            List.of(),
+            Map.of(COUNT_0, 0),
+            0,
+            CheckpointStats.NONE,
+            null);
+    List<MetricRows.Row> rows = MetricRows.of(m, List.of("pekko://koala@a:1"));
+    List<MetricRows.Row> stalls =
+        rows.stream().filter(r -> r.name().equals("koala.task.stall.seconds")).toList();
+    assertThat(stalls)
+        .extracting(r -> r.tags().get("reason"))
+        .containsExactly("parked_gate", "parked_limit", "throttle", "blocked_output", "alignment");
+    assertThat(stalls.get(0).value()).isEqualTo(1.5);
+    assertThat(stalls.get(3).value()).isEqualTo(0.25);
+    assertThat(stalls.get(0).kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(row(rows, "koala.task.hold.seconds", "count#0").value()).isEqualTo(2.0);
+    List<MetricRows.Row> trips =
+        rows.stream().filter(r -> r.name().equals("koala.task.fetch.round.trip.seconds")).toList();
+    assertThat(trips).allMatch(r -> "1".equals(r.tags().get("holder")));
+    assertThat(trips).extracting(r -> r.tags().get("quantile")).containsExactly("0.5", "0.99");
+    assertThat(trips.get(1).value()).isBetween(0.0079, 0.0081);
+    assertThat(row(rows, "koala.task.releases.sent", "count#0").value()).isEqualTo(10);
+    assertThat(row(rows, "koala.task.release.messages.sent", "count#0").value()).isEqualTo(2);
   }
 
   @Test

@@ -172,7 +172,9 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.ServiceFetch.class,
         StateMessage.ServiceWrite.class,
         StateMessage.WriteBarrier.class,
-        StateMessage.ServiceFailed.class);
+        StateMessage.ServiceFailed.class,
+        io.koala.protocol.StatePlaneStats.class,
+        io.koala.protocol.StatePlaneStats.Stall.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

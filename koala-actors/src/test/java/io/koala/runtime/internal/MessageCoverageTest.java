@@ -24,6 +24,7 @@ import io.koala.protocol.EndOfChannel;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.RecordBatch;
+import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.serialization.TypeRegistry;
@@ -33,6 +34,7 @@ import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
@@ -247,10 +249,14 @@ class MessageCoverageTest {
             true,
             1_700_000_000_000L,
             5,
-            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11));
+            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
+            new StatePlaneStats(new long[] {1, 2, 3, 4, 5}, 6, Map.of(1, encoded), 7, 8, 9, 10));
     TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
     assertThat(back).usingRecursiveComparison().isEqualTo(m);
     assertThat(back.batchLatency()).isEqualTo(encoded);
+    assertThat(back.statePlane().stallNanos(StatePlaneStats.Stall.ALIGNMENT)).isEqualTo(5);
+    assertThat(back.statePlane().fetchRoundTrips(1).getTotalCount()).isEqualTo(2);
+    assertThat(back.statePlane().fetchRoundTrips(0).getTotalCount()).isZero();
     assertThat(back.latencyHistogram().getTotalCount()).isEqualTo(2);
     assertThat(back.latencyHistogram().getMaxValue()).isEqualTo(h.getMaxValue());
   }

@@ -689,6 +689,12 @@ public final class RescaleExperiment {
           end.metrics().tasks().stream()
               .mapToLong(t -> t.reconfiguration().lookupTableBytes())
               .sum(),
+          StatePlaneSummary.of(
+              workload.target(),
+              before.metrics(),
+              rescale.metrics(),
+              recoveryEnd.metrics(),
+              end.metrics()),
           stepResults,
           releasedMs,
           recovered && error == null,

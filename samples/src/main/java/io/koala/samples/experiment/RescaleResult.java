@@ -70,6 +70,8 @@ import java.util.List;
  *     {@code throughputBeforeReconfig}
  * @param p99BatchLatencyMsDuring the same over the seconds of {@code minThroughputDuringReconfig}
  * @param kltBytes bytes of the key lookup tables' membership filters over all tasks at the end
+ * @param statePlane the target's stalls by reason before and during the recovery, its fetch round
+ *     trips and releases
  * @param steps every reconfiguration of the run, the first being the rescale the other fields
  *     describe
  * @param taskReleasedMs when each task of the target that a reconfiguration retired was released
@@ -124,6 +126,7 @@ public record RescaleResult(
     double p99BatchLatencyMsBefore,
     Double p99BatchLatencyMsDuring,
     long kltBytes,
+    StatePlaneSummary statePlane,
     List<StepResult> steps,
     List<Double> taskReleasedMs,
     boolean recovered,
