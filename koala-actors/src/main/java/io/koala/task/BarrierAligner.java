@@ -108,6 +108,17 @@ final class BarrierAligner {
       return;
     }
     long id = aligning;
+    if (keyed != null && !keyed.nothingParked()) {
+      // every barrier waited for the records parked before it: any still parked came after one
+      throw new ProtocolViolationException(
+          "task "
+              + setup.task()
+              + ": checkpoint "
+              + id
+              + " aligned with "
+              + keyed.parkedCount()
+              + " records parked");
+    }
     aligning = NO_CHECKPOINT;
     input.releaseHolds();
     snapshot(id, running);

@@ -425,8 +425,11 @@ final class EpochParticipant {
     keyed.commit();
   }
 
-  /** Runs the records a sender forwarded: every one of them is of a bucket this task owns now. */
-  void processForwarded(ForwardedBatch batch) {
+  /**
+   * Runs the records a sender forwarded, which came in the item of arrival number {@code arrival}:
+   * every one of them is of a bucket this task owns now.
+   */
+  void processForwarded(ForwardedBatch batch, long arrival) {
     long t0 = services.nanoTime();
     clock.start(t0);
     keyed.begin();
@@ -443,7 +446,7 @@ final class EpochParticipant {
                 + bucket
                 + ", which it does not own");
       }
-      if (keyed.parked(bucket, value, ts, edge)) {
+      if (keyed.parked(bucket, value, ts, edge, arrival)) {
         continue;
       }
       chain.processHead(value, ts, edge);
@@ -458,9 +461,10 @@ final class EpochParticipant {
   /**
    * §6.6: whether a record that came directly from upstream channel {@code ch} for a bucket this
    * task receives from a sender must wait until that sender has forwarded everything the upstream
-   * sent it before switching; if so, it is held.
+   * sent it before switching; if so, it is held (with {@code arrival}, the arrival number of the
+   * item it came in).
    */
-  boolean holds(InputChannel ch, int bucket, Object value, long ts) {
+  boolean holds(InputChannel ch, int bucket, Object value, long ts, long arrival) {
     if (role == null) {
       return false;
     }
@@ -477,7 +481,7 @@ final class EpochParticipant {
     }
     role.held
         .computeIfAbsent(key, k -> new ArrayDeque<>())
-        .add(new EpochRole.Held(value, ts, ch.input()));
+        .add(new EpochRole.Held(value, ts, ch.input(), arrival));
     metrics.recordsHeld++;
     return true;
   }
@@ -575,7 +579,7 @@ final class EpochParticipant {
     keyed.begin();
     for (EpochRole.Held r : released) {
       int bucket = keyed.setKey(keyed.selector(r.edge()), r.value());
-      if (keyed.parked(bucket, r.value(), r.timestamp(), r.edge())) {
+      if (keyed.parked(bucket, r.value(), r.timestamp(), r.edge(), r.arrival())) {
         continue;
       }
       chain.processHead(r.value(), r.timestamp(), r.edge());

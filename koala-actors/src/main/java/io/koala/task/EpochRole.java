@@ -36,8 +36,11 @@ final class EpochRole {
   /** Records from {@code upstream} on {@code edge} of buckets given by task {@code sender}. */
   record HoldKey(int sender, TaskId upstream, int edge) {}
 
-  /** A record held until its sender's peer marker. */
-  record Held(Object value, long timestamp, int edge) {}
+  /**
+   * A record held until its sender's peer marker, with the arrival number of the channel item it
+   * came in (it keeps its place before later watermarks and barriers when it parks on release).
+   */
+  record Held(Object value, long timestamp, int edge, long arrival) {}
 
   EpochRole(PrepareTarget p) {
     this.epoch = p.epoch();

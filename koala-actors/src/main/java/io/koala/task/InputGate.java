@@ -1,6 +1,7 @@
 package io.koala.task;
 
 import io.koala.channel.InputChannel;
+import io.koala.protocol.ChannelItem;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
@@ -12,7 +13,6 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.function.IntPredicate;
 
 /**
  * The input side of one task: its channels ({@link InputChannel}: sequence checks and credit), the
@@ -165,28 +165,44 @@ final class InputGate {
     return queued > 0;
   }
 
-  /** The channel whose first item arrived first among those not held, or null when none has one. */
-  Lane oldest() {
-    return oldest(null);
+  /**
+   * Whether the first item of a channel may be consumed now. A channel whose first item is not
+   * admitted waits, with the items behind it; the other channels flow on.
+   */
+  @FunctionalInterface
+  interface Admission {
+    /** All items are admitted. */
+    Admission ALL = (channel, item, arrival) -> true;
+
+    boolean admits(int channel, ChannelItem item, long arrival);
   }
 
-  /** As {@link #oldest()}, among the channels {@code which} accepts. */
-  Lane oldest(IntPredicate which) {
+  /**
+   * The channel whose first item arrived first among those not held and whose first item {@code
+   * admission} admits, or null when none has one.
+   */
+  Lane oldest(Admission admission) {
     if (queued == 0) {
       return null;
     }
     Lane best = null;
     long first = Long.MAX_VALUE;
     for (Lane lane : order) {
-      if (lane.size > 0
-          && !lane.held
-          && lane.arrivalOf[lane.head] < first
-          && (which == null || which.test(lane.channel.id()))) {
-        best = lane;
-        first = lane.arrivalOf[lane.head];
+      if (lane.size > 0 && !lane.held) {
+        long arrival = lane.arrivalOf[lane.head];
+        if (arrival < first
+            && admission.admits(lane.channel.id(), lane.items[lane.head].item(), arrival)) {
+          best = lane;
+          first = arrival;
+        }
       }
     }
     return best;
+  }
+
+  /** The arrival number of the first item of {@code lane}, which has one. */
+  long headArrival(Lane lane) {
+    return lane.arrivalOf[lane.head];
   }
 
   /** The first item of {@code lane}, which has one. */

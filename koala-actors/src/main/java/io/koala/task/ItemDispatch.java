@@ -65,22 +65,25 @@ final class ItemDispatch {
     this.running = running;
   }
 
-  /** Consumes item {@code d}, the head of {@code lane}, which the loop chose to run now. */
-  void consume(InputGate.Lane lane, Deliver d) {
+  /**
+   * Consumes item {@code d}, of arrival number {@code arrival}, taken from {@code lane}: the loop
+   * chose to run it now.
+   */
+  void consume(InputGate.Lane lane, Deliver d, long arrival) {
     InputChannel ch = lane.channel();
     int index = lane.watermarkIndex();
     ChannelItem item = d.item();
     long advanced = NONE;
     if (item instanceof RecordBatch batch) {
       eventTime.onData(index);
-      process(ch, batch);
+      process(ch, batch, arrival);
     } else if (item instanceof Watermark w) {
       advanced = eventTime.onWatermark(index, w.timestamp());
     } else if (item == Idle.INSTANCE) {
       advanced = eventTime.onIdle(index);
     } else if (item instanceof ForwardedBatch forwarded) {
       eventTime.onData(index);
-      epoch.processForwarded(forwarded);
+      epoch.processForwarded(forwarded, arrival);
     } else if (item instanceof Handover h) {
       epoch.installHandover(h, (TaskId) ch.source());
     } else if (item instanceof StateChunk c) {
@@ -112,7 +115,7 @@ final class ItemDispatch {
    * buckets it handed over, holds those that must wait for a peer marker (§6.6) and parks those
    * whose state is elsewhere (§6.4); the others run now.
    */
-  private void process(InputChannel ch, RecordBatch batch) {
+  private void process(InputChannel ch, RecordBatch batch, long arrival) {
     long t0 = services.nanoTime();
     clock.start(t0);
     int edge = ch.input();
@@ -129,7 +132,8 @@ final class ItemDispatch {
           epoch.forwardOrFail(bucket, value, ts, edge);
           continue;
         }
-        if (epoch.holds(ch, bucket, value, ts) || keyed.parked(bucket, value, ts, edge)) {
+        if (epoch.holds(ch, bucket, value, ts, arrival)
+            || keyed.parked(bucket, value, ts, edge, arrival)) {
           continue;
         }
       }

@@ -8,33 +8,50 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * Records and timer callbacks waiting for their key's state to arrive (DESIGN §6.4): per key, in
  * arrival order, so a later record of a parked key parks behind it; the keys being fetched and from
  * whom (a key already in flight joins that fetch); and the fetches to send at the end of the
- * current batch, one per holder. Pure.
+ * current batch, one per holder. Each item keeps the arrival number (at the task's input gate) of
+ * the channel item it came in, so that an item that must apply after every record that arrived
+ * before it (a watermark, a barrier, an end) can tell whether any is still parked ({@link
+ * #oldestArrival}). Pure.
  */
 public final class Parking {
   private final Map<KeyRef, ArrayDeque<Parked>> parked = new HashMap<>();
   private final Map<KeyRef, Integer> inFlight = new HashMap<>();
   private final Map<Integer, List<KeyRef>> toFetch = new LinkedHashMap<>();
   private int count;
+  // arrival numbers of the parked items, with their multiplicity: the first is the oldest
+  private final TreeMap<Long, Integer> arrivals = new TreeMap<>();
 
   /** The "holder" of a key that waits for its bucket's pull rather than for a fetch. */
   private static final int PULLED = -2;
 
-  /** A parked record (from input edge {@code edge}) or timer callback. */
+  /** The arrival number of a timer callback: it counts as before every channel item. */
+  public static final long BEFORE_EVERYTHING = -1;
+
+  /**
+   * A parked record (from input edge {@code edge}, in the channel item of arrival number {@code
+   * arrival}) or timer callback.
+   */
   public record Parked(
-      Object value, long timestamp, int edge, byte[] namespace, TimeDomain timerDomain) {
-    /** A parked record. */
-    public static Parked record(Object value, long timestamp, int edge) {
-      return new Parked(value, timestamp, edge, null, null);
+      Object value,
+      long timestamp,
+      int edge,
+      byte[] namespace,
+      TimeDomain timerDomain,
+      long arrival) {
+    /** A parked record that came in the channel item of arrival number {@code arrival}. */
+    public static Parked record(Object value, long timestamp, int edge, long arrival) {
+      return new Parked(value, timestamp, edge, null, null, arrival);
     }
 
     /** A parked timer callback. */
     public static Parked timer(long timestamp, byte[] namespace, TimeDomain domain) {
-      return new Parked(null, timestamp, -1, namespace, domain);
+      return new Parked(null, timestamp, -1, namespace, domain, BEFORE_EVERYTHING);
     }
 
     public boolean isTimer() {
@@ -52,6 +69,14 @@ public final class Parking {
     return count;
   }
 
+  /**
+   * The arrival number of the oldest parked item ({@link #BEFORE_EVERYTHING} for a timer callback),
+   * or {@link Long#MAX_VALUE} when nothing is parked.
+   */
+  public long oldestArrival() {
+    return arrivals.isEmpty() ? Long.MAX_VALUE : arrivals.firstKey();
+  }
+
   /** Keys with parked items. */
   public int keys() {
     return parked.size();
@@ -67,9 +92,14 @@ public final class Parking {
    * fetched from {@code holder} with the batch's other keys of that holder.
    */
   public void park(KeyRef key, Parked item, int holder) {
+    add(key, item);
+    prefetch(key, holder);
+  }
+
+  private void add(KeyRef key, Parked item) {
     parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
     count++;
-    prefetch(key, holder);
+    arrivals.merge(item.arrival(), 1, Integer::sum);
   }
 
   /**
@@ -77,8 +107,7 @@ public final class Parking {
    * pulled with the rest of its bucket (the eager protocol), and {@link #arrived} runs it.
    */
   public void await(KeyRef key, Parked item) {
-    parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
-    count++;
+    add(key, item);
     inFlight.putIfAbsent(key, PULLED);
   }
 
@@ -160,6 +189,9 @@ public final class Parking {
       return new ArrayDeque<>();
     }
     count -= items.size();
+    for (Parked p : items) {
+      arrivals.compute(p.arrival(), (a, n) -> n == 1 ? null : n - 1);
+    }
     return items;
   }
 }

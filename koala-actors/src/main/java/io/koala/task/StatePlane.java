@@ -9,16 +9,21 @@ import io.koala.plan.ExecutionPlan.VertexInput;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
 import io.koala.protocol.ChannelItem;
+import io.koala.protocol.CheckpointBarrier;
 import io.koala.protocol.DrainSettings;
+import io.koala.protocol.EndOfChannel;
 import io.koala.protocol.EpochMessage;
+import io.koala.protocol.Idle;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.protocol.StateMessage.KeyState;
+import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.StateServiceAddress;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.UserFunctionException;
+import io.koala.protocol.Watermark;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -65,6 +70,7 @@ final class StatePlane {
   private KeyLocations locations; // replaced by a restored one before start
   private final Parking parking = new Parking();
   private final Draining draining = new Draining();
+  private final int parkedLimit; // records parked at most before upstream records wait
   private boolean drainScheduled;
   private long recordsAtDrainTick = -1;
   private long nextFetchId;
@@ -108,6 +114,7 @@ final class StatePlane {
     this.timersChanged = timersChanged;
     this.remote = remote;
     this.remoteState = remote.enabled();
+    this.parkedLimit = 8 * setup.settings().maxBatchRecords();
     for (VertexInput vi : vertex.inputs()) {
       selectors.add((KeySelector<Object, Object>) vi.keySelector());
     }
@@ -242,25 +249,26 @@ final class StatePlane {
   }
 
   /**
-   * Parks the record of the current key if its state is elsewhere or earlier items of it are parked
-   * (DESIGN §6.4: per-key order is kept; other keys flow on).
+   * Parks the record of the current key, which came in the channel item of arrival number {@code
+   * arrival}, if its state is elsewhere or earlier items of it are parked (DESIGN §6.4: per-key
+   * order is kept; other keys flow on).
    *
    * @return whether the record was parked (else it runs now)
    */
-  boolean parked(int bucket, Object value, long timestamp, int edge) {
+  boolean parked(int bucket, Object value, long timestamp, int edge, long arrival) {
     if (!mayBeElsewhere(bucket) && parking.isEmpty()) {
       return false;
     }
     KeyRef ref = new KeyRef(bucket, recordKeyBytes);
     if (parking.isParked(ref)) {
-      parking.park(ref, Parking.Parked.record(value, timestamp, edge), -1);
+      parking.park(ref, Parking.Parked.record(value, timestamp, edge, arrival), -1);
       metrics.recordsParked++;
       return true;
     }
     if (mayBeElsewhere(bucket)) {
       int holder = holderOf(bucket, ref.key());
       if (holder != locations.self()) {
-        parkRemote(ref, Parking.Parked.record(value, timestamp, edge), holder);
+        parkRemote(ref, Parking.Parked.record(value, timestamp, edge, arrival), holder);
         return true;
       }
     }
@@ -327,14 +335,33 @@ final class StatePlane {
   }
 
   /**
-   * Whether the parking rules let {@code item} be consumed now: a watermark, idleness or end
-   * applies only after the records before it (§4.5), and the parked records are bounded; until then
-   * the task stops consuming (and crediting) its input.
+   * Whether the parking rules let {@code item}, of arrival number {@code arrival} at the input
+   * gate, be consumed now (DESIGN §4.5, §6.4, D2, D5). A watermark, idleness, checkpoint barrier or
+   * end applies only after every record that arrived before it has run, so it waits while one of
+   * them is parked (its channel waits with it; the others flow). Records from upstream wait while
+   * the task holds as many parked records as it may. What comes on the state plane and the peer
+   * channels (forwarded records, hand-overs, chunks, markers, peer markers) never waits: per-key
+   * order is kept by parking each record behind the earlier ones of its key.
    */
-  boolean admits(ChannelItem item) {
-    return parking.isEmpty()
-        || (item instanceof RecordBatch
-            && parking.count() < 8 * setup.settings().maxBatchRecords());
+  boolean admits(ChannelItem item, long arrival) {
+    if (parking.isEmpty()) {
+      return true;
+    }
+    if (item instanceof RecordBatch) {
+      return parking.count() < parkedLimit;
+    }
+    if (item instanceof Watermark
+        || item == Idle.INSTANCE
+        || item instanceof CheckpointBarrier
+        || item == EndOfChannel.INSTANCE) {
+      return parking.oldestArrival() > arrival;
+    }
+    return true;
+  }
+
+  /** Why {@link #admits} refused {@code item}. */
+  static Stall refusal(ChannelItem item) {
+    return item instanceof RecordBatch ? Stall.PARKED_LIMIT : Stall.PARKED_GATE;
   }
 
   boolean nothingParked() {

@@ -10,7 +10,6 @@ import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ProtocolViolationException;
-import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
@@ -24,7 +23,6 @@ import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
 import io.koala.time.WatermarkTracker;
-import java.util.function.IntPredicate;
 
 /**
  * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
@@ -39,11 +37,13 @@ import java.util.function.IntPredicate;
  * any output channel holds items waiting for credit, the task processes nothing more, so
  * backpressure reaches the sources, which then fall behind their logs (lag).
  *
- * <p>Event time (DESIGN §4.5): items of all channels are processed in arrival order, so a watermark
- * is applied only after every record that arrived before it. The task's watermark is the minimum
- * over its channels ({@link WatermarkTracker}); when it advances, the due event-time timers fire in
- * timestamp order (in chunks, pausing while the output is backpressured), the operators see the
- * watermark, and it is forwarded on every output channel after the records emitted before it.
+ * <p>Event time (DESIGN §4.5): items of all channels are consumed in arrival order, and a watermark
+ * is applied only after every record that arrived before it: while such a record is parked for its
+ * state, the watermark's channel waits and the other channels flow ({@link StatePlane#admits}). The
+ * task's watermark is the minimum over its channels ({@link WatermarkTracker}); when it advances,
+ * the due event-time timers fire in timestamp order (in chunks, pausing while the output is
+ * backpressured), the operators see the watermark, and it is forwarded on every output channel
+ * after the records emitted before it.
  *
  * <p>The engine owns the lifecycle and the loop ({@code drain}: what runs next); the decisions are
  * its parts': {@link ItemDispatch} (what each item does), {@link OperatorChain} (the operators and
@@ -83,7 +83,8 @@ public final class TaskEngine {
   private final BarrierAligner aligner;
   private final ItemDispatch dispatch;
   private final TaskStalls stalls;
-  private final IntPredicate peerInput; // whether a channel is an incoming peer channel
+  private final InputGate.Admission admission; // which channels' first items may run now
+  private final InputGate.Admission peerAdmission; // the same, among incoming peer channels
   private TaskStatus status = TaskStatus.CREATED;
   private TaskCheckpoint restored; // what start() resumes from, or null
 
@@ -153,7 +154,13 @@ public final class TaskEngine {
             aligner,
             clock,
             () -> status == TaskStatus.RUNNING);
-    peerInput = epoch::isPeerInput;
+    admission =
+        keyed == null
+            ? InputGate.Admission.ALL
+            : (channel, item, arrival) -> keyed.admits(item, arrival);
+    peerAdmission =
+        (channel, item, arrival) ->
+            epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
   }
 
   private long currentWatermark() {
@@ -402,32 +409,39 @@ public final class TaskEngine {
         finishInputs();
         return null;
       }
-      InputGate.Lane lane = input.oldest(); // channels behind a barrier wait for the snapshot (§8)
+      // the oldest item the parking rules admit; channels behind a barrier wait for the snapshot
+      // (§8), and a channel whose first item is refused waits with it while the others flow
+      InputGate.Lane lane = input.oldest(admission);
       if (lane == null) {
-        return input.hasQueued() ? Stall.ALIGNMENT : null;
+        return nothingAdmitted();
       }
       Deliver d = input.peek(lane);
-      if (keyed != null && !keyed.admits(d.item())) {
-        return d.item() instanceof RecordBatch ? Stall.PARKED_LIMIT : Stall.PARKED_GATE;
-      }
       if (!clock.mayRun(d.item())) {
         return Stall.THROTTLE;
       }
-      input.poll(lane);
-      dispatch.consume(lane, d);
+      take(lane, d);
     }
     return null;
   }
 
+  /** Why the loop found no item to consume: a refusal, alignment, or nothing queued (null). */
+  private Stall nothingAdmitted() {
+    InputGate.Lane refused = input.oldest(InputGate.Admission.ALL);
+    if (refused != null) {
+      return StatePlane.refusal(input.peek(refused).item());
+    }
+    return input.hasQueued() ? Stall.ALIGNMENT : null;
+  }
+
   /**
-   * Consumes the first pending item of a peer input channel, if the parking rules allow it (see
-   * {@link OutputGate#blockedOnlyOnPeers}).
+   * Consumes the first admitted item of a peer input channel, if any: while only peer outputs are
+   * backpressured, peer input still flows (see {@link OutputGate#blockedOnlyOnPeers}).
    */
   private boolean consumePeerItem() {
-    if (!epoch.active() || !nothingParked()) {
+    if (!epoch.active()) {
       return false;
     }
-    InputGate.Lane lane = input.oldest(peerInput);
+    InputGate.Lane lane = input.oldest(peerAdmission);
     if (lane == null) {
       return false;
     }
@@ -435,9 +449,14 @@ public final class TaskEngine {
     if (!clock.mayRun(d.item())) {
       return false;
     }
-    input.poll(lane);
-    dispatch.consume(lane, d);
+    take(lane, d);
     return true;
+  }
+
+  private void take(InputGate.Lane lane, Deliver d) {
+    long arrival = input.headArrival(lane);
+    input.poll(lane);
+    dispatch.consume(lane, d, arrival);
   }
 
   private boolean nothingParked() {

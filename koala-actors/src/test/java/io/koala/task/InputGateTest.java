@@ -48,7 +48,9 @@ class InputGateTest {
   /** Takes items, oldest first, until none may flow. */
   private List<Deliver> takeAll() {
     List<Deliver> out = new ArrayList<>();
-    for (InputGate.Lane lane = gate.oldest(); lane != null; lane = gate.oldest()) {
+    for (InputGate.Lane lane = gate.oldest(InputGate.Admission.ALL);
+        lane != null;
+        lane = gate.oldest(InputGate.Admission.ALL)) {
       Deliver head = gate.peek(lane);
       assertThat(gate.poll(lane)).isSameAs(head);
       out.add(head);
@@ -68,17 +70,17 @@ class InputGateTest {
   @Test
   void aHeldChannelWaitsAndThenGoesFirst() {
     deliver(10, 0);
-    InputGate.Lane a = gate.oldest();
+    InputGate.Lane a = gate.oldest(InputGate.Admission.ALL);
     gate.poll(a);
     assertThat(gate.hold(a)).isTrue();
     assertThat(gate.hold(a)).isFalse(); // a second barrier on one channel
     Deliver a1 = deliver(10, 1);
     Deliver b0 = deliver(11, 0);
     Deliver a2 = deliver(10, 2);
-    InputGate.Lane b = gate.oldest();
+    InputGate.Lane b = gate.oldest(InputGate.Admission.ALL);
     assertThat(gate.peek(b)).isSameAs(b0); // a's items wait behind the barrier
     gate.poll(b);
-    assertThat(gate.oldest()).isNull();
+    assertThat(gate.oldest(InputGate.Admission.ALL)).isNull();
     assertThat(gate.allHeld()).isFalse();
     assertThat(gate.pending()).isZero();
     Deliver b1 = deliver(11, 1);
@@ -92,10 +94,10 @@ class InputGateTest {
   void aFilterPicksTheOldestOfTheChannelsItAccepts() {
     deliver(10, 0);
     Deliver b0 = deliver(11, 0);
-    InputGate.Lane b = gate.oldest(channel -> channel == 11);
+    InputGate.Lane b = gate.oldest((channel, item, arrival) -> channel == 11);
     assertThat(gate.poll(b)).isSameAs(b0);
-    assertThat(gate.oldest(channel -> channel == 11)).isNull();
-    assertThat(gate.oldest()).isNotNull();
+    assertThat(gate.oldest((channel, item, arrival) -> channel == 11)).isNull();
+    assertThat(gate.oldest(InputGate.Admission.ALL)).isNotNull();
   }
 
   @Test

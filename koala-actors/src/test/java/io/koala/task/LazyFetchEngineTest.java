@@ -191,9 +191,73 @@ class LazyFetchEngineTest {
                 .filter(s -> s.message() instanceof Deliver d && d.item() instanceof Watermark))
         .as("no watermark forwarded while %s's record waits", sink)
         .isEmpty();
+    assertThat(watermarkOfCount1()).isLessThan(500);
     StateMessage.Fetch fetch = sentOf(host1, StateMessage.Fetch.class).get(0);
     count1.engine().onStateReply(serve(fetch));
     assertThat(output(host1, count1)).containsExactly(kv(moved, 2));
+    assertThat(watermarkOfCount1()).isEqualTo(500);
+  }
+
+  static final TaskId WORDS1 = taskId("words", 1);
+  long seqOf1;
+
+  void feedFromWords1(Object... words) {
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS1), seqOf1++, batch(words)));
+  }
+
+  /** count#1's event time: the watermark it has applied. */
+  long watermarkOfCount1() {
+    return count1.engine().metrics().watermark();
+  }
+
+  /**
+   * Issue 20, F1: a watermark behind a parked record waits, and so does the rest of its channel,
+   * but records of other channels that arrive meanwhile run at once (a watermark blocks only its
+   * own channel).
+   */
+  @Test
+  void aWatermarkBehindParkedRecordsHoldsBackOnlyItsOwnChannel() {
+    String moved = twoWordsOfOneBucketOfCount0()[0];
+    String local = wordOfCount1();
+    feed0(moved);
+    count1.engine().takeOver(count0.engine().handOver(bucketOf(moved)));
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS1), seqOf1++, new Watermark(500)));
+    feed1(moved);
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS0), seq1++, new Watermark(2000)));
+    feed1(local); // behind the waiting watermark on its channel
+    feedFromWords1(local, local); // another channel: flows
+
+    assertThat(output(host1, count1)).containsExactly(kv(local, 1), kv(local, 2));
+    assertThat(watermarkOfCount1()).as("the watermark still waits").isLessThan(500);
+
+    count1.engine().onStateReply(serve(sentOf(host1, StateMessage.Fetch.class).get(0)));
+    assertThat(output(host1, count1))
+        .containsExactly(kv(local, 1), kv(local, 2), kv(moved, 2), kv(local, 3));
+    assertThat(watermarkOfCount1()).isEqualTo(500);
+  }
+
+  /** A watermark waits only for the records parked before it, not for those parked after it. */
+  @Test
+  void aWatermarkDoesNotWaitForRecordsParkedAfterIt() {
+    String[] ab = twoWordsOfOneBucketOfCount0();
+    feed0(ab[0], ab[1]);
+    count1.engine().takeOver(count0.engine().handOver(bucketOf(ab[0])));
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS0), seq1++, new Watermark(3000)));
+    feed1(ab[0]); // parks
+    count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS1), seqOf1++, new Watermark(2000)));
+    feed1(ab[1]); // parks after the watermark
+    List<StateMessage.Fetch> fetches = sentOf(host1, StateMessage.Fetch.class);
+    assertThat(fetches).hasSize(2);
+    assertThat(watermarkOfCount1()).isLessThan(2000);
+
+    count1.engine().onStateReply(serve(fetches.get(0)));
+    assertThat(output(host1, count1)).containsExactly(kv(ab[0], 2));
+    assertThat(watermarkOfCount1())
+        .as("applied while %s, which came after it, is still parked", ab[1])
+        .isEqualTo(2000);
+
+    count1.engine().onStateReply(serve(fetches.get(1)));
+    assertThat(output(host1, count1)).containsExactly(kv(ab[0], 2), kv(ab[1], 2));
   }
 
   /** A batch's latency runs until its last record ran, waits for its state included. */
