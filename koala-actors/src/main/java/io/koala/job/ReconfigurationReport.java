@@ -19,7 +19,8 @@ import java.util.List;
  * @param keysTransferred keys whose state the operator's tasks fetched during the epoch (lazy
  *     transfer continues afterwards, on first access; see {@link JobMetrics#tasks()})
  * @param stateBytesTransferred bytes of those keys' state
- * @param fetchRequests fetch requests sent during the epoch (one per holder per batch)
+ * @param fetchRequests fetch requests sent during the epoch (per batch, as many to a holder as its
+ *     replies need, up to 16)
  * @param keysDrained of {@code keysTransferred}, keys drained from retired tasks during the epoch
  *     (forced full transfer goes on after it; the retired tasks stop once drained)
  * @param piggybackedKeys of those, the keys that came with the reply to a fetch

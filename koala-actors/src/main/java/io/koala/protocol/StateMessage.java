@@ -2,6 +2,7 @@ package io.koala.protocol;
 
 import io.koala.keys.KeyLocations;
 import io.koala.plan.TaskId;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -113,10 +114,35 @@ public sealed interface StateMessage extends KoalaMessage
   }
 
   /**
-   * Owner → holder: the owner has installed its copy of {@code key}; delete yours if you still have
-   * the generation it was fetched at and do not own the bucket (§6.7, K5).
+   * Owner → holder: the owner has installed its copies of {@code keys}, those of one reply (or,
+   * with checkpoints, those a committed checkpoint released; at most {@link #MAX_KEYS}); the holder
+   * deletes each copy it still has at the generation it was fetched at, of a bucket it does not own
+   * (§6.7, K5), in one transaction.
    */
-  record Release(TaskId owner, KeyRef key, long generation) implements StateMessage, TaskMessage {}
+  record Release(TaskId owner, List<Released> keys) implements StateMessage, TaskMessage {
+    /** Keys one release carries at most: a release stays far below the frame size. */
+    public static final int MAX_KEYS = 2_048;
+
+    public Release {
+      keys = List.copyOf(keys);
+      if (keys.isEmpty() || keys.size() > MAX_KEYS) {
+        throw new IllegalArgumentException(
+            "a release carries 1 to " + MAX_KEYS + " keys, not " + keys.size());
+      }
+    }
+
+    /** One release per {@link #MAX_KEYS} of {@code keys} (none when it is empty). */
+    public static List<Release> of(TaskId owner, List<Released> keys) {
+      List<Release> out = new ArrayList<>();
+      for (int from = 0; from < keys.size(); from += MAX_KEYS) {
+        out.add(new Release(owner, keys.subList(from, Math.min(keys.size(), from + MAX_KEYS))));
+      }
+      return out;
+    }
+  }
+
+  /** A key a {@link Release} releases, and the generation its copy was fetched at. */
+  record Released(KeyRef key, long generation) {}
 
   /**
    * Task → remote state service (the {@code remote} backend): {@code fetch}, answered only once the

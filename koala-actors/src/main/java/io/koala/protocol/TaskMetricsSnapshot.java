@@ -74,7 +74,8 @@ public record TaskMetricsSnapshot(
   /**
    * What reconfigurations cost this task so far.
    *
-   * @param fetchRequests fetches sent (one per holder per batch)
+   * @param fetchRequests fetch requests sent (per batch, as many to a holder as its replies need to
+   *     carry the keys whole, up to 16)
    * @param keysFetched keys whose state was installed from another task on first access (or, with
    *     stop-and-restart, pushed with a hand-over)
    * @param stateBytesFetched bytes of state installed from other tasks

@@ -41,6 +41,7 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,6 +54,12 @@ import java.util.function.LongSupplier;
  */
 final class StatePlane {
   private static final byte[] RELEASE_PREFIX = {'r', 'l'};
+
+  /** Requests one batch sends a holder at most; a reply leaves out the keys it cannot carry. */
+  static final int FETCH_WINDOW = 16;
+
+  /** The state size of a key assumed before any was installed. */
+  private static final long ASSUMED_KEY_BYTES = 1_024;
 
   private final TaskSetup setup;
   private final TaskHost services;
@@ -379,8 +386,10 @@ final class StatePlane {
   // ---------------------------------------------------------------- fetches and replies
 
   /**
-   * Sends the batch's fetches: one request per holder, for every key newly parked; a fetch to a
-   * retiring holder also asks for the next keys this task drains from it (§6.5).
+   * Sends the batch's fetches, for every key newly parked: to each holder, as many requests as its
+   * replies need to carry them whole, up to {@link #FETCH_WINDOW} at once, so a burst of keys costs
+   * one round trip rather than one per reply (DESIGN §4.2); the first request to a retiring holder
+   * also asks for the next keys this task drains from it (§6.5).
    */
   void sendFetches() {
     DrainSettings s = draining.settings();
@@ -388,13 +397,39 @@ final class StatePlane {
   }
 
   private void sendFetches(int drainKeys) {
+    int perRequest = keysPerRequest();
     for (Map.Entry<Integer, List<KeyRef>> f : parking.takeFetches().entrySet()) {
-      long id = nextFetchId++;
-      StateMessage.Drain d =
-          drainKeys > 0 ? draining.next(locations, f.getKey(), id, drainKeys) : null;
-      sendFetch(new StateMessage.Fetch(id, setup.task(), f.getValue(), d), f.getKey());
-      clock.fetchSent(id);
+      int holder = f.getKey();
+      List<KeyRef> keys = f.getValue();
+      // a state service reads where the state lives: one request, as many keys as it likes
+      int size =
+          StateServiceAddress.isService(holder)
+              ? keys.size()
+              : Math.max(perRequest, ceilDiv(keys.size(), FETCH_WINDOW));
+      for (int from = 0; from < keys.size(); from += size) {
+        long id = nextFetchId++;
+        StateMessage.Drain d =
+            drainKeys > 0 ? draining.next(locations, holder, id, drainKeys) : null;
+        List<KeyRef> part = List.copyOf(keys.subList(from, Math.min(keys.size(), from + size)));
+        sendFetch(new StateMessage.Fetch(id, setup.task(), part, d), holder);
+        clock.fetchSent(id);
+      }
     }
+  }
+
+  /**
+   * Keys one request asks for: about three quarters of what a reply carries ({@link
+   * StateServing#CHUNK_BYTES}) at the mean size of the keys installed so far ({@link
+   * #ASSUMED_KEY_BYTES} before the first), so a reply rarely leaves keys out.
+   */
+  private int keysPerRequest() {
+    long keys = metrics.keysFetched + metrics.keysDrained;
+    long mean = keys == 0 ? ASSUMED_KEY_BYTES : Math.max(1, metrics.stateBytesFetched / keys);
+    return (int) Math.max(1, StateServing.CHUNK_BYTES * 3L / 4 / mean);
+  }
+
+  private static int ceilDiv(int a, int b) {
+    return (a + b - 1) / b;
   }
 
   /** Asks {@code holder} for the next chunk it has to drain, if none is asked for. */
@@ -429,7 +464,7 @@ final class StatePlane {
     long t0 = services.nanoTime();
     int from = StateServiceAddress.holderOf(reply.holder());
     boolean pullNext = false;
-    List<StateMessage.Release> releases = new ArrayList<>();
+    List<StateMessage.Released> released = new ArrayList<>();
     state.begin();
     WriteTxn txn = state.batchTxn();
     for (KeyState ks : reply.keys()) {
@@ -437,7 +472,7 @@ final class StatePlane {
       if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
         continue; // abandoned, or answered twice: the key's entry still decides
       }
-      install(txn, ks, from, releases);
+      install(txn, ks, from, released);
       if (!StateServiceAddress.isService(from)) {
         metrics.keysFetched++;
       }
@@ -450,7 +485,7 @@ final class StatePlane {
       for (KeyState ks : chunk.keys()) {
         KeyRef ref = ks.key();
         if (locations.acceptsDrained(txn, ref.bucket(), ref.key(), from)) {
-          install(txn, ks, from, releases);
+          install(txn, ks, from, released);
           metrics.keysDrained++;
           if (!reply.keys().isEmpty()) {
             metrics.piggybackedKeys++;
@@ -481,11 +516,7 @@ final class StatePlane {
     chain.recordKey(null);
     BatchClock.Batch waited = clock.replied(reply.requestId(), t0, !reply.unserved().isEmpty());
     writes.forEach(remote::writeBack);
-    for (StateMessage.Release r : releases) {
-      services.send(reply.holder(), r);
-    }
-    metrics.releasesSent += releases.size();
-    metrics.releaseMessagesSent += releases.size();
+    release(reply.holder(), released);
     timersChanged.run(); // the parked items may have registered some
     sendFetches();
     clock.refetched(waited);
@@ -504,7 +535,7 @@ final class StatePlane {
    * remote service is only borrowed for the batch: {@link RemoteStateClient#takeWrites} writes it
    * back.
    */
-  private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Release> releases) {
+  private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Released> released) {
     KeyRef ref = ks.key();
     StateServing.replace(txn, ks);
     if (StateServiceAddress.isService(from)) {
@@ -520,7 +551,7 @@ final class StatePlane {
             releaseKey(lastBarrier.getAsLong(), from, ref),
             ByteBuffer.allocate(8).putLong(ks.generation()).array());
       } else {
-        releases.add(new StateMessage.Release(setup.task(), ref, ks.generation()));
+        released.add(new StateMessage.Released(ref, ks.generation()));
       }
     }
     for (Parking.Parked p : parking.arrived(ref)) {
@@ -632,22 +663,33 @@ final class StatePlane {
   // ---------------------------------------------------------------- releases (§6.7)
 
   /**
-   * Whether an owner's release of a copy here applies: this task does not own the bucket and still
-   * has the generation the copy was fetched at (K5).
+   * An owner installed copies this task held: deletes each of them, in one transaction, if this
+   * task does not own its bucket and still has the bucket's generation the copy was fetched at
+   * (K5).
    */
-  boolean releases(StateMessage.Release release) {
-    KeyRef ref = release.key();
-    return !owned[ref.bucket()] && locations.generation(ref.bucket()) == release.generation();
-  }
-
-  /** Deletes this task's copy of a key an owner released. */
-  void delete(KeyRef ref) {
+  void release(StateMessage.Release release) {
     long t0 = services.nanoTime();
     state.begin();
-    state.batchTxn().deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+    WriteTxn txn = state.batchTxn();
+    for (StateMessage.Released r : release.keys()) {
+      KeyRef ref = r.key();
+      if (!owned[ref.bucket()] && locations.generation(ref.bucket()) == r.generation()) {
+        txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
+        metrics.releasesApplied++;
+      }
+    }
     commit();
-    metrics.releasesApplied++;
     metrics.releaseApplyNanos += services.nanoTime() - t0;
+  }
+
+  /** Sends {@code holder} the releases of {@code released}, as few messages as fit. */
+  private void release(TaskId holder, List<StateMessage.Released> released) {
+    List<StateMessage.Release> messages = StateMessage.Release.of(setup.task(), released);
+    for (StateMessage.Release r : messages) {
+      services.send(holder, r);
+    }
+    metrics.releasesSent += released.size();
+    metrics.releaseMessagesSent += messages.size();
   }
 
   /**
@@ -685,6 +727,7 @@ final class StatePlane {
       txn.delete(Table.METADATA, k);
     }
     commit();
+    Map<Integer, List<StateMessage.Released>> byHolder = new TreeMap<>();
     for (int i = 0; i < done.size(); i++) {
       ByteBuffer b = ByteBuffer.wrap(done.get(i));
       b.position(RELEASE_PREFIX.length + 8);
@@ -692,12 +735,11 @@ final class StatePlane {
       int bucket = b.getShort() & 0xFFFF;
       byte[] key = new byte[b.remaining()];
       b.get(key);
-      services.send(
-          new TaskId(setup.task().operator(), holder),
-          new StateMessage.Release(setup.task(), new KeyRef(bucket, key), generations.get(i)[0]));
+      byHolder
+          .computeIfAbsent(holder, h -> new ArrayList<>())
+          .add(new StateMessage.Released(new KeyRef(bucket, key), generations.get(i)[0]));
     }
-    metrics.releasesSent += done.size();
-    metrics.releaseMessagesSent += done.size();
+    byHolder.forEach((holder, keys) -> release(new TaskId(setup.task().operator(), holder), keys));
   }
 
   // ---------------------------------------------------------------- bucket ownership

@@ -536,16 +536,14 @@ public final class TaskEngine {
   }
 
   /**
-   * An owner installed a copy this task held: deletes it if this task still has the bucket's
-   * generation the copy was fetched at and does not own the bucket (§6.7, K5).
+   * An owner installed copies this task held: deletes each it still has at the generation the copy
+   * was fetched at, of a bucket it does not own (§6.7, K5), in one transaction.
    */
   public void onRelease(StateMessage.Release release) {
     if (keyed == null || status == TaskStatus.FAILED || status == TaskStatus.CANCELLED) {
       return;
     }
-    if (keyed.releases(release)) {
-      guard(() -> keyed.delete(release.key()));
-    }
+    guard(() -> keyed.release(release));
   }
 
   /**

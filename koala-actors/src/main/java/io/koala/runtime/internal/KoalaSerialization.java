@@ -131,6 +131,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.Fetch.class,
         StateMessage.StateReply.class,
         StateMessage.Release.class,
+        StateMessage.Released.class,
         StateMessage.KeyRef.class,
         StateMessage.KeyState.class,
         StateMessage.Drain.class,

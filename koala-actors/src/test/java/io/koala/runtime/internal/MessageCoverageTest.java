@@ -24,6 +24,7 @@ import io.koala.protocol.EndOfChannel;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.RecordBatch;
+import io.koala.protocol.StateMessage;
 import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
@@ -222,6 +223,19 @@ class MessageCoverageTest {
     ErrorInfo noKey =
         ErrorInfo.of("src", new TaskId(new OperatorId("src"), 0), null, new RuntimeException());
     assertThat(roundTrip(noKey)).isEqualTo(noKey);
+  }
+
+  @Test
+  void aReleaseOfSeveralKeysRoundTrips() {
+    StateMessage.Release r =
+        new StateMessage.Release(
+            new TaskId(new OperatorId("count"), 1),
+            List.of(
+                new StateMessage.Released(new StateMessage.KeyRef(3, new byte[] {1, 2}), 7),
+                new StateMessage.Released(new StateMessage.KeyRef(90, new byte[] {9}), 8)));
+    StateMessage.Release back = (StateMessage.Release) roundTrip(r);
+    assertThat(back).usingRecursiveComparison().isEqualTo(r);
+    assertThat(back.keys()).extracting(StateMessage.Released::generation).containsExactly(7L, 8L);
   }
 
   @Test
