@@ -41,6 +41,7 @@ public final class DataflowBuilder {
     Integer parallelism;
     WatermarkStrategy watermarks;
     double capacity;
+    OperatorNode.CapacityChange capacityChange;
 
     /** A problem found while the node was defined, reported by {@link #build()}; null if none. */
     String definitionError;
@@ -178,7 +179,8 @@ public final class DataflowBuilder {
               d.factory,
               d.keyedState,
               d.watermarks,
-              d.capacity));
+              d.capacity,
+              d.capacityChange));
     }
     Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
     built = true;

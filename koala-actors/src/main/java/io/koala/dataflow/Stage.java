@@ -14,7 +14,9 @@ import io.koala.operator.FlatMapOperator;
 import io.koala.operator.MapOperator;
 import io.koala.operator.OperatorFactory;
 import io.koala.operator.SinkOperator;
+import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
@@ -51,6 +53,29 @@ public class Stage<T> {
    * chaining several limited operators runs at the lowest limit.
    */
   public Stage<T> capacity(double recordsPerSecond) {
+    draftOfCapacity(recordsPerSecond).capacity = recordsPerSecond;
+    return this;
+  }
+
+  /**
+   * As {@link #capacity(double)}, with {@code recordsPerSecond} until {@code after} has passed
+   * since the job started and {@code thenPerSecond} from then on: for an experiment's control run,
+   * where the capacity grows at a moment with no state to move.
+   */
+  public Stage<T> capacity(double recordsPerSecond, Duration after, double thenPerSecond) {
+    DataflowBuilder.Draft d = draftOfCapacity(recordsPerSecond);
+    draftOfCapacity(thenPerSecond);
+    if (after.isNegative()) {
+      throw new DataflowDefinitionException(
+          "operator '" + d.name + "': a capacity change must come after the start, not " + after);
+    }
+    d.capacity = recordsPerSecond;
+    d.capacityChange = new OperatorNode.CapacityChange(after.toMillis(), thenPerSecond);
+    return this;
+  }
+
+  /** The draft of this stage's operator, once {@code recordsPerSecond} is checked as a capacity. */
+  private DataflowBuilder.Draft draftOfCapacity(double recordsPerSecond) {
     if (origins.size() != 1 || origins.get(0).sideOutput() != null) {
       throw new DataflowDefinitionException(
           "a union or a side output has no operator of its own: set the capacity of the"
@@ -69,8 +94,7 @@ public class Stage<T> {
               + origins.get(0).draft().name
               + "': a source's pace is its rate schedule, not a capacity");
     }
-    origins.get(0).draft().capacity = recordsPerSecond;
-    return this;
+    return origins.get(0).draft();
   }
 
   /**

@@ -14,6 +14,8 @@ import java.util.Objects;
  * @param watermarks how a source derives watermarks ({@link WatermarkStrategy#none()} otherwise)
  * @param capacity records per second each task may process (an emulated capacity for experiments,
  *     DESIGN §4.7), or 0 for no limit
+ * @param capacityChange the capacity from a time after the job's start on, or null: it keeps {@code
+ *     capacity}
  */
 public record OperatorNode(
     OperatorId id,
@@ -24,7 +26,26 @@ public record OperatorNode(
     OperatorFactory<?, ?> factory,
     boolean keyedState,
     WatermarkStrategy watermarks,
-    double capacity) {
+    double capacity,
+    CapacityChange capacityChange) {
+
+  /**
+   * An emulated capacity that changes during the run: {@code perSecond} records per second from
+   * {@code atMillis} after the job's start on (an experiment's control run doubles its capacity at
+   * the moment another run rescales, with no state to move).
+   */
+  public record CapacityChange(long atMillis, double perSecond) {
+    public CapacityChange {
+      if (atMillis < 0 || !(perSecond > 0) || Double.isInfinite(perSecond)) {
+        throw new IllegalArgumentException(
+            "a capacity change needs a time >= 0 and a positive, finite capacity, got "
+                + perSecond
+                + " at "
+                + atMillis
+                + " ms");
+      }
+    }
+  }
 
   /** What an operator is. */
   public enum Kind {
@@ -48,6 +69,24 @@ public record OperatorNode(
       throw new IllegalArgumentException(
           "operator " + id + ": capacity must be positive and finite (or 0), got " + capacity);
     }
+    if (capacityChange != null && capacity == 0) {
+      throw new IllegalArgumentException(
+          "operator " + id + ": a capacity change needs a capacity to change");
+    }
+  }
+
+  /** An operator whose capacity does not change. */
+  public OperatorNode(
+      OperatorId id,
+      Kind kind,
+      int parallelism,
+      List<InputEdge> inputs,
+      SourceSpec<?> source,
+      OperatorFactory<?, ?> factory,
+      boolean keyedState,
+      WatermarkStrategy watermarks,
+      double capacity) {
+    this(id, kind, parallelism, inputs, source, factory, keyedState, watermarks, capacity, null);
   }
 
   /** An operator without a capacity limit. */

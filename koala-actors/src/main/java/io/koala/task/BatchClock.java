@@ -17,7 +17,9 @@ import java.util.Map;
 final class BatchClock {
   private final TaskHost services;
   private final TaskMetrics metrics;
-  private final Throttle throttle; // null: no capacity limit
+  private Throttle throttle; // null: no capacity limit
+  private OperatorNode.CapacityChange change; // the capacity from a time on, or null
+  private long changeAtMillis = Long.MAX_VALUE; // when, once the job's start is known
   private boolean throttleScheduled;
   private long recordsCharged;
   // the batch being processed, and the batches still waiting for fetch replies, by request id
@@ -42,8 +44,18 @@ final class BatchClock {
       if (n.capacity() > 0) {
         capacity = capacity == 0 ? n.capacity() : Math.min(capacity, n.capacity());
       }
+      if (n.capacityChange() != null) {
+        change = n.capacityChange(); // an experiment's control: one operator of the chain
+      }
     }
     throttle = capacity > 0 ? new Throttle(capacity) : null;
+  }
+
+  /** The job started at {@code startMillis}: the origin of a capacity change. */
+  void jobStarted(long startMillis) {
+    if (change != null) {
+      changeAtMillis = startMillis + change.atMillis();
+    }
   }
 
   /**
@@ -52,6 +64,10 @@ final class BatchClock {
   boolean mayRun(ChannelItem item) {
     if (throttle == null || !(item instanceof RecordBatch || item instanceof ForwardedBatch)) {
       return true;
+    }
+    if (change != null && services.currentTimeMillis() >= changeAtMillis) {
+      throttle = new Throttle(change.perSecond());
+      change = null;
     }
     long wait = throttle.waitNanos(services.nanoTime());
     if (wait == 0) {

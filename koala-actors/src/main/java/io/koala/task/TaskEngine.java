@@ -197,6 +197,7 @@ public final class TaskEngine {
                   output,
                   restored == null ? 0 : restored.checkpointId()));
           long now = services.currentTimeMillis();
+          clock.jobStarted(startMillis);
           if (source.isSource()) {
             source.open(startMillis, now, restored);
           }

@@ -8,6 +8,7 @@ import io.koala.samples.experiment.RescaleSettings;
 import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -68,6 +69,46 @@ final class Experiments {
   static List<ExperimentRuns.Run> perProtocol(
       CommandSpec spec, List<String> protocols, Function<String, RescaleExperiment.Plan> plan) {
     return runs(spec, protocols, p -> new ExperimentRuns.Run(p, plan.apply(p), KoalaConfig.load()));
+  }
+
+  /** A run and the repetition (from 0) it belongs to. */
+  record Repetition(ExperimentRuns.Run run, int repetition) {}
+
+  /**
+   * {@code repetitions} runs of each of {@code protocols}, repetition by repetition, each
+   * repetition in the order of the one before rotated by one, so that no protocol always goes
+   * first; labelled with the protocol, and with {@code -N} (the repetition, from 1) when there is
+   * more than one.
+   */
+  static List<Repetition> repeated(
+      CommandSpec spec,
+      List<String> protocols,
+      int repetitions,
+      Function<String, RescaleExperiment.Plan> plan) {
+    List<Repetition> out = new ArrayList<>();
+    for (int r = 0; r < repetitions; r++) {
+      List<String> order = new ArrayList<>(protocols);
+      Collections.rotate(order, -r);
+      int rep = r;
+      List<ExperimentRuns.Run> runs =
+          runs(
+              spec,
+              order,
+              p ->
+                  new ExperimentRuns.Run(
+                      repetitions == 1 ? p : p + "-" + (rep + 1),
+                      plan.apply(p),
+                      KoalaConfig.load()));
+      for (ExperimentRuns.Run run : runs) {
+        out.add(new Repetition(run, r));
+      }
+    }
+    return out;
+  }
+
+  /** {@code runs}, each its own and only repetition. */
+  static List<Repetition> once(List<ExperimentRuns.Run> runs) {
+    return runs.stream().map(r -> new Repetition(r, 0)).toList();
   }
 
   /**

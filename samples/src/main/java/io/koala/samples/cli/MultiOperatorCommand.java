@@ -66,6 +66,11 @@ final class MultiOperatorCommand implements Callable<Integer> {
               return Plans.allTargets(s);
             });
     return CompareCommand.report(
-        spec, "multi-operator", runs, output.dir("multi-operator"), output.json);
+        spec,
+        "multi-operator",
+        protocols,
+        Experiments.once(runs),
+        output.dir("multi-operator"),
+        output.json);
   }
 }

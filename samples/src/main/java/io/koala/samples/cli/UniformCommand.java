@@ -60,6 +60,7 @@ final class UniformCommand implements Callable<Integer> {
             spec,
             protocols,
             p -> RescaleExperiment.Plan.rescale(scenario.settings(p, defaults(p, keys))));
-    return CompareCommand.report(spec, "uniform", runs, output.dir("uniform"), output.json);
+    return CompareCommand.report(
+        spec, "uniform", protocols, Experiments.once(runs), output.dir("uniform"), output.json);
   }
 }

@@ -16,6 +16,14 @@ public final class ProtocolChoice {
   /** The name of the Remote baseline. */
   public static final String REMOTE = "remote";
 
+  /**
+   * The control run of a comparison, not a protocol: the target runs at its final parallelism from
+   * the start at the capacity before in total, and at the rescale its capacity grows to the
+   * capacity after with nothing to move ({@link RescaleWorkload}). Its recovery is the measured
+   * ideal the protocols' are divided by.
+   */
+  public static final String CONTROL = "control";
+
   /** Every name {@link #configure} accepts, in the order comparisons run them. */
   public static List<String> names() {
     List<String> out = new ArrayList<>();
@@ -33,6 +41,9 @@ public final class ProtocolChoice {
    */
   public static KoalaConfig configure(KoalaConfig config, String name) {
     check(name);
+    if (name.equals(CONTROL)) {
+      return config; // it never reconfigures
+    }
     if (name.equals(REMOTE)) {
       return config
           .with("koala.store.backend", "remote")
@@ -47,9 +58,15 @@ public final class ProtocolChoice {
    * @throws IllegalArgumentException listing the names allowed
    */
   public static void check(String name) {
-    if (!names().contains(name)) {
+    if (!names().contains(name) && !name.equals(CONTROL)) {
       throw new IllegalArgumentException(
-          "no protocol \"" + name + "\"; allowed: " + String.join(", ", names()));
+          "no protocol \""
+              + name
+              + "\"; allowed: "
+              + String.join(", ", names())
+              + " (and "
+              + CONTROL
+              + ", the control run)");
     }
   }
 }

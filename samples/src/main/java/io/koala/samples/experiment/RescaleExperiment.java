@@ -132,9 +132,26 @@ public final class RescaleExperiment {
       }
     }
 
-    /** The plan of {@code experiment rescale}: the target rescaled to {@code to} at the rescale. */
+    /**
+     * The plan of {@code experiment rescale}: the target rescaled to {@code to} at the rescale; for
+     * the control run ({@link ProtocolChoice#CONTROL}), no request: its capacity grows then.
+     */
     public static Plan rescale(RescaleSettings s) {
       String target = RescaleWorkload.of(s).target();
+      if (s.protocol().equals(ProtocolChoice.CONTROL)) {
+        List<Integer> tasks = java.util.stream.IntStream.range(0, s.to()).boxed().toList();
+        ReconfigurationReport none =
+            new ReconfigurationReport(
+                0, target, "control", tasks, tasks, List.of(), 0, 0, 0, 0, 0, 0, 0, 0, 0);
+        return new Plan(
+            s,
+            s.schedule(),
+            List.of(
+                new Step(
+                    s.rescaleAtSecond(),
+                    "control: " + target + "'s " + s.to() + " tasks double their capacity",
+                    job -> CompletableFuture.completedFuture(none))));
+      }
       return new Plan(
           s,
           s.schedule(),

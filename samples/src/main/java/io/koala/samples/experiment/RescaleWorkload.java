@@ -19,6 +19,7 @@ import io.koala.samples.twitch.Retention;
 import io.koala.samples.twitch.TwitchGenerator;
 import io.koala.samples.twitch.TwitchPipeline;
 import io.koala.samples.twitch.ViewerLoyalty;
+import java.time.Duration;
 import java.util.List;
 
 /**
@@ -243,7 +244,20 @@ public record RescaleWorkload(
   }
 
   /** A target at the settings' parallelism before and emulated capacity. */
+  /**
+   * The target at its parallelism before and emulated capacity; in the control run at its
+   * parallelism after from the start, with the capacity before in total until the rescale and the
+   * capacity after from then on ({@link ProtocolChoice#CONTROL}).
+   */
   private static <T> Stage<T> target(Stage<T> stage, RescaleSettings s) {
+    if (s.protocol().equals(ProtocolChoice.CONTROL)) {
+      return stage
+          .parallelism(s.to())
+          .capacity(
+              s.capacityBefore() / s.to(),
+              Duration.ofSeconds(s.rescaleAtSecond()),
+              s.taskCapacity());
+    }
     return stage.parallelism(s.from()).capacity(s.taskCapacity());
   }
 }
