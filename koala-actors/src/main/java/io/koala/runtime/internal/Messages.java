@@ -18,6 +18,7 @@ final class Messages {
           TaskActor.HolderTerminated.class,
           TaskActor.SnapshotWritten.class,
           TaskActor.CrashNow.class,
+          TaskActor.StateReplied.class,
           io.koala.task.TaskTimer.class,
           Worker.DeployTasks.class,
           Worker.StopJob.class,

@@ -33,7 +33,7 @@ final class StateServer {
               try (ReadTxn txn = store.beginRead()) {
                 reply = StateServing.serve(txn, s.fetch(), task);
               }
-              s.replyTo().tell(reply);
+              s.replyTo().tell(new TaskActor.StateReplied(reply));
               return Behaviors.same();
             })
         .build();

@@ -106,7 +106,7 @@ final class StateService extends AbstractBehavior<StateService.Command> {
     try (ReadTxn txn = store(r.jobId(), f.owner()).beginRead()) {
       reply = StateServing.serve(txn, f, address.id());
     }
-    r.replyTo().tell(reply);
+    r.replyTo().tell(new TaskActor.StateReplied(reply));
   }
 
   private Behavior<Command> onWrite(Write w) {

@@ -46,6 +46,7 @@ import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.javadsl.StashBuffer;
 import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
+import org.apache.pekko.dispatch.ControlMessage;
 
 /**
  * The actor shell of one task: hands every message to its {@link TaskEngine} and carries out the
@@ -96,6 +97,14 @@ final class TaskActor {
 
   /** Self: a timer the engine asked for is due. */
   record Wake(TaskTimer timer) implements TaskMessage {}
+
+  /**
+   * A state server's (or state service's) answer to one of this task's fetches. It is a Pekko
+   * {@link ControlMessage}, so the task's mailbox ({@code koala.task-mailbox}, control-aware) hands
+   * it over ahead of the data waiting there: a reply that queued behind a task's backlog of batches
+   * held its parked records, and the batches they came in, for up to a second (issue 20).
+   */
+  record StateReplied(StateMessage.StateReply reply) implements TaskMessage, ControlMessage {}
 
   /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
   record HolderTerminated(TaskId holder) implements TaskMessage {}
@@ -245,7 +254,7 @@ final class TaskActor {
     return Behaviors.receive(TaskMessage.class)
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(Credit.class, this::onCredit)
-        .onMessage(StateMessage.StateReply.class, this::onStateReply)
+        .onMessage(StateReplied.class, this::onStateReply)
         .onMessage(StateMessage.Release.class, this::onRelease)
         .onMessage(
             StateMessage.ServiceFailed.class,
@@ -321,8 +330,8 @@ final class TaskActor {
     return Behaviors.same();
   }
 
-  private Behavior<TaskMessage> onStateReply(StateMessage.StateReply r) {
-    engine.onStateReply(r);
+  private Behavior<TaskMessage> onStateReply(StateReplied r) {
+    engine.onStateReply(r.reply());
     return Behaviors.same();
   }
 

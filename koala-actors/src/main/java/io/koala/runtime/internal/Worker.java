@@ -314,7 +314,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                           snapshots,
                           incarnation),
                       name,
-                      DispatcherSelector.fromConfig("koala.task-dispatcher"));
+                      DispatcherSelector.fromConfig("koala.task-dispatcher")
+                          .withMailboxFromConfig("koala.task-mailbox"));
           if (store != null) {
             server = getContext().spawn(StateServer.create(setup.task(), store), name + "-state");
           }

@@ -602,14 +602,22 @@ public final class RescaleExperiment {
           error = "the rescale had not completed at the end of the run";
         }
       }
-      if (error == null && lag.level > s.rate()) {
-        // recovery is measured back to the lag before the doubling: meaningless if the job was
-        // still working off the warm-up then
+      if (error == null) {
+        int levelStart =
+            Math.max(s.warmupSeconds() + 1, s.doublingAtSecond() - LAG_LEVEL_SECONDS + 1);
+        Snapshot atRequest = atRescale == null ? end : atRescale;
         error =
-            "the job had not caught up with its input before the doubling (source lag "
-                + lag.level
-                + " records, more than a second of input): this machine was too slow or busy for"
-                + " the scenario, so the recovery figures mean nothing";
+            RunValidity.check(
+                s,
+                new RunValidity.Facts(
+                    lag.level,
+                    at(levelStart).backlog(),
+                    at(s.doublingAtSecond()).backlog(),
+                    atRequest.lag(),
+                    lag.threshold,
+                    atRequest.backlog(),
+                    backlog.threshold),
+                steps.size() == 1 && s.to() > s.from());
       }
       boolean recovered = lag.recovered();
       Snapshot rescale = atRescale == null ? end : atRescale;

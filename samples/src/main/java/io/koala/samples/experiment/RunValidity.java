@@ -1,0 +1,71 @@
+package io.koala.samples.experiment;
+
+/**
+ * Whether a rescale run can mean anything, decided before its recovery figures are reported: the
+ * job must have kept up with its input before the doubling, and there must be a backlog to recover
+ * from at the rescale. A run that fails a check reports why in its {@code error}, and its recovery
+ * figures are not summarised (a recovery "after 0.0 s" from a backlog that was never there, or
+ * measured against a level the warm-up inflated, says nothing about a protocol).
+ */
+final class RunValidity {
+  private RunValidity() {}
+
+  /**
+   * What the checks look at.
+   *
+   * @param lagLevel the highest source lag in the seconds before the doubling (the recovery level)
+   * @param backlogAtLevelStart the end-to-end backlog at the first second of that window
+   * @param backlogAtLevelEnd the end-to-end backlog at the doubling
+   * @param lagAtRescale the source lag when the rescale was requested
+   * @param lagThreshold the source lag under which the run counts as recovered
+   * @param backlogAtRescale the end-to-end backlog when the rescale was requested
+   * @param backlogThreshold the end-to-end backlog under which the run counts as recovered
+   */
+  record Facts(
+      long lagLevel,
+      long backlogAtLevelStart,
+      long backlogAtLevelEnd,
+      long lagAtRescale,
+      long lagThreshold,
+      long backlogAtRescale,
+      long backlogThreshold) {}
+
+  /**
+   * Why a run of {@code s} cannot mean anything, or null when it can. {@code scaleOut}: the run is
+   * one rescale that adds capacity, whose backlog must be there at the rescale.
+   */
+  static String check(RescaleSettings s, Facts f, boolean scaleOut) {
+    if (f.lagLevel() > s.rate()) {
+      // recovery is measured back to the lag before the doubling: meaningless if the job was
+      // still working off the warm-up then
+      return "the job had not caught up with its input before the doubling (source lag "
+          + f.lagLevel()
+          + " records, more than a second of input): this machine was too slow or busy for the"
+          + " scenario, so the recovery figures mean nothing";
+    }
+    if (!scaleOut) {
+      return null;
+    }
+    if (f.backlogAtLevelStart() > s.rate() / 2
+        && f.backlogAtLevelStart() > 2 * f.backlogAtLevelEnd()) {
+      return "the job was still working off its warm-up before the doubling (end-to-end backlog "
+          + f.backlogAtLevelStart()
+          + " records falling to "
+          + f.backlogAtLevelEnd()
+          + "): the level recovery is measured against is not a steady one, so the recovery"
+          + " figures mean nothing";
+    }
+    if (f.lagAtRescale() <= f.lagThreshold() || f.backlogAtRescale() <= f.backlogThreshold()) {
+      return "at the rescale the backlog was already under its recovery level (source lag "
+          + f.lagAtRescale()
+          + " of "
+          + f.lagThreshold()
+          + ", end-to-end "
+          + f.backlogAtRescale()
+          + " of "
+          + f.backlogThreshold()
+          + " records): there was nothing to recover from, so the recovery figures mean nothing";
+    }
+    return null;
+  }
+}
