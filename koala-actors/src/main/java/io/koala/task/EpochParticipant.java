@@ -1,6 +1,7 @@
 package io.koala.task;
 
 import io.koala.channel.InputChannel;
+import io.koala.function.KeySelector;
 import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
@@ -13,6 +14,7 @@ import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
 import io.koala.protocol.Protocol;
 import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateChunk;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
@@ -483,6 +485,7 @@ final class EpochParticipant {
         .computeIfAbsent(key, k -> new ArrayDeque<>())
         .add(new EpochRole.Held(value, ts, ch.input(), arrival));
     metrics.recordsHeld++;
+    keyed.prefetchHeld(bucket);
     return true;
   }
 
@@ -551,9 +554,8 @@ final class EpochParticipant {
    */
   private void upstreamDone(InputChannel ch) {
     if (role.isSender()) {
-      for (int pos : role.peerOutPosition.values()) {
-        output.flush(pos);
-        output.offer(pos, new PeerMarker((TaskId) ch.source(), ch.input()));
+      if (!role.peerMarkedEarly.remove(ch.id())) {
+        sendPeerMarker(ch);
       }
       if (role.expectedMarkers.isEmpty()) {
         for (int pos : role.peerOutPosition.values()) {
@@ -561,6 +563,62 @@ final class EpochParticipant {
         }
         role.peersClosed = true;
       }
+    }
+  }
+
+  /**
+   * An item arrived on input channel {@code lane}: when it is the marker (or end) of an upstream
+   * channel whose marker this sender awaits, the records of the buckets it handed over that are
+   * queued on that channel before it are forwarded now, and the peer marker follows them at once
+   * (§6.6, issue 20 step 5): a receiver then holds that upstream's records for one hop, not until
+   * this task has worked through its queued input. The rest of the queue runs in its turn; when the
+   * marker is consumed, only the end of the peer channels may follow.
+   */
+  void arrived(InputGate.Lane lane, ChannelItem item) {
+    InputChannel ch = lane.channel();
+    if (role == null
+        || !role.handedOver
+        || !(item instanceof Marker || item == EndOfChannel.INSTANCE)
+        || !role.expectedMarkers.contains(ch.id())
+        || role.peerMarkedEarly.contains(ch.id())) {
+      return;
+    }
+    int edge = ch.input();
+    KeySelector<Object, Object> selector = keyed.selector(edge);
+    input.rewriteBeforeLast(
+        lane, queued -> queued instanceof RecordBatch b ? forwardMoved(b, selector, edge) : queued);
+    role.peerMarkedEarly.add(ch.id());
+    sendPeerMarker(ch);
+  }
+
+  /**
+   * Forwards the records of {@code batch} whose buckets this task handed over; returns the rest.
+   */
+  private RecordBatch forwardMoved(
+      RecordBatch batch, KeySelector<Object, Object> selector, int edge) {
+    Object[] values = new Object[batch.size()];
+    long[] timestamps = new long[batch.size()];
+    int kept = 0;
+    for (int i = 0; i < batch.size(); i++) {
+      Object value = batch.value(i);
+      int bucket = keyed.bucketOf(selector, value);
+      Integer receiver = keyed.owns(bucket) ? null : role.movesOut.get(bucket);
+      if (receiver != null) {
+        output.forwardRecord(role.peerOutPosition.get(receiver), value, batch.timestamp(i), edge);
+        metrics.recordsForwarded++;
+      } else {
+        values[kept] = value; // a bucket it owns, or one it neither owns nor forwards: in turn
+        timestamps[kept++] = batch.timestamp(i);
+      }
+    }
+    return kept == batch.size() ? batch : new RecordBatch(values, timestamps, kept);
+  }
+
+  /** Tells every receiver that the records of upstream channel {@code ch} are all forwarded. */
+  private void sendPeerMarker(InputChannel ch) {
+    for (int pos : role.peerOutPosition.values()) {
+      output.flush(pos);
+      output.offer(pos, new PeerMarker((TaskId) ch.source(), ch.input()));
     }
   }
 

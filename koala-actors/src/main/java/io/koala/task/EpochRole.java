@@ -23,6 +23,8 @@ final class EpochRole {
   final Map<Integer, Integer> peerOutPosition = new HashMap<>(); // receiver index → output pos
   final Map<Integer, Integer> peerInSender = new HashMap<>(); // peer input channel → sender index
   final Set<Integer> expectedMarkers = new HashSet<>();
+  // expected channels whose peer marker went out when their marker arrived (it is consumed later)
+  final Set<Integer> peerMarkedEarly = new HashSet<>();
   final Set<Integer> handOversPending = new HashSet<>(); // senders whose hand-over is not in
   final Set<HoldKey> peerMarkersIn = new HashSet<>();
   final Map<HoldKey, ArrayDeque<Held>> held = new HashMap<>();

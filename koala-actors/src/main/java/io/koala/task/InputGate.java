@@ -13,6 +13,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.UnaryOperator;
 
 /**
  * The input side of one task: its channels ({@link InputChannel}: sequence checks and credit), the
@@ -145,11 +146,11 @@ final class InputGate {
   // ---------------------------------------------------------------- delivery and consumption
 
   /**
-   * Checks and queues a delivered item.
+   * Checks and queues a delivered item; returns its channel's lane.
    *
    * @throws ProtocolViolationException for an unknown channel, a gap, or an item without credit
    */
-  void accept(Deliver d) {
+  Lane accept(Deliver d) {
     Lane lane = lanes.get(d.channel());
     if (lane == null) {
       throw new ProtocolViolationException(
@@ -158,6 +159,7 @@ final class InputGate {
     lane.channel.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
     lane.add(d, arrivals++);
     queued++;
+    return lane;
   }
 
   /** Whether any channel has items not consumed yet, held ones included. */
@@ -198,6 +200,21 @@ final class InputGate {
       }
     }
     return best;
+  }
+
+  /**
+   * Replaces each queued item of {@code lane} but its last (the one that just arrived) by what
+   * {@code f} makes of it; items keep their sequence numbers, arrival numbers and credit.
+   */
+  void rewriteBeforeLast(Lane lane, UnaryOperator<ChannelItem> f) {
+    for (int i = 0; i < lane.size - 1; i++) {
+      int at = (lane.head + i) & (lane.items.length - 1);
+      Deliver d = lane.items[at];
+      ChannelItem item = f.apply(d.item());
+      if (item != d.item()) {
+        lane.items[at] = new Deliver(d.channel(), d.seq(), item);
+      }
+    }
   }
 
   /** The arrival number of the first item of {@code lane}, which has one. */

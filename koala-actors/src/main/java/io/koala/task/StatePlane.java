@@ -251,6 +251,17 @@ final class StatePlane {
     return bucket;
   }
 
+  /** The bucket of {@code value}'s key, leaving the current key as it is. */
+  int bucketOf(KeySelector<Object, Object> selector, Object value) {
+    Object key;
+    try {
+      key = selector.key(value);
+    } catch (Exception e) {
+      throw new UserFunctionException(chain.headName() + " (key selector)", e);
+    }
+    return Buckets.bucketOf(keys.encode(key), owned.length);
+  }
+
   boolean owns(int bucket) {
     return owned[bucket];
   }
@@ -280,6 +291,25 @@ final class StatePlane {
       }
     }
     return false;
+  }
+
+  /**
+   * The record of the current key is held until a sender's peer marker (§6.6): fetch the key's
+   * state meanwhile, if it is at another task, so that the record runs at once when the hold ends
+   * (issue 20 step 5) instead of the hold ending in a burst of fetches.
+   */
+  void prefetchHeld(int bucket) {
+    if (remoteState || !moved[bucket] || pulling[bucket]) {
+      return; // remote state is read per batch; an eager pull brings the bucket anyway
+    }
+    KeyRef ref = new KeyRef(bucket, recordKeyBytes);
+    if (parking.fetchingFrom(ref) != -1 || parking.isParked(ref)) {
+      return;
+    }
+    int holder = holderOf(bucket, ref.key());
+    if (holder != locations.self()) {
+      parking.prefetch(ref, holder);
+    }
   }
 
   /** Runs a due timer's callback, or parks it like a record when its key's state is elsewhere. */

@@ -296,7 +296,7 @@ public final class TaskEngine {
     }
     guard(
         () -> {
-          input.accept(d);
+          epoch.arrived(input.accept(d), d.item());
           drain();
         });
   }
