@@ -613,8 +613,6 @@ public final class RescaleExperiment {
                     lag.level,
                     at(levelStart).backlog(),
                     at(s.doublingAtSecond()).backlog(),
-                    atRequest.lag(),
-                    lag.threshold,
                     atRequest.backlog(),
                     backlog.threshold),
                 steps.size() == 1 && s.to() > s.from());
