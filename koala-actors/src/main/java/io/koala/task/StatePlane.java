@@ -19,7 +19,6 @@ import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.protocol.StateMessage.KeyState;
 import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.StateServiceAddress;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.UserFunctionException;
@@ -28,20 +27,15 @@ import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.state.TimeDomain;
-import io.koala.store.KeyLayout;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
-import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import io.koala.task.state.KeyedStateBackend;
 import io.koala.task.state.KeyedTimers;
-import java.nio.ByteBuffer;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.TreeMap;
 import java.util.function.LongSupplier;
 
 /**
@@ -53,13 +47,6 @@ import java.util.function.LongSupplier;
  * holders are released once no restorable checkpoint needs them there.
  */
 final class StatePlane {
-  private static final byte[] RELEASE_PREFIX = {'r', 'l'};
-
-  /** Requests one batch sends a holder at most; a reply leaves out the keys it cannot carry. */
-  static final int FETCH_WINDOW = 16;
-
-  /** The state size of a key assumed before any was installed. */
-  private static final long ASSUMED_KEY_BYTES = 1_024;
 
   private final TaskSetup setup;
   private final TaskHost services;
@@ -70,7 +57,8 @@ final class StatePlane {
   private final KeyedTimers timers;
   private final OperatorChain chain;
   private final BatchClock clock;
-  private final LongSupplier lastBarrier; // the checkpoint this task last snapshotted
+  private final Releases releases;
+  private final StateRequests requests;
   private final Runnable timersChanged; // wakes the task for its next processing-time timer
   private final RemoteStateClient remote;
   private final boolean remoteState; // the state lives at state services
@@ -80,9 +68,6 @@ final class StatePlane {
   private final int parkedLimit; // records parked at most before upstream records wait
   private boolean drainScheduled;
   private long recordsAtDrainTick = -1;
-  private long nextFetchId;
-  // requests sent and not answered yet: to whom, and when (for the round-trip histograms)
-  private final Map<Long, long[]> outstanding = new HashMap<>();
 
   /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
   private final boolean[] owned;
@@ -117,7 +102,8 @@ final class StatePlane {
     this.state = new KeyedStateBackend(vertex.head().id().name(), store, serde);
     this.chain = chain;
     this.clock = clock;
-    this.lastBarrier = lastBarrier;
+    this.releases = new Releases(setup, services, metrics, lastBarrier);
+    this.requests = new StateRequests(setup, services, metrics, clock, remote, draining);
     this.timersChanged = timersChanged;
     this.remote = remote;
     this.remoteState = remote.enabled();
@@ -416,10 +402,8 @@ final class StatePlane {
   // ---------------------------------------------------------------- fetches and replies
 
   /**
-   * Sends the batch's fetches, for every key newly parked: to each holder, as many requests as its
-   * replies need to carry them whole, up to {@link #FETCH_WINDOW} at once, so a burst of keys costs
-   * one round trip rather than one per reply (DESIGN §4.2); the first request to a retiring holder
-   * also asks for the next keys this task drains from it (§6.5).
+   * Sends the batch's fetches, for every key newly parked ({@link StateRequests#send}); the first
+   * request to a retiring holder also asks for the next keys this task drains from it (§6.5).
    */
   void sendFetches() {
     DrainSettings s = draining.settings();
@@ -427,62 +411,11 @@ final class StatePlane {
   }
 
   private void sendFetches(int drainKeys) {
-    int perRequest = keysPerRequest();
-    for (Map.Entry<Integer, List<KeyRef>> f : parking.takeFetches().entrySet()) {
-      int holder = f.getKey();
-      List<KeyRef> keys = f.getValue();
-      // a state service reads where the state lives: one request, as many keys as it likes
-      int size =
-          StateServiceAddress.isService(holder)
-              ? keys.size()
-              : Math.max(perRequest, ceilDiv(keys.size(), FETCH_WINDOW));
-      for (int from = 0; from < keys.size(); from += size) {
-        long id = nextFetchId++;
-        StateMessage.Drain d =
-            drainKeys > 0 ? draining.next(locations, holder, id, drainKeys) : null;
-        List<KeyRef> part = List.copyOf(keys.subList(from, Math.min(keys.size(), from + size)));
-        sendFetch(new StateMessage.Fetch(id, setup.task(), part, d), holder);
-        clock.fetchSent(id);
-      }
-    }
+    requests.send(parking.takeFetches(), locations, drainKeys);
   }
 
-  /**
-   * Keys one request asks for: about three quarters of what a reply carries ({@link
-   * StateServing#CHUNK_BYTES}) at the mean size of the keys installed so far ({@link
-   * #ASSUMED_KEY_BYTES} before the first), so a reply rarely leaves keys out.
-   */
-  private int keysPerRequest() {
-    long keys = metrics.keysFetched + metrics.keysDrained;
-    long mean = keys == 0 ? ASSUMED_KEY_BYTES : Math.max(1, metrics.stateBytesFetched / keys);
-    return (int) Math.max(1, StateServing.CHUNK_BYTES * 3L / 4 / mean);
-  }
-
-  private static int ceilDiv(int a, int b) {
-    return (a + b - 1) / b;
-  }
-
-  /** Asks {@code holder} for the next chunk it has to drain, if none is asked for. */
   private void sendDrain(int holder, int keysPerChunk) {
-    long id = nextFetchId;
-    StateMessage.Drain d = draining.next(locations, holder, id, keysPerChunk);
-    if (d != null) {
-      nextFetchId++;
-      sendFetch(new StateMessage.Fetch(id, setup.task(), List.of(), d), holder);
-    }
-  }
-
-  /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
-  private void sendFetch(StateMessage.Fetch fetch, int holder) {
-    outstanding.put(fetch.requestId(), new long[] {holder, services.nanoTime()});
-    if (StateServiceAddress.isService(holder)) {
-      remote.fetch(fetch, holder);
-      return; // a read of where the state lives, not a transfer
-    }
-    services.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
-    if (!fetch.keys().isEmpty()) {
-      metrics.fetchRequests++;
-    }
+    requests.sendDrain(holder, locations, keysPerChunk);
   }
 
   /**
@@ -546,7 +479,7 @@ final class StatePlane {
     chain.recordKey(null);
     BatchClock.Batch waited = clock.replied(reply.requestId(), t0, !reply.unserved().isEmpty());
     writes.forEach(remote::writeBack);
-    release(reply.holder(), released);
+    releases.send(reply.holder(), released);
     timersChanged.run(); // the parked items may have registered some
     sendFetches();
     clock.refetched(waited);
@@ -554,10 +487,7 @@ final class StatePlane {
       sendDrain(from, Integer.MAX_VALUE);
     }
     reportReferences();
-    long[] sent = outstanding.remove(reply.requestId());
-    if (sent != null) {
-      metrics.fetchRoundTrip((int) sent[0], services.nanoTime() - sent[1]);
-    }
+    requests.answered(reply.requestId());
   }
 
   /**
@@ -574,15 +504,7 @@ final class StatePlane {
       metrics.stateBytesFetched += ks.bytes();
       locations.installed(txn, ref.bucket(), ref.key(), from);
       moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
-      if (services.checkpointing()) {
-        // released once a checkpoint a rollback may restore has it here (§6.7, C4)
-        txn.put(
-            Table.METADATA,
-            releaseKey(lastBarrier.getAsLong(), from, ref),
-            ByteBuffer.allocate(8).putLong(ks.generation()).array());
-      } else {
-        released.add(new StateMessage.Released(ref, ks.generation()));
-      }
+      releases.installed(txn, from, ref, ks.generation(), released);
     }
     for (Parking.Parked p : parking.arrived(ref)) {
       runParked(ref, p);
@@ -692,84 +614,23 @@ final class StatePlane {
 
   // ---------------------------------------------------------------- releases (§6.7)
 
-  /**
-   * An owner installed copies this task held: deletes each of them, in one transaction, if this
-   * task does not own its bucket and still has the bucket's generation the copy was fetched at
-   * (K5).
-   */
+  /** At a holder: deletes the copies an owner released ({@link Releases#apply}). */
   void release(StateMessage.Release release) {
     long t0 = services.nanoTime();
     state.begin();
-    WriteTxn txn = state.batchTxn();
-    for (StateMessage.Released r : release.keys()) {
-      KeyRef ref = r.key();
-      if (!owned[ref.bucket()] && locations.generation(ref.bucket()) == r.generation()) {
-        txn.deletePrefix(Table.STATE, KeyLayout.keyPrefix(ref.bucket(), ref.key()));
-        metrics.releasesApplied++;
-      }
-    }
+    releases.apply(state.batchTxn(), release, b -> owned[b], locations::generation);
     commit();
     metrics.releaseApplyNanos += services.nanoTime() - t0;
   }
 
-  /** Sends {@code holder} the releases of {@code released}, as few messages as fit. */
-  private void release(TaskId holder, List<StateMessage.Released> released) {
-    List<StateMessage.Release> messages = StateMessage.Release.of(setup.task(), released);
-    for (StateMessage.Release r : messages) {
-      services.send(holder, r);
-    }
-    metrics.releasesSent += released.size();
-    metrics.releaseMessagesSent += messages.size();
-  }
-
-  /**
-   * The key under which an owner keeps a copy to release: the last checkpoint before its install,
-   * the holder, and the key, so that a checkpoint's commit releases a prefix of them.
-   */
-  private static byte[] releaseKey(long checkpoint, int holder, KeyRef ref) {
-    return ByteBuffer.allocate(RELEASE_PREFIX.length + 14 + ref.key().length)
-        .put(RELEASE_PREFIX)
-        .putLong(checkpoint)
-        .putInt(holder)
-        .putShort((short) ref.bucket())
-        .put(ref.key())
-        .array();
-  }
-
   /** Releases the copies installed before the barrier of checkpoint {@code oldestRestorable}. */
   void releaseBefore(long oldestRestorable) {
-    List<byte[]> done = new ArrayList<>();
-    List<long[]> generations = new ArrayList<>();
     state.begin();
-    WriteTxn txn = state.batchTxn();
-    txn.scan(
-        Table.METADATA,
-        RELEASE_PREFIX,
-        (k, v) -> {
-          if (ByteBuffer.wrap(k, RELEASE_PREFIX.length, 8).getLong() >= oldestRestorable) {
-            return false;
-          }
-          done.add(k);
-          generations.add(new long[] {ByteBuffer.wrap(v).getLong()});
-          return true;
-        });
-    for (byte[] k : done) {
-      txn.delete(Table.METADATA, k);
-    }
+    Map<Integer, List<StateMessage.Released>> byHolder =
+        releases.takeBefore(state.batchTxn(), oldestRestorable);
     commit();
-    Map<Integer, List<StateMessage.Released>> byHolder = new TreeMap<>();
-    for (int i = 0; i < done.size(); i++) {
-      ByteBuffer b = ByteBuffer.wrap(done.get(i));
-      b.position(RELEASE_PREFIX.length + 8);
-      int holder = b.getInt();
-      int bucket = b.getShort() & 0xFFFF;
-      byte[] key = new byte[b.remaining()];
-      b.get(key);
-      byHolder
-          .computeIfAbsent(holder, h -> new ArrayList<>())
-          .add(new StateMessage.Released(new KeyRef(bucket, key), generations.get(i)[0]));
-    }
-    byHolder.forEach((holder, keys) -> release(new TaskId(setup.task().operator(), holder), keys));
+    byHolder.forEach(
+        (holder, keys) -> releases.send(new TaskId(setup.task().operator(), holder), keys));
   }
 
   // ---------------------------------------------------------------- bucket ownership
