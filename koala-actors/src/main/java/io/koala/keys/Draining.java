@@ -170,20 +170,22 @@ public final class Draining {
     scanned.removeIf(p -> (int) (p >>> 32) == bucket);
   }
 
-  /** Whether a drain request is outstanding to {@code holder}. */
-  public boolean isOutstanding(int holder) {
-    return outstanding.containsKey(holder);
-  }
-
   /**
    * The references to report to the coordinator, if the set or the publication changed since the
-   * last report; else {@code null}.
+   * last report; else {@code null}. A retiring holder is referenced while the lookup table names it
+   * or a request to it awaits its reply ({@code awaited}: a fetch or a drain the table no longer
+   * needs still reaches the holder, which must be there to answer it).
    */
-  public Set<Integer> toReport(KeyLocations locations) {
+  public Set<Integer> toReport(KeyLocations locations, Set<Integer> awaited) {
     if (version < 0) {
       return null;
     }
     Set<Integer> now = referenced(locations);
+    for (int h : awaited) {
+      if (retiring.contains(h)) {
+        now.add(h);
+      }
+    }
     if (version == reportedVersion && now.equals(reported)) {
       return null;
     }

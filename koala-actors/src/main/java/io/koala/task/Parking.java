@@ -145,11 +145,6 @@ public final class Parking {
     }
   }
 
-  /** Whether a fetch from {@code holder} is outstanding. */
-  public boolean isFetchingFrom(int holder) {
-    return inFlight.containsValue(holder);
-  }
-
   /** The fetches to send now, by holder; clears them. */
   public Map<Integer, List<KeyRef>> takeFetches() {
     Map<Integer, List<KeyRef>> out = new LinkedHashMap<>(toFetch);

@@ -486,8 +486,8 @@ final class StatePlane {
     if (pullNext) {
       sendDrain(from, Integer.MAX_VALUE);
     }
-    reportReferences();
     requests.answered(reply.requestId());
+    reportReferences();
   }
 
   /**
@@ -595,7 +595,7 @@ final class StatePlane {
 
   /** Tells the coordinator which retiring holders this task still references, if that changed. */
   private void reportReferences() {
-    Set<Integer> r = draining.toReport(locations);
+    Set<Integer> r = draining.toReport(locations, requests.awaited());
     if (r != null) {
       services.send(
           TaskEngine.COORDINATOR,
@@ -605,7 +605,7 @@ final class StatePlane {
 
   /** Whether this task still references state at {@code holder}, or awaits a reply from it. */
   boolean references(int holder) {
-    boolean referenced = parking.isFetchingFrom(holder) || draining.isOutstanding(holder);
+    boolean referenced = requests.awaited().contains(holder);
     for (int b : locations.movedBuckets()) {
       referenced |= locations.holdersOf(b).contains(holder);
     }

@@ -10,8 +10,10 @@ import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.StateServiceAddress;
 import io.koala.protocol.TaskSetup;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 
 /**
  * What a task asks its holders for, in which requests, and how long the answers take: a batch's
@@ -85,6 +87,15 @@ final class StateRequests {
       nextFetchId++;
       send(new StateMessage.Fetch(id, setup.task(), List.of(), d), holder);
     }
+  }
+
+  /** The holders a request was sent to whose reply has not run yet. */
+  Set<Integer> awaited() {
+    Set<Integer> out = new HashSet<>();
+    for (long[] sent : outstanding.values()) {
+      out.add((int) sent[0]);
+    }
+    return out;
   }
 
   /** The reply to request {@code requestId} has run: its round trip is recorded. */

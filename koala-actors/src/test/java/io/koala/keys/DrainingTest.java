@@ -174,16 +174,19 @@ class DrainingTest {
     a.write("k1", "v1");
     move(a, b);
     Draining draining = new Draining();
-    assertThat(draining.toReport(b.klt)).as("nothing published yet").isNull();
+    assertThat(draining.toReport(b.klt, Set.of())).as("nothing published yet").isNull();
     draining.retiring(3, Set.of(0), SETTINGS);
-    assertThat(draining.toReport(b.klt)).containsExactly(0);
-    assertThat(draining.toReport(b.klt)).isNull();
+    assertThat(draining.toReport(b.klt, Set.of())).containsExactly(0);
+    assertThat(draining.toReport(b.klt, Set.of())).isNull();
     draining.retiring(2, Set.of(), SETTINGS); // an older publication is ignored
     assertThat(draining.isRetiring(0)).isTrue();
     drainAll(b, draining, a, 5);
-    assertThat(draining.toReport(b.klt)).isEmpty();
+    assertThat(draining.toReport(b.klt, Set.of(0)))
+        .as("nothing named there, but a request awaits its reply: still referenced")
+        .isNull();
+    assertThat(draining.toReport(b.klt, Set.of(7))).as("7 does not retire").isEmpty();
     draining.retiring(4, Set.of(0), SETTINGS);
-    assertThat(draining.toReport(b.klt)).as("a new publication is answered").isEmpty();
+    assertThat(draining.toReport(b.klt, Set.of())).as("a new publication is answered").isEmpty();
     assertThat(draining.version()).isEqualTo(4);
   }
 
