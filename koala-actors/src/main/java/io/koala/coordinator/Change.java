@@ -61,6 +61,9 @@ public sealed interface Change extends KoalaMessage
     if (c instanceof Migrate mg) {
       workers.checkTarget(mg.worker());
     }
+    if (c instanceof Rescale r && r.onto() >= 0) {
+      workers.checkTarget(r.onto());
+    }
     return v.id();
   }
 
@@ -69,11 +72,26 @@ public sealed interface Change extends KoalaMessage
     return true;
   }
 
-  /** Run {@code operator} with {@code parallelism} tasks, placed by {@code policy}. */
-  record Rescale(String operator, int parallelism, PartitionPolicy policy) implements Change {
+  /**
+   * Run {@code operator} with {@code parallelism} tasks, buckets placed by {@code policy}; the new
+   * tasks go to worker {@code onto}, or with -1 are spread by the coordinator.
+   */
+  record Rescale(String operator, int parallelism, PartitionPolicy policy, int onto)
+      implements Change {
+
+    /** A rescale whose new tasks the coordinator spreads over the workers. */
+    public Rescale(String operator, int parallelism, PartitionPolicy policy) {
+      this(operator, parallelism, policy, -1);
+    }
+
     @Override
     public String kind() {
       return "rescale";
+    }
+
+    @Override
+    public int workerOf(int index) {
+      return onto;
     }
 
     @Override

@@ -164,7 +164,7 @@ final class Departures {
                 w);
         job.requests.onReconfigure(
             new JobInput.Reconfigure(
-                new Change.Rescale(operator, target, PartitionPolicy.even()), outcome -> {}));
+                new Change.Rescale(operator, target, PartitionPolicy.even(), w), outcome -> {}));
       }
     }
   }

@@ -4,6 +4,7 @@ import static io.koala.job.ReconfigurationException.Reason.INVALID_REQUEST;
 
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
+import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.TaskSetup;
@@ -168,13 +169,20 @@ final class EpochRunner {
   }
 
   /**
-   * Places new tasks where the request says, else on the workers not lost with fewest of its tasks.
+   * Places new tasks where the request says, else on the placeable worker with the fewest of the
+   * operator's tasks, then with the fewest of the job's, then with the lowest index.
    */
   private IntUnaryOperator placer(RequestQueue.Queued q) {
     WorkerPool pool = job.departures.pool();
     int[] load = new int[pool.size()];
+    int[] jobLoad = new int[pool.size()];
     for (TaskId t : job.live.liveTaskIds(q.vertex)) {
       load[job.live.placement(t)]++;
+    }
+    for (Vertex v : job.plan.vertices()) {
+      for (TaskId t : job.live.liveTaskIds(v.id())) {
+        jobLoad[job.live.placement(t)]++;
+      }
     }
     return index -> {
       int w = q.change.workerOf(index);
@@ -190,9 +198,10 @@ final class EpochRunner {
                   + pool.leaving()
                   + ")");
         }
-        w = pool.leastLoaded(load);
+        w = pool.leastLoaded(load, jobLoad);
       }
       load[w]++;
+      jobLoad[w]++;
       return w;
     };
   }

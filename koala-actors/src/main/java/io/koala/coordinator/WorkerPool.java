@@ -91,8 +91,7 @@ public record WorkerPool(int size, Set<Integer> lost, Set<Integer> leaving) {
   /**
    * The parallelism of an operator of {@code parallelism} tasks on {@code hosts} workers once it is
    * scaled onto a worker that joined ({@code koala.cluster.scale-on-join}): one worker's average
-   * share more, rounded up, and at most {@code buckets}. The least-loaded placement puts the new
-   * tasks on the new worker.
+   * share more, rounded up, and at most {@code buckets}. The new tasks all go to the new worker.
    */
   public static int parallelismOnJoin(int parallelism, int hosts, int buckets) {
     if (parallelism < 1 || hosts < 1) {
@@ -146,13 +145,26 @@ public record WorkerPool(int size, Set<Integer> lost, Set<Integer> leaving) {
    * @throws IllegalStateException when no worker is placeable
    */
   public int leastLoaded(int[] load) {
-    if (load.length != size) {
+    return leastLoaded(load, new int[size]);
+  }
+
+  /**
+   * The placeable worker with the smallest {@code load}, ties to the smallest {@code then}, then to
+   * the lowest index (both indexed by worker).
+   *
+   * @throws IllegalStateException when no worker is placeable
+   */
+  public int leastLoaded(int[] load, int[] then) {
+    if (load.length != size || then.length != size) {
       throw new IllegalArgumentException(
-          "load has " + load.length + " entries for " + size + " workers");
+          "load has " + load.length + " and " + then.length + " entries for " + size + " workers");
     }
     int best = -1;
     for (int w = 0; w < size; w++) {
-      if (placeable(w) && (best < 0 || load[w] < load[best])) {
+      if (placeable(w)
+          && (best < 0
+              || load[w] < load[best]
+              || (load[w] == load[best] && then[w] < then[best]))) {
         best = w;
       }
     }

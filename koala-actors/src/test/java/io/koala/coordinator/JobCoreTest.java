@@ -31,7 +31,11 @@ class JobCoreTest {
   private static final ChannelSettings CHANNELS = new ChannelSettings(16, 1 << 20, 0, 4, 100);
 
   private static ExecutionPlan plan() {
-    DataflowBuilder b = Dataflow.builder("count").parallelism(2);
+    return plan(2);
+  }
+
+  private static ExecutionPlan plan(int parallelism) {
+    DataflowBuilder b = Dataflow.builder("count").parallelism(parallelism);
     b.source(SourceSpec.<Long>collection("n", List.of(1L, 2L, 3L)))
         .keyBy(x -> x)
         .count("count")
@@ -41,9 +45,17 @@ class JobCoreTest {
 
   private static JobSetup setup(
       JobSetup.Checkpointing checkpointing, List<JobReply.StatusChanged> events) {
+    return setup(checkpointing, events, plan(), List.of());
+  }
+
+  private static JobSetup setup(
+      JobSetup.Checkpointing checkpointing,
+      List<JobReply.StatusChanged> events,
+      ExecutionPlan plan,
+      List<String> scaleOnJoin) {
     return new JobSetup(
         "count",
-        plan(),
+        plan,
         2,
         WorkerPool.of(2),
         CHANNELS,
@@ -55,7 +67,7 @@ class JobCoreTest {
         checkpointing,
         false,
         null,
-        List.of(),
+        scaleOnJoin,
         events::add,
         true);
   }
@@ -331,5 +343,21 @@ class JobCoreTest {
         .isNotEmpty()
         .allMatch(t -> t.task().task().operator().name().equals("n"));
     assertThat(of(JobEffect.JournalCheckpoint.class, trigger)).isEmpty();
+  }
+
+  /** A worker address as a host would hand it out. */
+  private record Joined(int worker) implements WorkerAddress {}
+
+  @Test
+  void aWorkerThatJoinsGetsTheNewTasksOfTheOperatorsScaledOntoIt() {
+    // count's 3 tasks on 2 workers are 2 + 1: the least-loaded rule would give worker 1 one
+    JobCore core = new JobCore(setup(null, new ArrayList<>(), plan(3), List.of("count")), 0);
+    deployAll(core, core.start(), 0);
+    List<JobEffect> joined = on(core, new JobInput.WorkerJoined(2, new Joined(2)), 1);
+    List<JobEffect.Deploy> deploys = of(JobEffect.Deploy.class, joined);
+    assertThat(deploys).extracting(JobEffect.Deploy::worker).containsExactly(2);
+    assertThat(deploys.get(0).setups())
+        .extracting(s -> s.task().toString())
+        .containsExactly("count#3", "count#4");
   }
 }

@@ -106,6 +106,14 @@ class WorkerPoolTest {
   }
 
   @Test
+  void aTieOfTheOperatorsTasksGoesToTheWorkerWithFewerOfTheJobs() {
+    WorkerPool pool = WorkerPool.of(3);
+    assertThat(pool.leastLoaded(new int[] {1, 1, 1}, new int[] {4, 2, 3})).isEqualTo(1);
+    assertThat(pool.leastLoaded(new int[] {1, 0, 1}, new int[] {0, 9, 0})).isEqualTo(1);
+    assertThat(pool.leastLoaded(new int[] {1, 1, 1}, new int[] {2, 3, 2})).isEqualTo(0);
+  }
+
+  @Test
   void aRequestMayNotNameALostOrUnknownWorker() {
     WorkerPool pool = WorkerPool.of(3).without(2);
     pool.checkTarget(0);
