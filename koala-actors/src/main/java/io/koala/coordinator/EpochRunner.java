@@ -6,6 +6,7 @@ import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
+import io.koala.protocol.DurationText;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.TaskSetup;
 import java.util.ArrayList;
@@ -305,7 +306,7 @@ final class EpochRunner {
                 + " ("
                 + active.request.change
                 + ") made no progress for "
-                + job.setup.stepTimeout()
+                + DurationText.of(job.setup.stepTimeout())
                 + " in phase "
                 + active.driver.phase()
                 + ", waiting for "

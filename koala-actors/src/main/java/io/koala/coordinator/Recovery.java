@@ -3,6 +3,7 @@ package io.koala.coordinator;
 import io.koala.checkpoint.CheckpointException;
 import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
+import io.koala.protocol.DurationText;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.TaskSetup;
 import java.nio.file.Path;
@@ -440,7 +441,7 @@ final class Recovery {
                 + ": "
                 + job.roster.describePending()
                 + " did not deploy their tasks within "
-                + job.setup.checkpointing().redeployTimeout()
+                + DurationText.of(job.setup.checkpointing().redeployTimeout())
                 + " (koala.checkpoint.redeploy-timeout)"));
   }
 

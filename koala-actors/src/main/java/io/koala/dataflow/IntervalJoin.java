@@ -1,6 +1,7 @@
 package io.koala.dataflow;
 
 import io.koala.function.DataflowDefinitionException;
+import io.koala.protocol.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 
@@ -38,7 +39,10 @@ public final class IntervalJoin<K, A, B> {
     Objects.requireNonNull(upper, "upper bound");
     if (lower.compareTo(upper) > 0) {
       throw new DataflowDefinitionException(
-          "interval join: lower bound " + lower + " must not exceed upper bound " + upper);
+          "interval join: lower bound "
+              + DurationText.of(lower)
+              + " must not exceed upper bound "
+              + DurationText.of(upper));
     }
     return new IntervalJoined<>(first, second, lower.toMillis(), upper.toMillis());
   }

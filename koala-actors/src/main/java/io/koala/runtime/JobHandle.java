@@ -5,6 +5,7 @@ import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
+import io.koala.protocol.DurationText;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.internal.JobClient;
 import java.time.Duration;
@@ -72,7 +73,8 @@ public final class JobHandle implements AutoCloseable {
       }
       throw new KoalaException("job " + id() + " failed", e.getCause());
     } catch (TimeoutException e) {
-      throw new KoalaException("job " + id() + " did not end within " + timeout, e);
+      throw new KoalaException(
+          "job " + id() + " did not end within " + DurationText.of(timeout), e);
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new KoalaException("interrupted while waiting for job " + id(), e);

@@ -3,10 +3,13 @@ package io.koala.runtime;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigOrigin;
 import com.typesafe.config.ConfigRenderOptions;
+import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
+import io.koala.protocol.DurationText;
 import io.koala.protocol.Protocol;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.StoreOptions;
@@ -453,27 +456,45 @@ public final class KoalaConfig {
 
   // ---------------------------------------------------------------- readers
 
-  static <T> T read(String path, String expected, java.util.function.Supplier<T> r) {
+  /**
+   * Reads {@code path} of {@code c} with {@code r}; a missing or wrong value fails with a {@link
+   * ConfigurationException} naming the path, the value as written and what was {@code expected}
+   * (and the file and line it came from). For Koala's modules reading their own settings.
+   */
+  public static <T> T read(
+      Config c, String path, String expected, java.util.function.Supplier<T> r) {
     try {
       return r.get();
     } catch (ConfigException.Missing e) {
       throw new ConfigurationException(path + " is missing; expected " + expected, e);
     } catch (ConfigException e) {
+      ConfigValue value = c.getValue(path);
+      ConfigOrigin origin = value.origin();
+      String from =
+          origin.filename() != null || origin.url() != null
+              ? " (" + origin.description() + ")"
+              : "";
       throw new ConfigurationException(
-          path + " is invalid: " + e.getMessage() + "; expected " + expected, e);
+          path
+              + " = "
+              + value.render(ConfigRenderOptions.concise())
+              + from
+              + " is invalid; expected "
+              + expected,
+          e);
     }
   }
 
   static String string(Config c, String path) {
-    return read(path, "a string", () -> c.getString(path));
+    return read(c, path, "a string", () -> c.getString(path));
   }
 
   static boolean bool(Config c, String path) {
-    return read(path, "on/off (true/false)", () -> c.getBoolean(path));
+    return read(c, path, "on/off (true/false)", () -> c.getBoolean(path));
   }
 
   private static int intIn(Config c, String path, int min, int max) {
-    int v = read(path, "an integer in [" + min + ", " + max + "]", () -> c.getInt(path));
+    int v = read(c, path, "an integer in [" + min + ", " + max + "]", () -> c.getInt(path));
     if (v < min || v > max) {
       throw new ConfigurationException(
           path + " = " + v + " is out of range; allowed: [" + min + ", " + max + "]");
@@ -484,6 +505,7 @@ public final class KoalaConfig {
   private static long bytesIn(Config c, String path, long min, long max) {
     long v =
         read(
+            c,
             path,
             "a size such as \"256 KiB\" in [" + min + ", " + max + "] bytes",
             () -> c.getBytes(path));
@@ -497,33 +519,53 @@ public final class KoalaConfig {
   private static Duration durationIn(Config c, String path, Duration min, Duration max) {
     Duration v =
         read(
+            c,
             path,
-            "a duration such as \"5 ms\" in [" + min + ", " + max + "]",
+            "a duration such as \"5 ms\" in [" + text(min) + ", " + text(max) + "]",
             () -> c.getDuration(path));
     if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
       throw new ConfigurationException(
-          path + " = " + v + " is out of range; allowed: [" + min + ", " + max + "]");
+          path
+              + " = "
+              + text(v)
+              + " is out of range; allowed: ["
+              + text(min)
+              + ", "
+              + text(max)
+              + "]");
     }
     return v;
   }
 
+  private static String text(Duration d) {
+    return DurationText.of(d);
+  }
+
   /** A duration in [min, max], or {@code off} ({@code null}). */
   private static Duration offOrDuration(Config c, String path, Duration min, Duration max) {
-    String expected = "off, or a duration such as \"10 s\" in [" + min + ", " + max + "]";
-    Object raw = read(path, expected, () -> c.getValue(path).unwrapped());
+    String expected =
+        "off, or a duration such as \"10 s\" in [" + text(min) + ", " + text(max) + "]";
+    Object raw = read(c, path, expected, () -> c.getValue(path).unwrapped());
     if (Boolean.FALSE.equals(raw) || "off".equals(raw) || "false".equals(raw)) {
       return null;
     }
-    Duration v = read(path, expected, () -> c.getDuration(path));
+    Duration v = read(c, path, expected, () -> c.getDuration(path));
     if (v.compareTo(min) < 0 || v.compareTo(max) > 0) {
       throw new ConfigurationException(
-          path + " = " + v + " is out of range; allowed: off, or [" + min + ", " + max + "]");
+          path
+              + " = "
+              + text(v)
+              + " is out of range; allowed: off, or ["
+              + text(min)
+              + ", "
+              + text(max)
+              + "]");
     }
     return v;
   }
 
   private static List<String> operatorNames(Config c, String path) {
-    List<String> names = read(path, "a list of operator names", () -> c.getStringList(path));
+    List<String> names = read(c, path, "a list of operator names", () -> c.getStringList(path));
     for (String n : names) {
       if (n.isBlank()) {
         throw new ConfigurationException(path + " contains a blank operator name: " + names);
@@ -533,7 +575,7 @@ public final class KoalaConfig {
   }
 
   private static List<Class<?>> classes(Config c, String path) {
-    List<String> names = read(path, "a list of class names", () -> c.getStringList(path));
+    List<String> names = read(c, path, "a list of class names", () -> c.getStringList(path));
     List<Class<?>> out = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
       String name = Objects.requireNonNull(names.get(i));

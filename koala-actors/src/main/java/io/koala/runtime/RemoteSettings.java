@@ -69,6 +69,7 @@ public final class RemoteSettings {
     this.enabledAlgorithms =
         List.copyOf(
             KoalaConfig.read(
+                c,
                 TLS + ".enabled-algorithms",
                 "a list of cipher suite names",
                 () -> c.getStringList(TLS + ".enabled-algorithms")));

@@ -132,7 +132,7 @@ class TwoInputDefinitionTest {
     IntervalJoin<String, String, String> join = l.intervalJoin(r);
     assertThatThrownBy(() -> join.between(Duration.ofMillis(5), Duration.ofMillis(4)))
         .isInstanceOf(DataflowDefinitionException.class)
-        .hasMessageContaining("lower bound PT0.005S must not exceed upper bound PT0.004S");
+        .hasMessageContaining("lower bound 5 ms must not exceed upper bound 4 ms");
     // Equal bounds are an exact-timestamp join; negative bounds are fine.
     join.between(Duration.ofMillis(-5), Duration.ofMillis(-5));
   }

@@ -143,7 +143,7 @@ class WorkerLossRecoveryIT {
       assertThatThrownBy(() -> job.await(WAIT))
           .isInstanceOf(JobFailedException.class)
           .hasMessageContaining("attempt 1 of job " + job.id())
-          .hasMessageContaining("did not deploy their tasks within PT0.001S")
+          .hasMessageContaining("did not deploy their tasks within 1 ms")
           .hasMessageContaining("koala.checkpoint.redeploy-timeout")
           .hasMessageMatching("(?s).*workers \\d \\(tasks \\[.*#\\d.*");
     }

@@ -1,9 +1,9 @@
 package io.koala.cluster;
 
 import com.typesafe.config.Config;
-import com.typesafe.config.ConfigException;
 import com.typesafe.config.ConfigFactory;
 import io.koala.dataflow.Dataflow;
+import io.koala.protocol.DurationText;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
@@ -97,9 +97,9 @@ public final class KoalaCluster implements AutoCloseable {
       throw new ConfigurationException(
           phase
               + " ("
-              + phaseTimeout
+              + DurationText.of(phaseTimeout)
               + ") must be longer than koala.cluster.leave-timeout ("
-              + leaveTimeout
+              + DurationText.of(leaveTimeout)
               + "), or a leaving node stops before its tasks have moved");
     }
     Http http = http(c);
@@ -446,13 +446,8 @@ public final class KoalaCluster implements AutoCloseable {
       host = string(c, "koala.node.host");
     }
     String portPath = "koala.node.http.port";
-    String raw;
-    try {
-      raw = c.getString(portPath);
-    } catch (ConfigException e) {
-      throw new ConfigurationException(
-          portPath + ": expected off or a port number 0..65535 (" + e.getMessage() + ")", e);
-    }
+    String raw =
+        KoalaConfig.read(c, portPath, "off or a port number 0..65535", () -> c.getString(portPath));
     if (raw.equals("off") || raw.equals("false")) {
       return null;
     }
@@ -464,18 +459,15 @@ public final class KoalaCluster implements AutoCloseable {
   }
 
   private static boolean runsTasks(Config c) {
-    try {
-      return c.getBoolean("koala.node.worker");
-    } catch (ConfigException e) {
-      throw new ConfigurationException(
-          "koala.node.worker: expected on or off (" + e.getMessage() + ")", e);
-    }
+    String path = "koala.node.worker";
+    return KoalaConfig.read(c, path, "on or off", () -> c.getBoolean(path));
   }
 
   private static Duration leaveTimeout(Config c) {
     Duration d = duration(c, "koala.cluster.leave-timeout");
     if (d.isNegative() || d.isZero()) {
-      throw new ConfigurationException("koala.cluster.leave-timeout must be positive, not " + d);
+      throw new ConfigurationException(
+          "koala.cluster.leave-timeout must be positive, not " + DurationText.of(d));
     }
     return d;
   }
@@ -500,13 +492,7 @@ public final class KoalaCluster implements AutoCloseable {
   }
 
   private static int port(Config c, String path) {
-    int p;
-    try {
-      p = c.getInt(path);
-    } catch (ConfigException e) {
-      throw new ConfigurationException(
-          path + ": expected a port number 0..65535 (" + e.getMessage() + ")", e);
-    }
+    int p = KoalaConfig.read(c, path, "a port number 0..65535", () -> c.getInt(path));
     if (p < 0 || p > 65535) {
       throw new ConfigurationException(path + " = " + p + " is outside 0..65535");
     }
@@ -514,29 +500,15 @@ public final class KoalaCluster implements AutoCloseable {
   }
 
   private static String string(Config c, String path) {
-    try {
-      return c.getString(path);
-    } catch (ConfigException e) {
-      throw new ConfigurationException(path + ": expected a string (" + e.getMessage() + ")", e);
-    }
+    return KoalaConfig.read(c, path, "a string", () -> c.getString(path));
   }
 
   private static List<String> list(Config c, String path) {
-    try {
-      return c.getStringList(path);
-    } catch (ConfigException e) {
-      throw new ConfigurationException(
-          path + ": expected a list of strings (" + e.getMessage() + ")", e);
-    }
+    return KoalaConfig.read(c, path, "a list of strings", () -> c.getStringList(path));
   }
 
   private static Duration duration(Config c, String path) {
-    try {
-      return c.getDuration(path);
-    } catch (ConfigException e) {
-      throw new ConfigurationException(
-          path + ": expected a duration such as \"30 s\" (" + e.getMessage() + ")", e);
-    }
+    return KoalaConfig.read(c, path, "a duration such as \"30 s\"", () -> c.getDuration(path));
   }
 
   private static String quote(String s) {

@@ -221,8 +221,8 @@ class KoalaClusterConfigTest {
     try {
       assertThatThrownBy(() -> KoalaCluster.start(system, KoalaConfig.from(node)))
           .isInstanceOf(ConfigurationException.class)
-          .hasMessageStartingWith(phase + " (PT10S)")
-          .hasMessageContaining("koala.cluster.leave-timeout (PT5M)");
+          .hasMessageStartingWith(phase + " (10 s)")
+          .hasMessageContaining("koala.cluster.leave-timeout (5 min)");
     } finally {
       terminate(system);
     }

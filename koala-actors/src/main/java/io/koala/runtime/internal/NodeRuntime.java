@@ -1,6 +1,7 @@
 package io.koala.runtime.internal;
 
 import io.koala.coordinator.JobInput;
+import io.koala.protocol.DurationText;
 import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
@@ -207,7 +208,7 @@ public final class NodeRuntime implements AutoCloseable {
                                           "the directory of node "
                                               + d.path().address()
                                               + " did not answer within "
-                                              + timeout));
+                                              + DurationText.of(timeout)));
                               return Behaviors.stopped();
                             })
                         .onSignal(
