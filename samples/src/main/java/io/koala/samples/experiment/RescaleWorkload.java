@@ -243,7 +243,6 @@ public record RescaleWorkload(
         .parallelism(s.workers());
   }
 
-  /** A target at the settings' parallelism before and emulated capacity. */
   /**
    * The target at its parallelism before and emulated capacity; in the control run at its
    * parallelism after from the start, with the capacity before in total until the rescale and the
