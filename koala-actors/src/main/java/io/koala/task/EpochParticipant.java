@@ -495,8 +495,7 @@ final class EpochParticipant {
    * dropped).
    */
   void forwardOrFail(int bucket, Object value, long timestamp, int edge) {
-    Integer receiver = role == null || !role.handedOver ? null : role.movesOut.get(bucket);
-    if (receiver == null) {
+    if (!forward(bucket, value, timestamp, edge)) {
       throw new ProtocolViolationException(
           "task "
               + setup.task()
@@ -506,8 +505,20 @@ final class EpochParticipant {
               + bucket
               + ", which it does not own");
     }
+  }
+
+  /**
+   * Forwards a record of {@code bucket} to its receiver if this task handed the bucket over in the
+   * current reconfiguration; returns whether it did.
+   */
+  private boolean forward(int bucket, Object value, long timestamp, int edge) {
+    Integer receiver = role == null || !role.handedOver ? null : role.movesOut.get(bucket);
+    if (receiver == null) {
+      return false;
+    }
     output.forwardRecord(role.peerOutPosition.get(receiver), value, timestamp, edge);
     metrics.recordsForwarded++;
+    return true;
   }
 
   // ---------------------------------------------------------------- markers
@@ -602,11 +613,7 @@ final class EpochParticipant {
     for (int i = 0; i < batch.size(); i++) {
       Object value = batch.value(i);
       int bucket = keyed.bucketOf(selector, value);
-      Integer receiver = keyed.owns(bucket) ? null : role.movesOut.get(bucket);
-      if (receiver != null) {
-        output.forwardRecord(role.peerOutPosition.get(receiver), value, batch.timestamp(i), edge);
-        metrics.recordsForwarded++;
-      } else {
+      if (keyed.owns(bucket) || !forward(bucket, value, batch.timestamp(i), edge)) {
         values[kept] = value; // a bucket it owns, or one it neither owns nor forwards: in turn
         timestamps[kept++] = batch.timestamp(i);
       }

@@ -223,12 +223,7 @@ final class StatePlane {
   /** Returns the bucket of the record's key and makes it the current key. */
   int setKey(KeySelector<Object, Object> selector, Object value) {
     chain.recordKey(null);
-    Object key;
-    try {
-      key = selector.key(value);
-    } catch (Exception e) {
-      throw new UserFunctionException(chain.headName() + " (key selector)", e);
-    }
+    Object key = keyOf(selector, value);
     chain.recordKey(key);
     byte[] keyBytes = keys.encode(key);
     recordKeyBytes = keyBytes;
@@ -239,13 +234,16 @@ final class StatePlane {
 
   /** The bucket of {@code value}'s key, leaving the current key as it is. */
   int bucketOf(KeySelector<Object, Object> selector, Object value) {
-    Object key;
+    return Buckets.bucketOf(keys.encode(keyOf(selector, value)), owned.length);
+  }
+
+  /** {@code value}'s key; a failing selector is the user's function failing. */
+  private Object keyOf(KeySelector<Object, Object> selector, Object value) {
     try {
-      key = selector.key(value);
+      return selector.key(value);
     } catch (Exception e) {
       throw new UserFunctionException(chain.headName() + " (key selector)", e);
     }
-    return Buckets.bucketOf(keys.encode(key), owned.length);
   }
 
   boolean owns(int bucket) {

@@ -96,12 +96,7 @@ final class DemoCommand implements Callable<Integer> {
         first.capacityBefore(),
         String.join(", then ", PROTOCOLS));
     stdout.flush();
-    List<ExperimentRuns.Run> runs =
-        Experiments.perProtocol(
-            spec, PROTOCOLS, p -> RescaleExperiment.Plan.rescale(scenario(quick, p)));
-    Map<String, RescaleExperiment.Outcome> outcomes =
-        ExperimentRuns.run("demo", runs, out, System.out, stdout, false);
-    outcomes = rerunInvalid(outcomes, stdout);
+    Map<String, RescaleExperiment.Outcome> outcomes = rerunInvalid(run(PROTOCOLS, stdout), stdout);
     Map<String, RescaleResult> results = new LinkedHashMap<>();
     outcomes.forEach((p, o) -> results.put(p, o.result()));
     stdout.println();
@@ -176,7 +171,7 @@ final class DemoCommand implements Callable<Integer> {
    */
   private Map<String, RescaleExperiment.Outcome> rerunInvalid(
       Map<String, RescaleExperiment.Outcome> outcomes, PrintWriter stdout) throws Exception {
-    Map<String, RescaleExperiment.Outcome> out = new LinkedHashMap<>(outcomes);
+    Map<String, RescaleExperiment.Outcome> result = new LinkedHashMap<>(outcomes);
     for (Map.Entry<String, RescaleExperiment.Outcome> e : outcomes.entrySet()) {
       RescaleResult r = e.getValue().result();
       if (r.error() == null) {
@@ -185,12 +180,18 @@ final class DemoCommand implements Callable<Integer> {
       String p = e.getKey();
       stdout.printf("The %s run is not valid (%s); running it once more.%n", p, r.error());
       stdout.flush();
-      List<ExperimentRuns.Run> again =
-          Experiments.perProtocol(
-              spec, List.of(p), q -> RescaleExperiment.Plan.rescale(scenario(quick, q)));
-      out.put(p, ExperimentRuns.run("demo", again, this.out, System.out, stdout, false).get(p));
+      result.put(p, run(List.of(p), stdout).get(p));
     }
-    return out;
+    return result;
+  }
+
+  /** Runs the demo's scenario once with each of {@code protocols}, in that order. */
+  private Map<String, RescaleExperiment.Outcome> run(List<String> protocols, PrintWriter stdout)
+      throws Exception {
+    List<ExperimentRuns.Run> runs =
+        Experiments.perProtocol(
+            spec, protocols, p -> RescaleExperiment.Plan.rescale(scenario(quick, p)));
+    return ExperimentRuns.run("demo", runs, out, System.out, stdout, false);
   }
 
   /**
