@@ -118,8 +118,10 @@ final class Departures {
                 !job.checkpoints.on()
                     ? lost + "; without checkpoints (koala.checkpoint.interval = off) they are lost"
                     : lost + "; workers left: " + pool.survivors()));
-    if (job.recovery.recovering() && job.lifecycle.running()) {
-      job.recovery.rollback(error.describe()); // part of the failure being recovered from
+    if (job.recovery.recovering() && !job.lifecycle.status().isTerminal()) {
+      // part of the failure being recovered from (a takeover recovers while still DEPLOYING: its
+      // node learns of the previous coordinator's node going away only now)
+      job.recovery.rollback(error.describe());
       return;
     }
     job.recovery.failed(error);

@@ -301,8 +301,8 @@ final class Recovery {
     if (job.lifecycle.status().isTerminal()) {
       return;
     }
-    if (!job.checkpoints.on() || !job.lifecycle.running()) {
-      job.lifecycle.fail(error);
+    if (!job.checkpoints.on() || !(job.lifecycle.running() || recovering)) {
+      job.lifecycle.fail(error); // a first deployment that fails has nothing to roll back to
       return;
     }
     int maxRestarts = job.setup.checkpointing().maxRestarts();

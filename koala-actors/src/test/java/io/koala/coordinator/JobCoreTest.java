@@ -53,6 +53,15 @@ class JobCoreTest {
       List<JobReply.StatusChanged> events,
       ExecutionPlan plan,
       List<String> scaleOnJoin) {
+    return setup(checkpointing, events, plan, scaleOnJoin, false);
+  }
+
+  private static JobSetup setup(
+      JobSetup.Checkpointing checkpointing,
+      List<JobReply.StatusChanged> events,
+      ExecutionPlan plan,
+      List<String> scaleOnJoin,
+      boolean sharded) {
     return new JobSetup(
         "count",
         plan,
@@ -65,7 +74,7 @@ class JobCoreTest {
         Duration.ofSeconds(30),
         Duration.ofSeconds(30),
         checkpointing,
-        false,
+        sharded,
         null,
         scaleOnJoin,
         events::add,
@@ -359,5 +368,47 @@ class JobCoreTest {
     assertThat(deploys.get(0).setups())
         .extracting(s -> s.task().toString())
         .containsExactly("count#3", "count#4");
+  }
+
+  @Test
+  void aWorkerLostWhileATakeoverDeploysRestartsTheRecoveryInsteadOfFailingTheJob() {
+    List<JobReply.StatusChanged> events = new ArrayList<>();
+    JobCore core = new JobCore(setup(CHECKPOINTS, events, plan(), List.of(), true), 0);
+    core.start();
+    // a coordinator of this job ran before (its node was downed): this one takes over
+    List<JobEffect> recovered =
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(2, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            1);
+    JobEffect.StartTimer backoff =
+        of(JobEffect.StartTimer.class, recovered).stream()
+            .filter(t -> t.input() instanceof JobInput.Redeploy)
+            .findFirst()
+            .orElseThrow();
+    List<JobEffect> deploying = on(core, backoff.input(), 60);
+    assertThat(of(JobEffect.Deploy.class, deploying))
+        .extracting(JobEffect.Deploy::worker)
+        .containsExactly(0, 1);
+    int attempt = core.attempt();
+
+    // the downed node's worker is known lost only now, while the takeover deploys onto it
+    List<JobEffect> lost = on(core, new JobInput.WorkerLost(1), 61);
+    assertThat(core.status()).as("%s", events).isEqualTo(JobStatus.DEPLOYING);
+    assertThat(core.attempt()).isEqualTo(attempt + 1);
+    JobEffect.StartTimer again =
+        of(JobEffect.StartTimer.class, lost).stream()
+            .filter(t -> t.input() instanceof JobInput.Redeploy)
+            .findFirst()
+            .orElseThrow();
+    List<JobEffect> redeploy = on(core, again.input(), 120);
+    assertThat(of(JobEffect.Deploy.class, redeploy))
+        .as("every task on the worker left")
+        .extracting(JobEffect.Deploy::worker)
+        .containsExactly(0);
+    deployAll(core, redeploy, attempt + 1);
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
   }
 }
