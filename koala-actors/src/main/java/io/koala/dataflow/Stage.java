@@ -142,9 +142,14 @@ public class Stage<T> {
     return new Stage<>(builder, all);
   }
 
-  /** Adds an operator of the low-level SPI without keyed state. */
+  /**
+   * Adds an operator of the low-level SPI. This stage is not keyed, so the operator gets no keyed
+   * state; a factory declared with {@link OperatorFactory#keyed} makes {@link
+   * DataflowBuilder#build()} fail, naming the operator (call {@code keyBy(...)} first).
+   */
   public <R> Stage<R> transform(String name, OperatorFactory<T, R> factory) {
-    return add(name, Kind.TRANSFORM, factory, false, null);
+    Objects.requireNonNull(factory, "operator factory");
+    return add(name, Kind.TRANSFORM, factory, factory.keyedState(), null);
   }
 
   /** Ends this stage in a sink. */

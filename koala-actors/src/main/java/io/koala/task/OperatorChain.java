@@ -283,7 +283,10 @@ final class OperatorChain {
     private void checkKeyed() {
       if (index != 0 || env.state() == null) {
         throw new IllegalStateException(
-            "operator '" + operatorName() + "' has no keyed state: it must follow keyBy(...)");
+            "operator '"
+                + operatorName()
+                + "' has no keyed state: it must follow keyBy(...) (declare an SPI operator's"
+                + " factory with OperatorFactory.keyed(...) so that build() checks it)");
       }
     }
 

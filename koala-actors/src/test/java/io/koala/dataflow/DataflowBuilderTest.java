@@ -8,6 +8,9 @@ import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
 import io.koala.function.Collector;
 import io.koala.function.DataflowDefinitionException;
+import io.koala.operator.Operator;
+import io.koala.operator.OperatorContext;
+import io.koala.operator.OperatorFactory;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
@@ -307,6 +310,47 @@ class DataflowBuilderTest {
         .isInstanceOf(DataflowDefinitionException.class)
         .hasMessageContaining("'dangling'")
         .hasMessageContaining("no downstream");
+  }
+
+  /** A pass-through SPI operator, declared keyed or not by the test. */
+  private static final class PassThrough implements Operator<String, String> {
+    private OperatorContext<String> ctx;
+
+    @Override
+    public void open(OperatorContext<String> ctx) {
+      this.ctx = ctx;
+    }
+
+    @Override
+    public void process(String value, long timestamp, int input) {
+      ctx.output().emit(value, timestamp);
+    }
+  }
+
+  @Test
+  void anSpiOperatorDeclaredKeyedOnAStageThatIsNotKeyedFailsTheBuildNamingIt() {
+    DataflowBuilder b = Dataflow.builder("spi");
+    b.source(words("src"))
+        .transform("totals", OperatorFactory.keyed(PassThrough::new))
+        .sink(SinkSpec.discarding("out"));
+    assertThatThrownBy(b::build)
+        .isInstanceOf(DataflowDefinitionException.class)
+        .hasMessageContaining("'totals'")
+        .hasMessageContaining("uses keyed state")
+        .hasMessageContaining("keyBy");
+  }
+
+  @Test
+  void anSpiOperatorDeclaredKeyedAfterKeyByHasKeyedStateAndAnUndeclaredOneHasNone() {
+    DataflowBuilder b = Dataflow.builder("spi");
+    Stage<String> src = b.source(words("src"));
+    src.keyBy(s -> s)
+        .transform("keyed", OperatorFactory.keyed(PassThrough::new))
+        .sink(SinkSpec.discarding("out1"));
+    src.transform("plain", PassThrough::new).sink(SinkSpec.discarding("out2"));
+    Dataflow d = b.build();
+    assertThat(node(d, "keyed").keyedState()).isTrue();
+    assertThat(node(d, "plain").keyedState()).isFalse();
   }
 
   @Test
