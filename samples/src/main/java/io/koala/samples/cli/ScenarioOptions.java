@@ -13,7 +13,8 @@ final class ScenarioOptions {
 
   @Option(
       names = "--workload",
-      description = "Workload: q6star, twitch, twitch-pipeline, taxi, borg or azure.")
+      description =
+          "Workload: q6star, q6star-sellers, twitch, twitch-pipeline, taxi, borg or azure.")
   String workload;
 
   @Option(names = "--from", description = "Tasks of the target before.")

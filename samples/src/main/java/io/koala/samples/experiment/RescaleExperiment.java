@@ -562,7 +562,8 @@ public final class RescaleExperiment {
             r.handoverMillis(),
             r.durationMillis(),
             transferred,
-            keySpace.keysIn(r.movedBuckets()) * keySpace.bytesPerKey(),
+            keySpace.keysIn(r.movedBuckets(), from.metrics().recordsIn(workload.target()))
+                * keySpace.bytesPerKey(),
             null);
       } catch (ExecutionException e) {
         return new StepResult(
@@ -644,11 +645,12 @@ public final class RescaleExperiment {
       }
       KeySpace keySpace = new KeySpace(s, workload);
       List<Integer> moved = report == null ? List.of() : report.movedBuckets();
-      long movedKeys = keySpace.keysIn(moved);
+      long rescaledAt = rescale.metrics().recordsIn(workload.target());
+      long movedKeys = keySpace.keysIn(moved, rescaledAt);
       long accessed =
           keySpace.touchedIn(
               moved,
-              rescale.metrics().recordsIn(workload.target()),
+              rescaledAt,
               Math.max(
                   rescale.metrics().recordsIn(workload.target()),
                   end.metrics().recordsIn(workload.source())));

@@ -44,6 +44,12 @@ public record RescaleWorkload(
   /** Nexmark Q6*: closed auctions keyed by seller, uniform over the active sellers. */
   public static final String Q6STAR = "q6star";
 
+  /**
+   * Nexmark Q6* with Nexmark's seller model: sellers drawn from recently registered persons (hot
+   * sellers 3/4 of the time), so the keys touched drift to new ones.
+   */
+  public static final String Q6STAR_SELLERS = "q6star-sellers";
+
   /** Twitch viewer loyalty: viewer events keyed by streamer, Zipf-skewed over the active ones. */
   public static final String TWITCH = "twitch";
 
@@ -79,7 +85,7 @@ public record RescaleWorkload(
 
   /** The workloads, by name. */
   public static List<String> names() {
-    return List.of(Q6STAR, TWITCH, TWITCH_PIPELINE, TAXI, BORG, AZURE);
+    return List.of(Q6STAR, Q6STAR_SELLERS, TWITCH, TWITCH_PIPELINE, TAXI, BORG, AZURE);
   }
 
   /**
@@ -89,7 +95,7 @@ public record RescaleWorkload(
    */
   public static int minStateBytes(String name) {
     return switch (name) {
-      case Q6STAR -> RecentPrices.MIN_BYTES;
+      case Q6STAR, Q6STAR_SELLERS -> RecentPrices.MIN_BYTES;
       case TWITCH -> Loyalty.MIN_BYTES;
       case TWITCH_PIPELINE -> Math.max(Loyalty.MIN_BYTES, Retention.MIN_BYTES);
       case TAXI -> TaxiTrends.MIN_STATE_BYTES;
@@ -113,12 +119,14 @@ public record RescaleWorkload(
     long t0 = RescaleExperiment.BASE_TIME_MILLIS;
     int state = s.stateBytes();
     switch (s.workload()) {
-      case Q6STAR -> {
+      case Q6STAR, Q6STAR_SELLERS -> {
         ClosedAuctionGenerator g =
-            new ClosedAuctionGenerator(s.keys(), s.activeKeys(), t0, s.rate());
+            s.workload().equals(Q6STAR)
+                ? new ClosedAuctionGenerator(s.keys(), s.activeKeys(), t0, s.rate())
+                : ClosedAuctionGenerator.recentSellers(s.keys(), s.activeKeys(), t0, s.rate());
         String target = "q6-average-price";
         return new RescaleWorkload(
-            Q6STAR,
+            s.workload(),
             "closed-auctions",
             List.of(target),
             g::sellerOf,

@@ -197,11 +197,7 @@ public final class NexmarkGenerator implements GeneratorFunction<NexmarkEvent> {
 
   private Auction auction(long e, long seed) {
     SplittableRandom r = RecordRandom.of(e, seed);
-    long lastPerson = lastPersonId(e);
-    long seller =
-        r.nextInt(4) != 0
-            ? (lastPerson / HOT_RATIO) * HOT_RATIO
-            : Math.max(FIRST_ID, lastPerson - r.nextInt(activePeople));
+    long seller = seller(lastPersonId(e), FIRST_ID, activePeople, r);
     long category = FIRST_CATEGORY + r.nextInt(CATEGORIES);
     long initialBid = nextPrice(r);
     long reserve = initialBid + nextPrice(r);
@@ -243,6 +239,16 @@ public final class NexmarkGenerator implements GeneratorFunction<NexmarkEvent> {
   /** The number of auctions created before event {@code e}. */
   public static long auctionsBefore(long e) {
     return lastAuctionId(e) - FIRST_ID + 1;
+  }
+
+  /**
+   * Nexmark's seller model: the hot seller {@code (lastPerson / 100) * 100} with probability 3/4,
+   * else uniform over the last {@code activePeople} persons, never below {@code firstPerson}.
+   */
+  static long seller(long lastPerson, long firstPerson, int activePeople, SplittableRandom r) {
+    return r.nextInt(4) != 0
+        ? (lastPerson / HOT_RATIO) * HOT_RATIO
+        : Math.max(firstPerson, lastPerson - r.nextInt(activePeople));
   }
 
   /** The id of the last person created at or before event {@code e}. */
