@@ -5,10 +5,12 @@ import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Stream;
 import org.HdrHistogram.Histogram;
 
 /**
@@ -17,9 +19,13 @@ import org.HdrHistogram.Histogram;
  * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
  * checkpoint (or to its start) since its coordinator started ({@code rollbacks}, DESIGN §8; a
  * coordinator that took over from another on a cluster counts its takeover as one), its {@code
- * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none). Tasks
- * are named by the first operator of the chain they run ({@link io.koala.plan.TaskId#operator()});
- * the helpers below take that name.
+ * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none).
+ *
+ * <p>Tasks are named by the first operator of the chain they run ({@link
+ * io.koala.plan.TaskId#operator()}): the helpers about tasks ({@link #tasksOf}, {@link
+ * #batchLatency}, {@link #stalls}, ...) take that name. The record counts ({@link #recordsIn},
+ * {@link #recordsOut}, {@link #recordsInPerSecond}, {@link #lateRecords}) are kept per operator,
+ * and so answer for any operator of a chain, a chained sink included.
  */
 public record JobMetrics(
     String jobId,
@@ -84,19 +90,50 @@ public record JobMetrics(
     return tasks.stream().mapToLong(t -> t.reconfiguration().fetchRequests()).sum();
   }
 
-  /** The tasks whose chain starts with {@code operator}. */
+  /**
+   * The tasks whose chain starts with {@code operator}, which their ids name; none for an operator
+   * chained after another (its counts are in its head's tasks: {@link #recordsIn}).
+   */
   public List<TaskMetricsSnapshot> tasksOf(String operator) {
     return tasks.stream().filter(t -> t.task().operator().name().equals(operator)).toList();
   }
 
-  /** Records consumed by the tasks of {@code operator}. */
-  public long recordsIn(String operator) {
-    return tasksOf(operator).stream().mapToLong(TaskMetricsSnapshot::recordsIn).sum();
+  /**
+   * The names of the operators counted here, chained ones included, in the order tasks run them.
+   */
+  public List<String> operators() {
+    return tasks.stream()
+        .flatMap(t -> t.operators().stream())
+        .map(o -> o.operator().name())
+        .distinct()
+        .toList();
   }
 
-  /** Records per second consumed by the tasks of {@code operator}, over the last second. */
+  /** The counts of {@code operator} in every task that runs it, at the head of its chain or not. */
+  private Stream<OperatorCounts> countsOf(String operator) {
+    return tasks.stream()
+        .flatMap(t -> t.operators().stream())
+        .filter(o -> o.operator().name().equals(operator));
+  }
+
+  /** Records {@code operator} was given (read, for a source), over its tasks. */
+  public long recordsIn(String operator) {
+    return countsOf(operator).mapToLong(OperatorCounts::recordsIn).sum();
+  }
+
+  /** Records per second {@code operator} was given over the last second, over its tasks. */
   public double recordsInPerSecond(String operator) {
-    return tasksOf(operator).stream().mapToDouble(TaskMetricsSnapshot::recordsInPerSecond).sum();
+    return countsOf(operator).mapToDouble(OperatorCounts::recordsInPerSecond).sum();
+  }
+
+  /** Records {@code operator} emitted on its main output, over its tasks. */
+  public long recordsOut(String operator) {
+    return countsOf(operator).mapToLong(OperatorCounts::recordsOut).sum();
+  }
+
+  /** Records {@code operator} dropped as too late, over its tasks. */
+  public long lateRecords(String operator) {
+    return countsOf(operator).mapToLong(OperatorCounts::lateRecords).sum();
   }
 
   /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */

@@ -1,15 +1,18 @@
 package io.koala.protocol;
 
+import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import java.nio.ByteBuffer;
+import java.util.List;
+import java.util.Objects;
 import java.util.zip.DataFormatException;
 import org.HdrHistogram.Histogram;
 
 /**
- * Metrics of one task at one instant.
+ * Metrics of one task at one instant: the task's own, and those of each operator of its chain.
  *
- * @param recordsIn records consumed (read, for a source)
- * @param recordsOut records sent to downstream tasks
+ * @param recordsIn records consumed (read, for a source): those of the head of its chain
+ * @param recordsOut records sent to downstream tasks on the chain's main output
  * @param recordsInPerSecond rate over the last full second
  * @param batchLatency compressed HdrHistogram of per-batch processing time in nanoseconds
  * @param lagRecords for a source: records available but not yet read
@@ -19,6 +22,7 @@ import org.HdrHistogram.Histogram;
  * @param lateRecords records dropped as too late (behind the watermark beyond allowed lateness)
  * @param reconfiguration what reconfigurations cost this task
  * @param statePlane where the task's time went while it waited, and what the state plane cost it
+ * @param operators the counts of each operator of the chain, head first (a source included)
  */
 public record TaskMetricsSnapshot(
     TaskId task,
@@ -37,8 +41,13 @@ public record TaskMetricsSnapshot(
     long watermark,
     long lateRecords,
     Reconfiguration reconfiguration,
-    StatePlaneStats statePlane)
+    StatePlaneStats statePlane,
+    List<OperatorCounts> operators)
     implements KoalaMessage {
+
+  public TaskMetricsSnapshot {
+    operators = List.copyOf(operators);
+  }
 
   /** The largest duration the histograms of a snapshot record: longer ones count as this. */
   public static final long MAX_NANOS = 60_000_000_000L;
@@ -68,7 +77,33 @@ public record TaskMetricsSnapshot(
         watermark,
         lateRecords,
         reconfiguration,
-        statePlane);
+        statePlane,
+        operators.stream().map(OperatorCounts::stopped).toList());
+  }
+
+  /**
+   * The counts of one operator of a task's chain, chained or at its head.
+   *
+   * @param recordsIn records the operator was given (read, for a source)
+   * @param recordsOut records it emitted on its main output (side outputs not included)
+   * @param recordsInPerSecond rate over the last full second
+   * @param lateRecords records it dropped as too late
+   */
+  public record OperatorCounts(
+      OperatorId operator,
+      long recordsIn,
+      long recordsOut,
+      double recordsInPerSecond,
+      long lateRecords)
+      implements KoalaMessage {
+    public OperatorCounts {
+      Objects.requireNonNull(operator, "operator");
+    }
+
+    /** These counts with no rate, as a task that stopped has none. */
+    OperatorCounts stopped() {
+      return new OperatorCounts(operator, recordsIn, recordsOut, 0, lateRecords);
+    }
   }
 
   /**

@@ -117,8 +117,8 @@ final class BatchClock {
   /** Charges the task's capacity for the records it ran since the last charge. */
   private void charge(long now) {
     if (throttle != null) {
-      throttle.take(now, (int) (metrics.recordsIn - recordsCharged));
-      recordsCharged = metrics.recordsIn;
+      throttle.take(now, (int) (metrics.recordsIn() - recordsCharged));
+      recordsCharged = metrics.recordsIn();
     }
   }
 

@@ -29,6 +29,8 @@ import java.util.List;
  * output. Every call into user code goes through here, so a failure names the operator it came from
  * ({@link UserFunctionException}), and the key of the record being processed is kept for the error
  * report. A source task's chain has no source operator: its reader emits into {@link #entry}.
+ * Records are counted per operator as they enter it ({@link TaskMetrics#operatorIn}, by position in
+ * the vertex's chain, where a source task's source comes first).
  */
 final class OperatorChain {
   private static final OperatorHook END_BATCH = Operator::endBatch;
@@ -39,6 +41,7 @@ final class OperatorChain {
   private final List<Operator<Object, Object>> ops = new ArrayList<>();
   private final List<String> names = new ArrayList<>();
   private final int[] logicalInputs; // vertex input edge → the head operator's input number
+  private final int first; // position of ops[0] in the vertex's chain: 1 after a source
   private Output<Object> entry;
   private boolean opened; // not so for a holder resumed from a snapshot
 
@@ -69,6 +72,7 @@ final class OperatorChain {
         names.add(n.id().name());
       }
     }
+    first = vertex.chain().size() - ops.size();
   }
 
   /** Opens the operators, last first, each emitting into the next and the last into the output. */
@@ -113,9 +117,12 @@ final class OperatorChain {
     recordKey = key;
   }
 
-  /** Runs the head operator on a record: the only place a record counts as processed. */
+  /**
+   * Runs the head operator on a record of an input channel: the only place such a record counts as
+   * processed (by the head, and so by the task).
+   */
   void processHead(Object value, long timestamp, int edge) {
-    metrics.recordsIn++;
+    metrics.operatorIn[first]++;
     try {
       ops.get(0).process(value, timestamp, logicalInputs[edge]);
     } catch (KoalaException e) {
@@ -184,10 +191,14 @@ final class OperatorChain {
     ops.clear();
   }
 
+  /** What operator {@code i} is given by the one before it (or, at a source task's head, read). */
   private Output<Object> chained(int i) {
     Operator<Object, Object> op = ops.get(i);
     String name = names.get(i);
+    long[] in = metrics.operatorIn;
+    int position = first + i;
     return (value, ts) -> {
+      in[position]++;
       try {
         op.process(value, ts, 0);
       } catch (KoalaException e) {
@@ -271,7 +282,7 @@ final class OperatorChain {
 
     @Override
     public void lateRecordDropped() {
-      metrics.lateRecords++;
+      metrics.operatorLate[first + index]++;
     }
 
     @Override

@@ -252,7 +252,7 @@ final class SourceDriver {
     }
     if (read > 0) {
       chain.endBatch();
-      metrics.recordsIn += read;
+      metrics.operatorIn[0] += read; // the source, first in the chain, read them
       clock.done(t0);
     }
     if (allDone) {

@@ -560,8 +560,8 @@ final class StatePlane {
     if (s == null) {
       return;
     }
-    boolean idle = metrics.recordsIn == recordsAtDrainTick;
-    recordsAtDrainTick = metrics.recordsIn;
+    boolean idle = metrics.recordsIn() == recordsAtDrainTick;
+    recordsAtDrainTick = metrics.recordsIn();
     int keysPerChunk = idle ? s.idleChunkKeys() : s.piggybackKeys();
     Set<Integer> referenced = draining.referenced(locations);
     if (!referenced.isEmpty() && keysPerChunk > 0) { // 0: a busy owner drains nothing

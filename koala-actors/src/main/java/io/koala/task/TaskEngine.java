@@ -2,6 +2,7 @@ package io.koala.task;
 
 import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
 import io.koala.protocol.CheckpointMessage;
@@ -71,7 +72,7 @@ public final class TaskEngine {
   private final TaskHost services;
   private final KryoSerde serde;
   private final StateStore store; // null: the chain keeps no keyed state
-  private final TaskMetrics metrics = new TaskMetrics();
+  private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final InputGate input;
   private final OutputGate output;
@@ -98,6 +99,7 @@ public final class TaskEngine {
     this.serde = serde;
     this.store = store;
     KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
+    metrics = new TaskMetrics(vertex.chain().stream().map(OperatorNode::id).toList());
     output = new OutputGate(setup, vertex, serde, keys, services, metrics);
     input = new InputGate(setup, services);
     clock = new BatchClock(vertex, services, metrics);

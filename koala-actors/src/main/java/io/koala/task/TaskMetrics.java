@@ -1,19 +1,37 @@
 package io.koala.task;
 
+import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import org.HdrHistogram.Histogram;
 
-/** Counters and the batch latency histogram of one task; rates are taken once per second. */
+/**
+ * Counters and the batch latency histogram of one task, and the counts of each operator of its
+ * chain; rates are taken once per second.
+ *
+ * <p>Operators are counted by position in the chain (a source first, when the task is one), in
+ * plain arrays the chain bumps per record. What an operator emits on its main output is what the
+ * next one is given, so only the last one's output is counted apart ({@link #recordsOut}); and the
+ * task consumes what its head is given ({@link #recordsIn()}).
+ */
 final class TaskMetrics {
-  long recordsIn;
+  /** Records each operator of the chain was given, by position; a source's are those it read. */
+  final long[] operatorIn;
+
+  /** Records each operator of the chain dropped as too late, by position. */
+  final long[] operatorLate;
+
+  /** Records the chain's last operator emitted on its main output, to downstream tasks. */
   long recordsOut;
+
   long batches;
-  long lateRecords;
   long fetchRequests;
   long recordsForwarded;
   long recordsHeld;
@@ -32,13 +50,28 @@ final class TaskMetrics {
   final Histogram batchLatency = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
   private final long[] stallNanos = new long[Stall.values().length];
   private final Map<Integer, Histogram> fetchRoundTrips = new TreeMap<>(); // by holder
+  private final List<OperatorId> operators;
+  private final long[] lastOperatorIn;
+  private final double[] operatorInRate;
   private long lastTickMillis = -1;
-  private long lastIn;
   private long lastOut;
-  private double inRate;
   private double outRate;
 
-  /** A batch of work ended; the records it ran were counted in {@link #recordsIn} as they ran. */
+  /** The metrics of a task whose chain runs {@code operators}, head first. */
+  TaskMetrics(List<OperatorId> operators) {
+    this.operators = List.copyOf(operators);
+    operatorIn = new long[operators.size()];
+    operatorLate = new long[operators.size()];
+    lastOperatorIn = new long[operators.size()];
+    operatorInRate = new double[operators.size()];
+  }
+
+  /** Records the task consumed: those the head of its chain was given (read, for a source). */
+  long recordsIn() {
+    return operatorIn[0];
+  }
+
+  /** A batch of work ended; the records it ran were counted in {@link #operatorIn} as they ran. */
   void batch(long nanos) {
     batches++;
     latency(nanos);
@@ -77,20 +110,14 @@ final class TaskMetrics {
   void tick(long nowMillis) {
     if (lastTickMillis >= 0 && nowMillis > lastTickMillis) {
       double seconds = (nowMillis - lastTickMillis) / 1000.0;
-      inRate = (recordsIn - lastIn) / seconds;
+      for (int p = 0; p < operatorIn.length; p++) {
+        operatorInRate[p] = (operatorIn[p] - lastOperatorIn[p]) / seconds;
+      }
       outRate = (recordsOut - lastOut) / seconds;
     }
     lastTickMillis = nowMillis;
-    lastIn = recordsIn;
+    System.arraycopy(operatorIn, 0, lastOperatorIn, 0, operatorIn.length);
     lastOut = recordsOut;
-  }
-
-  double inRate() {
-    return inRate;
-  }
-
-  double outRate() {
-    return outRate;
   }
 
   /** The task's metrics now, with what the task knows besides its counters. */
@@ -107,9 +134,9 @@ final class TaskMetrics {
     return new TaskMetricsSnapshot(
         task,
         status,
-        recordsIn,
+        recordsIn(),
         recordsOut,
-        inRate,
+        operatorInRate[0],
         outRate,
         batches,
         TaskMetricsSnapshot.encode(batchLatency),
@@ -119,7 +146,7 @@ final class TaskMetrics {
         stateEntries,
         backpressured,
         watermark,
-        lateRecords,
+        lateRecords(),
         new TaskMetricsSnapshot.Reconfiguration(
             fetchRequests,
             keysFetched,
@@ -132,7 +159,28 @@ final class TaskMetrics {
             lookupMemoryBytes,
             keysDrained,
             piggybackedKeys),
-        statePlane());
+        statePlane(),
+        operatorCounts());
+  }
+
+  private long lateRecords() {
+    long late = 0;
+    for (long l : operatorLate) {
+      late += l;
+    }
+    return late;
+  }
+
+  /** Each operator's counts; one emits on its main output what the next is given. */
+  private List<OperatorCounts> operatorCounts() {
+    List<OperatorCounts> counts = new ArrayList<>(operators.size());
+    for (int p = 0; p < operators.size(); p++) {
+      long out = p + 1 < operatorIn.length ? operatorIn[p + 1] : recordsOut;
+      counts.add(
+          new OperatorCounts(
+              operators.get(p), operatorIn[p], out, operatorInRate[p], operatorLate[p]));
+    }
+    return counts;
   }
 
   private StatePlaneStats statePlane() {

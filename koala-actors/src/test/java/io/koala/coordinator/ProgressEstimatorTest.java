@@ -36,7 +36,8 @@ class ProgressEstimatorTest {
         Long.MIN_VALUE,
         0,
         TaskMetricsSnapshot.Reconfiguration.NONE,
-        StatePlaneStats.NONE);
+        StatePlaneStats.NONE,
+        List.of());
   }
 
   /** count#0 and count#1 retire (holding 600 and 400 bytes now), count#2 owns; sink#1 is apart. */

@@ -75,4 +75,34 @@ class JobLifecycleTest {
       assertThat(m.tasksOf("count").get(0).recordsOut()).isZero(); // chained sink, no channel
     }
   }
+
+  @Test
+  void eachOperatorOfAChainIsCountedAChainedSinkIncluded() {
+    DataflowBuilder b = Dataflow.builder("chained");
+    b.source(SourceSpec.generator("n", (i, s) -> i).count(3_000))
+        .map("map", (Long x) -> x * 7 % 100)
+        .filter("filter", (Long x) -> x < 30)
+        .sink(SinkSpec.discarding("sink"));
+    long passing = 0;
+    for (long i = 0; i < 3_000; i++) {
+      if (i * 7 % 100 < 30) {
+        passing++;
+      }
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      assertThat(job.await(Duration.ofSeconds(30))).isEqualTo(JobStatus.FINISHED);
+      JobMetrics m = job.metrics();
+      assertThat(m.tasks()).as("one task runs the whole chain").hasSize(1);
+      assertThat(m.tasksOf("sink")).as("a chained operator heads no task").isEmpty();
+      assertThat(m.operators()).containsExactly("n", "map", "filter", "sink");
+      assertThat(m.recordsIn("n")).isEqualTo(3_000);
+      assertThat(m.recordsIn("map")).isEqualTo(3_000);
+      assertThat(m.recordsIn("filter")).isEqualTo(3_000);
+      assertThat(m.recordsOut("filter")).isEqualTo(passing);
+      assertThat(m.recordsIn("sink")).isEqualTo(passing);
+      assertThat(m.recordsOut("sink")).isZero();
+      assertThat(m.lateRecords("filter")).isZero();
+    }
+  }
 }

@@ -6,6 +6,7 @@ import io.koala.job.ReconfigurationReport;
 import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -240,8 +241,48 @@ final class MetricRows {
               t.lateRecords(),
               "records dropped as later than the watermark allows"));
       statePlane(rows, task, t.statePlane());
+      operators(rows, task, t.operators());
     }
     return rows;
+  }
+
+  /**
+   * The counts of each operator of a task's chain, with the task's tags but that operator's name
+   * (the head's repeat the task's own rows): a chained operator has no task of its own.
+   */
+  private static void operators(
+      List<Row> rows, Map<String, String> task, List<OperatorCounts> operators) {
+    for (OperatorCounts o : operators) {
+      Map<String, String> op = tags(task, "operator", o.operator().name());
+      rows.add(
+          new Row(
+              "koala.operator.records.in",
+              Kind.COUNTER,
+              op,
+              o.recordsIn(),
+              "records the operator was given (read, for a source)"));
+      rows.add(
+          new Row(
+              "koala.operator.records.out",
+              Kind.COUNTER,
+              op,
+              o.recordsOut(),
+              "records the operator emitted on its main output"));
+      rows.add(
+          new Row(
+              "koala.operator.records.in.rate",
+              Kind.GAUGE,
+              op,
+              o.recordsInPerSecond(),
+              "records the operator was given per second, over the last second"));
+      rows.add(
+          new Row(
+              "koala.operator.late.records",
+              Kind.COUNTER,
+              op,
+              o.lateRecords(),
+              "records the operator dropped as later than the watermark allows"));
+    }
   }
 
   /** A task's stalls by reason, its §6.6 hold, its fetch round trips per holder, its releases. */

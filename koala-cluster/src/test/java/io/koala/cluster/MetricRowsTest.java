@@ -1,6 +1,8 @@
 package io.koala.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.entry;
+import static org.assertj.core.api.Assertions.tuple;
 
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
@@ -10,6 +12,7 @@ import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.List;
 import java.util.Map;
 import org.HdrHistogram.Histogram;
@@ -21,6 +24,11 @@ class MetricRowsTest {
   private static final TaskId COUNT_1 = new TaskId(new OperatorId("count"), 1);
 
   private static TaskMetricsSnapshot task(TaskId id, long in, long stateBytes, long watermark) {
+    return task(id, in, stateBytes, watermark, List.of());
+  }
+
+  private static TaskMetricsSnapshot task(
+      TaskId id, long in, long stateBytes, long watermark, List<OperatorCounts> operators) {
     Histogram h = new Histogram(60_000_000_000L, 2);
     h.recordValue(2_000_000); // 2 ms
     h.recordValue(8_000_000); // 8 ms
@@ -48,7 +56,8 @@ class MetricRowsTest {
             10,
             2,
             0,
-            0));
+            0),
+        operators);
   }
 
   private static MetricRows.Row row(List<MetricRows.Row> rows, String name, String task) {
@@ -57,6 +66,14 @@ class MetricRowsTest {
         .filter(r -> task == null || task.equals(r.tags().get("task")))
         .findFirst()
         .orElseThrow(() -> new AssertionError("no row " + name + " for " + task + " in " + rows));
+  }
+
+  private static MetricRows.Row operatorRow(
+      List<MetricRows.Row> rows, String name, String operator) {
+    return rows.stream()
+        .filter(r -> r.name().equals(name) && operator.equals(r.tags().get("operator")))
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no row " + name + " for " + operator));
   }
 
   @Test
@@ -148,6 +165,49 @@ class MetricRowsTest {
     assertThat(trips.get(1).value()).isBetween(0.0079, 0.0081);
     assertThat(row(rows, "koala.task.releases.sent", "count#0").value()).isEqualTo(10);
     assertThat(row(rows, "koala.task.release.messages.sent", "count#0").value()).isEqualTo(2);
+  }
+
+  @Test
+  void eachOperatorOfAChainHasRowsOfItsOwn() {
+    // count#0 runs count → out (a chained sink): out has no task, only operator rows
+    List<OperatorCounts> chain =
+        List.of(
+            new OperatorCounts(new OperatorId("count"), 1_000, 900, 100.0, 3),
+            new OperatorCounts(new OperatorId("out"), 900, 0, 90.0, 0));
+    JobMetrics m =
+        new JobMetrics(
+            "orders",
+            JobStatus.RUNNING,
+            10_000,
+            List.of(task(COUNT_0, 1_000, 4_000, 7_000, chain)),
+            List.of(),
+            Map.of(COUNT_0, 0),
+            0,
+            CheckpointStats.NONE,
+            null);
+    List<MetricRows.Row> rows = MetricRows.of(m, List.of("pekko://koala@a:1"));
+
+    List<MetricRows.Row> in =
+        rows.stream().filter(r -> r.name().equals("koala.operator.records.in")).toList();
+    assertThat(in)
+        .extracting(r -> r.tags().get("operator"), MetricRows.Row::value)
+        .containsExactly(tuple("count", 1_000.0), tuple("out", 900.0));
+    assertThat(in.get(1).kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(in.get(1).tags())
+        .containsExactly(
+            entry("job", "orders"),
+            entry("operator", "out"),
+            entry("task", "count#0"),
+            entry("worker", "pekko://koala@a:1"));
+    assertThat(operatorRow(rows, "koala.operator.records.out", "count").value()).isEqualTo(900);
+    assertThat(operatorRow(rows, "koala.operator.records.out", "out").value()).isZero();
+    MetricRows.Row rate = operatorRow(rows, "koala.operator.records.in.rate", "out");
+    assertThat(rate.value()).isEqualTo(90.0);
+    assertThat(rate.kind()).isEqualTo(MetricRows.Kind.GAUGE);
+    assertThat(operatorRow(rows, "koala.operator.late.records", "count").value()).isEqualTo(3);
+    assertThat(row(rows, "koala.task.records.in", "count#0").tags())
+        .as("the task's rows keep the head's name")
+        .containsEntry("operator", "count");
   }
 
   @Test

@@ -121,6 +121,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         ErrorInfo.class,
         TaskMetricsSnapshot.class,
         TaskMetricsSnapshot.Reconfiguration.class,
+        TaskMetricsSnapshot.OperatorCounts.class,
         TaskId.class,
         OperatorId.class,
         Partitioning.class,
