@@ -57,6 +57,9 @@ import org.slf4j.LoggerFactory;
  * JobHandle job = koala.submit(orders);      // on one node
  * }</pre>
  *
+ * <p>{@link LocalCluster} starts such nodes in one JVM, for tests and demos, and makes them join,
+ * leave and be downed.
+ *
  * <p><b>Where a job is coordinated.</b> With checkpoints on and a checkpoint journal every node
  * shares ({@code koala.journal.store = jdbc}, for example on PostgreSQL), a job's coordinator is a
  * Cluster Sharding entity keyed by the job's id, on a member with {@code

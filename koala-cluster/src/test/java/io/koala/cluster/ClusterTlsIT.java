@@ -5,6 +5,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import ch.qos.logback.classic.Logger;
 import ch.qos.logback.classic.spi.ILoggingEvent;
 import ch.qos.logback.core.read.ListAppender;
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
 import io.koala.dataflow.Dataflow;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
@@ -12,7 +14,8 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.LockSupport;
+import java.util.function.BooleanSupplier;
 import java.util.stream.StreamSupport;
 import org.apache.pekko.actor.Address;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -34,9 +37,9 @@ class ClusterTlsIT {
   private static final Duration WAIT = Duration.ofSeconds(60);
 
   @TempDir static Path keys;
-  static String tlsA;
-  static String tlsB;
-  static String tlsC;
+  static Config tlsA;
+  static Config tlsB;
+  static Config tlsC;
 
   @BeforeAll
   static void generateStores() {
@@ -45,9 +48,11 @@ class ClusterTlsIT {
     CompletableFuture<Path> c = CompletableFuture.supplyAsync(() -> stores.keyStore("node-c"));
     Path b = stores.keyStore("node-b");
     Path trusted = stores.trustStore("trust-ab", a.join(), b);
-    tlsA = TestKeystores.tlsConfig(a.join(), trusted);
-    tlsB = TestKeystores.tlsConfig(b, trusted);
-    tlsC = TestKeystores.tlsConfig(c.join(), stores.trustStore("trust-c", c.join()));
+    tlsA = ConfigFactory.parseString(TestKeystores.tlsConfig(a.join(), trusted));
+    tlsB = ConfigFactory.parseString(TestKeystores.tlsConfig(b, trusted));
+    tlsC =
+        ConfigFactory.parseString(
+            TestKeystores.tlsConfig(c.join(), stores.trustStore("trust-c", c.join())));
   }
 
   @Test
@@ -58,16 +63,18 @@ class ClusterTlsIT {
     Logger pekko = (Logger) LoggerFactory.getLogger("org.apache.pekko");
     log.start();
     pekko.addAppender(log);
-    try (ClusterNodes nodes = new ClusterNodes(dir, "koala.checkpoint.interval = off", dataflow)) {
-      KoalaCluster a = nodes.start(tlsA);
-      KoalaCluster b = nodes.start(tlsB);
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            0, dir, ConfigFactory.parseString("koala.checkpoint.interval = off"), dataflow)) {
+      KoalaCluster a = nodes.join(tlsA);
+      KoalaCluster b = nodes.join(tlsB);
       for (KoalaCluster n : List.of(a, b)) {
         assertThat(n.system().settings().config().getString("pekko.remote.artery.transport"))
             .isEqualTo("tls-tcp");
       }
 
       JobHandle job = a.submit(dataflow);
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       // tasks on both nodes: records and control messages cross between them over TLS
       assertThat(job.metrics().tasksOnWorker(0)).isNotEmpty();
       assertThat(job.metrics().tasksOnWorker(1)).isNotEmpty();
@@ -77,15 +84,15 @@ class ClusterTlsIT {
       Address aAddress = Cluster.get(a.system()).selfMember().address();
       KoalaCluster c = nodes.launch(tlsC);
       Address cAddress = Cluster.get(c.system()).selfMember().address();
-      ClusterNodes.await(
+      LocalCluster.await(
           "node-c's TLS handshake with node-a failed",
           WAIT,
           () -> handshakeFailed(log, "outbound connection to [" + aAddress + "]"));
-      ClusterNodes.holdsFor(
+      holdsFor(
           "node-c stays out of the cluster",
           Duration.ofSeconds(3),
           () ->
-              ClusterNodes.up(c.system()) == 0
+              LocalCluster.up(c.system()) == 0
                   && members(a.system()) == 2
                   && members(b.system()) == 2
                   && !isMember(a.system(), cAddress)
@@ -95,10 +102,10 @@ class ClusterTlsIT {
       assertThat(b.workers()).isEqualTo(2);
 
       // one node after the other leaves: the last does not wait for the one that has gone
-      leave(c);
-      leave(b);
+      nodes.leave(2);
+      nodes.leave(1);
       long start = System.nanoTime();
-      leave(a);
+      nodes.leave(0);
       assertThat(Duration.ofNanos(System.nanoTime() - start))
           .as("the last node's leave (koala.cluster.leave-timeout = 5 min)")
           .isLessThan(Duration.ofSeconds(20));
@@ -118,9 +125,18 @@ class ClusterTlsIT {
         .anyMatch(m -> m.contains(stream) && m.contains("SSLHandshakeException"));
   }
 
-  /** Leaves gracefully and waits until the node's ActorSystem has terminated. */
-  private static void leave(KoalaCluster node) {
-    node.leave().toCompletableFuture().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+  /**
+   * Checks {@code condition} throughout {@code period}, failing as soon as it does not hold: for
+   * what must not happen, where there is no event to wait for.
+   */
+  private static void holdsFor(String what, Duration period, BooleanSupplier condition) {
+    long end = System.nanoTime() + period.toNanos();
+    do {
+      if (!condition.getAsBoolean()) {
+        throw new AssertionError("no longer true within " + period + ": " + what);
+      }
+      LockSupport.parkNanos(Duration.ofMillis(50).toNanos());
+    } while (System.nanoTime() < end);
   }
 
   /** The members {@code system} knows of, whatever their status. */

@@ -3,8 +3,8 @@ package io.koala.cluster;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
-import com.typesafe.config.ConfigRenderOptions;
 import io.koala.connector.RateSchedule;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
@@ -24,12 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Stream;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Down;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -63,27 +60,28 @@ class CoordinatorFailoverIT {
   private static final int RECORDS = 24_000;
   private static final int KEYS = 300;
 
+  private static Config coordinatorRole() {
+    return ConfigFactory.parseString("koala.node.roles = [" + ROLE + "]");
+  }
+
   /**
    * The settings of every node: checkpoints, coordinators on {@link #ROLE}, and one H2 database in
    * {@code dir} as the journal all nodes share ({@code koala.journal.store = jdbc}), its schema
    * created here as an operator would.
    */
-  static String settings(Path dir) {
+  static Config settings(Path dir) {
     JournalConfig shared =
         JournalConfig.from(
             ConfigFactory.parseString("koala.journal.store = embedded")
                 .withFallback(ConfigFactory.load()),
             dir.resolve("shared"));
     shared.createSchema();
-    return shared
-            .pekkoConfig()
-            .root()
-            .render(ConfigRenderOptions.defaults().setOriginComments(false).setJson(false))
-        + "\nkoala.journal.store = jdbc"
-        + "\nkoala.checkpoint.interval = 200 ms"
-        + "\nkoala.cluster.coordinator-role = "
-        + ROLE
-        + "\n";
+    return ConfigFactory.parseString(
+            "koala.journal.store = jdbc\n"
+                + "koala.checkpoint.interval = 200 ms\n"
+                + "koala.cluster.coordinator-role = "
+                + ROLE)
+        .withFallback(shared.pekkoConfig());
   }
 
   @Test
@@ -99,26 +97,24 @@ class CoordinatorFailoverIT {
   private static void runsThroughTheLossOfItsCoordinator(Path dir, boolean downed) {
     Path out = dir.resolve("out");
     Dataflow dataflow = dataflow("failover", 4_000, out);
-    try (ClusterNodes nodes = new ClusterNodes(dir, settings(dir), dataflow)) {
-      KoalaCluster client = nodes.start();
-      KoalaCluster b = nodes.start("koala.node.roles = [" + ROLE + "]");
-      KoalaCluster c = nodes.start("koala.node.roles = [" + ROLE + "]");
+    try (LocalCluster nodes = LocalCluster.start(1, dir, settings(dir), dataflow)) {
+      KoalaCluster client = nodes.node(0);
+      nodes.join(coordinatorRole());
+      nodes.join(coordinatorRole());
       JobHandle job = client.submit(dataflow);
-      ClusterNodes.await("a committed part", WAIT, () -> !committed(out).isEmpty());
+      LocalCluster.await("a committed part", WAIT, () -> !committed(out).isEmpty());
       assertThat(client.coordinatedJobs()).as("the client has no coordinator role").isEmpty();
-      KoalaCluster host = b.coordinatedJobs().contains(job.id()) ? b : c;
-      KoalaCluster other = host == b ? c : b;
-      assertThat(host.coordinatedJobs()).contains(job.id());
+      int host = nodes.node(1).coordinatedJobs().contains(job.id()) ? 1 : 2;
+      KoalaCluster other = nodes.node(3 - host);
+      assertThat(nodes.node(host).coordinatedJobs()).contains(job.id());
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
 
       if (downed) {
-        Cluster.get(client.system())
-            .manager()
-            .tell(new Down(Cluster.get(host.system()).selfMember().address()));
+        nodes.down(host); // by the client, the first node in the cluster
       } else {
-        host.leave().toCompletableFuture().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
+        nodes.leave(host);
       }
-      ClusterNodes.await(
+      LocalCluster.await(
           "the coordinator on the other node",
           WAIT,
           () -> other.coordinatedJobs().contains(job.id()));
@@ -134,8 +130,8 @@ class CoordinatorFailoverIT {
   void aJobIdNamesOneRunAndAnEndedJobIsNotRunAgain(@TempDir Path dir) {
     Path out = dir.resolve("out");
     Dataflow dataflow = dataflow("once", 1e9, out);
-    try (ClusterNodes nodes = new ClusterNodes(dir, settings(dir), dataflow)) {
-      KoalaCluster a = nodes.start("koala.node.roles = [" + ROLE + "]");
+    try (LocalCluster nodes = LocalCluster.start(0, dir, settings(dir), dataflow)) {
+      KoalaCluster a = nodes.join(coordinatorRole());
       JobHandle first = a.submit(dataflow);
       assertThat(first.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(outputs(out)).isEqualTo(KoalaClusterIT.reference(3));

@@ -24,11 +24,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Down;
 import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -92,18 +90,18 @@ class KoalaClusterIT {
 
   @Test
   void aJoiningNodeTakesTheScaledOutTasksAndALeavingNodeHandsThemBack(@TempDir Path dir) {
-    try (ClusterNodes nodes =
-        new ClusterNodes(
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            2,
             dir,
-            "koala.cluster.scale-on-join = [count]\nkoala.checkpoint.interval = off",
+            ConfigFactory.parseString(
+                "koala.cluster.scale-on-join = [count]\nkoala.checkpoint.interval = off"),
             dataflow(4_000, 2))) {
-      KoalaCluster a = nodes.start();
-      nodes.start();
-      JobHandle job = a.submit(dataflow(4_000, 2));
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+      JobHandle job = nodes.node(0).submit(dataflow(4_000, 2));
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
 
-      KoalaCluster c = nodes.start(); // worker 2 for the job
-      ClusterNodes.await(
+      nodes.join(); // worker 2 for the job
+      LocalCluster.await(
           "count rescaled onto the new node",
           WAIT,
           () -> !job.metrics().reconfigurations().isEmpty());
@@ -116,7 +114,7 @@ class KoalaClusterIT {
           .allMatch(t -> t.operator().name().equals("count"));
 
       // the new node leaves gracefully while records flow: its tasks migrate, none rolls back
-      leave(c);
+      nodes.leave(2);
       JobMetrics left = job.metrics();
       assertThat(left.tasksOnWorker(2)).as("tasks left on the node that left").isEmpty();
       assertThat(left.rollbacks()).isZero();
@@ -131,18 +129,19 @@ class KoalaClusterIT {
 
   @Test
   void aLeavingNodeWithASourceHasItRestoredElsewhere(@TempDir Path dir) {
-    try (ClusterNodes nodes =
-        new ClusterNodes(dir, "koala.checkpoint.interval = 200 ms", dataflow(4_000, 3))) {
-      KoalaCluster a = nodes.start();
-      nodes.start();
-      KoalaCluster c = nodes.start();
-      JobHandle job = a.submit(dataflow(4_000, 3));
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            3,
+            dir,
+            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
+            dataflow(4_000, 3))) {
+      JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       assertThat(job.metrics().tasksOnWorker(2))
           .as("tasks on the third node")
           .contains(new TaskId(new OperatorId("n"), 2));
 
-      leave(c);
+      nodes.leave(2);
       JobMetrics left = job.metrics();
       assertThat(left.tasksOnWorker(2)).as("tasks left on the node that left").isEmpty();
       assertThat(left.rollbacks()).as("one restore relocates the source").isEqualTo(1);
@@ -154,21 +153,20 @@ class KoalaClusterIT {
 
   @Test
   void aDownedNodesTasksAreRecoveredFromTheLatestCheckpoint(@TempDir Path dir) {
-    try (ClusterNodes nodes =
-        new ClusterNodes(dir, "koala.checkpoint.interval = 200 ms", dataflow(4_000, 3))) {
-      KoalaCluster a = nodes.start();
-      nodes.start();
-      KoalaCluster c = nodes.start();
-      JobHandle job = a.submit(dataflow(4_000, 3));
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            3,
+            dir,
+            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
+            dataflow(4_000, 3))) {
+      JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       assertThat(job.metrics().tasksOnWorker(2)).as("tasks on the third node").isNotEmpty();
 
       // downed while its tasks still run: the job must not keep a thing they do from now on
-      Cluster.get(a.system())
-          .manager()
-          .tell(new Down(Cluster.get(c.system()).selfMember().address()));
-      ClusterNodes.await("recovered", WAIT, () -> job.metrics().rollbacks() >= 1);
-      ClusterNodes.await(
+      nodes.down(2);
+      LocalCluster.await("recovered", WAIT, () -> job.metrics().rollbacks() >= 1);
+      LocalCluster.await(
           "no task on the downed node", WAIT, () -> job.metrics().tasksOnWorker(2).isEmpty());
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
@@ -178,18 +176,20 @@ class KoalaClusterIT {
 
   @Test
   void aLeaveThatTimesOutBecomesACrashRecoveredFromTheLatestCheckpoint(@TempDir Path dir) {
-    try (ClusterNodes nodes =
-        new ClusterNodes(dir, "koala.checkpoint.interval = 200 ms", dataflow(4_000, 3))) {
-      KoalaCluster a = nodes.start();
-      nodes.start();
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            2,
+            dir,
+            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
+            dataflow(4_000, 3))) {
       // its jobs get no time to move its tasks off: it leaves with them
-      KoalaCluster c = nodes.start("koala.cluster.leave-timeout = 1 ms");
-      JobHandle job = a.submit(dataflow(4_000, 3));
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+      nodes.join(ConfigFactory.parseString("koala.cluster.leave-timeout = 1 ms"));
+      JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       assertThat(job.metrics().tasksOnWorker(2)).as("tasks on the third node").isNotEmpty();
 
-      leave(c);
-      ClusterNodes.await(
+      nodes.leave(2);
+      LocalCluster.await(
           "no task on the node that left", WAIT, () -> job.metrics().tasksOnWorker(2).isEmpty());
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(job.metrics().rollbacks()).as("rollbacks").isGreaterThanOrEqualTo(1);
@@ -199,20 +199,20 @@ class KoalaClusterIT {
 
   @Test
   void whenTheCoordinatingNodeGoesTheJobsTasksOnTheOthersStop(@TempDir Path dir) throws Exception {
-    try (ClusterNodes nodes =
-        new ClusterNodes(dir, "koala.checkpoint.interval = off", dataflow(2_000, 2))) {
-      KoalaCluster a = nodes.start();
-      KoalaCluster b = nodes.start();
-      JobHandle job = a.submit(dataflow(2_000, 2));
-      ClusterNodes.await("results", WAIT, () -> !job.collected("counts").isEmpty());
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            2,
+            dir,
+            ConfigFactory.parseString("koala.checkpoint.interval = off"),
+            dataflow(2_000, 2))) {
+      JobHandle job = nodes.node(0).submit(dataflow(2_000, 2));
+      LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       Path stores = dir.resolve("node-1").resolve("worker").resolve(job.id());
       assertThat(files(stores)).as("task stores on the second node").isPositive();
 
       // the coordinator's node is downed: nothing would ever stop its tasks on the other node
-      Cluster.get(b.system())
-          .manager()
-          .tell(new Down(Cluster.get(a.system()).selfMember().address()));
-      ClusterNodes.await(
+      nodes.down(0);
+      LocalCluster.await(
           "the job's tasks on the second node stopped and their stores deleted",
           WAIT,
           () -> files(stores) == 0);
@@ -245,7 +245,7 @@ class KoalaClusterIT {
       koala.define(orders); // every node defines the dataflows it may run
       // README-END
       Cluster.get(system).manager().tell(Join.create(Cluster.get(system).selfMember().address()));
-      ClusterNodes.await("a worker", WAIT, () -> koala.workers() == 1);
+      LocalCluster.await("a worker", WAIT, () -> koala.workers() == 1);
       // README-BEGIN
       JobHandle job = koala.submit(orders); // on one node; its id is the dataflow's name
       // README-END
@@ -260,10 +260,5 @@ class KoalaClusterIT {
         system.getWhenTerminated().toCompletableFuture().join();
       }
     }
-  }
-
-  /** Leaves gracefully and waits until the node's ActorSystem has terminated. */
-  private static void leave(KoalaCluster node) {
-    node.leave().toCompletableFuture().orTimeout(WAIT.toSeconds(), TimeUnit.SECONDS).join();
   }
 }

@@ -2,6 +2,7 @@ package io.koala.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import com.typesafe.config.ConfigFactory;
 import io.koala.dataflow.Dataflow;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
@@ -32,19 +33,20 @@ class NodeEndpointIT {
   void anOperatorScrapesRescalesThroughTheAdminApiAndSeesTheReconfiguration(@TempDir Path dir)
       throws Exception {
     Dataflow dataflow = KoalaClusterIT.dataflow(3_000, 2);
-    try (ClusterNodes nodes =
-        new ClusterNodes(
+    try (LocalCluster nodes =
+        LocalCluster.start(
+            2,
             dir,
-            "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n",
+            ConfigFactory.parseString(
+                "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n"),
             dataflow)) {
-      KoalaCluster a = nodes.start();
-      nodes.start();
+      KoalaCluster a = nodes.node(0);
       String base = "http://127.0.0.1:" + a.httpPort();
       assertThat(get(base + "/health").statusCode()).isEqualTo(200);
-      ClusterNodes.await("ready", WAIT, () -> get(base + "/ready").statusCode() == 200);
+      LocalCluster.await("ready", WAIT, () -> get(base + "/ready").statusCode() == 200);
 
       JobHandle job = a.submit(dataflow);
-      ClusterNodes.await("running", WAIT, () -> job.status() == JobStatus.RUNNING);
+      LocalCluster.await("running", WAIT, () -> job.status() == JobStatus.RUNNING);
       String before = get(base + "/metrics").body();
       assertThat(value(before, "koala_job_reconfigurations_total", "job=\"clustered\""))
           .isEqualTo(0);

@@ -33,9 +33,14 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  * <p>A node here is an in-JVM worker of the embedded runtime with its own ActorSystem, state
  * directory and LMDB stores, connected to the others over Artery TCP on 127.0.0.1, so every message
  * between nodes is serialized as it would be between machines ({@code koala.worker-systems =
- * separate}). They are not Pekko Cluster members: cluster membership comes with the cluster module.
- * The nodes start before the class's first test and stop after its last; jobs a test submitted
- * through {@link #submit} and left running are cancelled after it.
+ * separate}). The nodes start before the class's first test and stop after its last; jobs a test
+ * submitted through {@link #submit} and left running are cancelled after it.
+ *
+ * <p>Which to use: these nodes are not Pekko Cluster members, and are the same from the first test
+ * to the last; they start faster and are enough for a dataflow's results across nodes and for
+ * reconfigurations asked through the {@link JobHandle} (rescale, migrate). For what membership does
+ * — a node that joins, leaves gracefully or is downed under a running job — and for a cluster
+ * node's own features, use {@link KoalaClusterNodes}.
  *
  * <p>Thread-safe once started.
  */

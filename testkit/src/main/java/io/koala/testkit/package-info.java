@@ -3,7 +3,9 @@
  * synchronously with virtual time and live reconfiguration, {@link
  * io.koala.testkit.KoalaAssertions} checks that reconfiguration does not change its results, and
  * {@link io.koala.testkit.KoalaNodes} is a JUnit 5 extension running an embedded runtime of N
- * nodes. Subpackages hold what Koala's own tests use: the deterministic simulation ({@code sim})
- * the driver is built on, and the verification workloads and oracles ({@code verify}).
+ * nodes, {@link io.koala.testkit.KoalaClusterNodes} one running N Pekko Cluster nodes that can
+ * join, leave and be downed. Subpackages hold what Koala's own tests use: the deterministic
+ * simulation ({@code sim}) the driver is built on, and the verification workloads and oracles
+ * ({@code verify}).
  */
 package io.koala.testkit;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
 import io.koala.cluster.KoalaCluster;
+import io.koala.cluster.LocalCluster;
 import io.koala.connector.RateSchedule;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
@@ -12,16 +13,11 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.KoalaConfig;
 import java.io.PrintWriter;
 import java.io.StringWriter;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.locks.LockSupport;
-import org.apache.pekko.actor.typed.ActorSystem;
-import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.cluster.typed.Cluster;
-import org.apache.pekko.cluster.typed.Join;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -62,23 +58,11 @@ class AdminCommandIT {
 
   @Test
   void listsShowsRescalesAndReportsErrors(@TempDir Path dir) {
-    Config config =
-        KoalaCluster.systemConfig(
-            ConfigFactory.parseString(
-                    "koala.node.port = 0\n"
-                        + "koala.node.http.port = 0\n"
-                        + "koala.node.http.admin-token = \""
-                        + TOKEN
-                        + "\"\n"
-                        + "koala.data-dir = \""
-                        + dir.toAbsolutePath()
-                        + "\"\n")
-                .withFallback(ConfigFactory.load()));
-    ActorSystem<Void> system = ActorSystem.create(Behaviors.empty(), "koala", config);
-    try {
-      KoalaCluster node = KoalaCluster.start(system, KoalaConfig.from(config));
-      Cluster.get(system).manager().tell(Join.create(Cluster.get(system).selfMember().address()));
-      await(() -> node.workers() == 1);
+    Config settings =
+        ConfigFactory.parseString(
+            "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n");
+    try (LocalCluster cluster = LocalCluster.start(1, dir, settings, counting())) {
+      KoalaCluster node = cluster.node(0);
       String url = "http://127.0.0.1:" + node.httpPort();
       JobHandle job = node.submit(counting());
       await(() -> job.status() == JobStatus.RUNNING);
@@ -116,9 +100,6 @@ class AdminCommandIT {
       assertThat(unreachable.err()).startsWith("koala: cannot reach http://127.0.0.1:1/jobs");
 
       assertThat(job.await(Duration.ofSeconds(90))).isEqualTo(JobStatus.FINISHED);
-    } finally {
-      system.terminate();
-      system.getWhenTerminated().toCompletableFuture().join();
     }
   }
 
