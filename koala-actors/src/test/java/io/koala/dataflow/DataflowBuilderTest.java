@@ -9,7 +9,6 @@ import io.koala.connector.SourceSpec;
 import io.koala.function.Collector;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.operator.Operator;
-import io.koala.operator.OperatorContext;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
@@ -312,26 +311,16 @@ class DataflowBuilderTest {
         .hasMessageContaining("no downstream");
   }
 
-  /** A pass-through SPI operator, declared keyed or not by the test. */
-  private static final class PassThrough implements Operator<String, String> {
-    private OperatorContext<String> ctx;
-
-    @Override
-    public void open(OperatorContext<String> ctx) {
-      this.ctx = ctx;
-    }
-
-    @Override
-    public void process(String value, long timestamp, int input) {
-      ctx.output().emit(value, timestamp);
-    }
+  /** An SPI operator that emits nothing: these tests only build the dataflow. */
+  private static Operator<String, String> silent() {
+    return (value, timestamp, input) -> {};
   }
 
   @Test
   void anSpiOperatorDeclaredKeyedOnAStageThatIsNotKeyedFailsTheBuildNamingIt() {
     DataflowBuilder b = Dataflow.builder("spi");
     b.source(words("src"))
-        .transform("totals", OperatorFactory.keyed(PassThrough::new))
+        .transform("totals", OperatorFactory.keyed(DataflowBuilderTest::silent))
         .sink(SinkSpec.discarding("out"));
     assertThatThrownBy(b::build)
         .isInstanceOf(DataflowDefinitionException.class)
@@ -345,9 +334,9 @@ class DataflowBuilderTest {
     DataflowBuilder b = Dataflow.builder("spi");
     Stage<String> src = b.source(words("src"));
     src.keyBy(s -> s)
-        .transform("keyed", OperatorFactory.keyed(PassThrough::new))
+        .transform("keyed", OperatorFactory.keyed(DataflowBuilderTest::silent))
         .sink(SinkSpec.discarding("out1"));
-    src.transform("plain", PassThrough::new).sink(SinkSpec.discarding("out2"));
+    src.transform("plain", DataflowBuilderTest::silent).sink(SinkSpec.discarding("out2"));
     Dataflow d = b.build();
     assertThat(node(d, "keyed").keyedState()).isTrue();
     assertThat(node(d, "plain").keyedState()).isFalse();

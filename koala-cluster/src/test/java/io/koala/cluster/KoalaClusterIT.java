@@ -127,14 +127,18 @@ class KoalaClusterIT {
     }
   }
 
+  /** {@code n} nodes taking checkpoints every 200 ms, defining the 3-way dataflow of 4,000. */
+  private static LocalCluster checkpointed(int n, Path dir) {
+    return LocalCluster.start(
+        n,
+        dir,
+        ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
+        dataflow(4_000, 3));
+  }
+
   @Test
   void aLeavingNodeWithASourceHasItRestoredElsewhere(@TempDir Path dir) {
-    try (LocalCluster nodes =
-        LocalCluster.start(
-            3,
-            dir,
-            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
-            dataflow(4_000, 3))) {
+    try (LocalCluster nodes = checkpointed(3, dir)) {
       JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
       LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       assertThat(job.metrics().tasksOnWorker(2))
@@ -153,12 +157,7 @@ class KoalaClusterIT {
 
   @Test
   void aDownedNodesTasksAreRecoveredFromTheLatestCheckpoint(@TempDir Path dir) {
-    try (LocalCluster nodes =
-        LocalCluster.start(
-            3,
-            dir,
-            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
-            dataflow(4_000, 3))) {
+    try (LocalCluster nodes = checkpointed(3, dir)) {
       JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
       LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
       assertThat(job.metrics().tasksOnWorker(2)).as("tasks on the third node").isNotEmpty();
@@ -176,12 +175,7 @@ class KoalaClusterIT {
 
   @Test
   void aLeaveThatTimesOutBecomesACrashRecoveredFromTheLatestCheckpoint(@TempDir Path dir) {
-    try (LocalCluster nodes =
-        LocalCluster.start(
-            2,
-            dir,
-            ConfigFactory.parseString("koala.checkpoint.interval = 200 ms"),
-            dataflow(4_000, 3))) {
+    try (LocalCluster nodes = checkpointed(2, dir)) {
       // its jobs get no time to move its tasks off: it leaves with them
       nodes.join(ConfigFactory.parseString("koala.cluster.leave-timeout = 1 ms"));
       JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));

@@ -10,7 +10,6 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
@@ -62,7 +61,7 @@ public final class KoalaClusterNodes
     implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   private final int initial;
   private final Config settings;
-  private final List<JobHandle> jobs = new ArrayList<>();
+  private final SubmittedJobs jobs = new SubmittedJobs();
   private Path dir;
   private LocalCluster cluster;
 
@@ -153,9 +152,7 @@ public final class KoalaClusterNodes
           "no node to submit " + dataflow.name() + " on: all " + nodes.size() + " have gone");
     }
     nodes.define(dataflow);
-    JobHandle job = nodes.node(members.get(0)).submit(dataflow);
-    jobs.add(job);
-    return job;
+    return jobs.add(nodes.node(members.get(0)).submit(dataflow));
   }
 
   @Override
@@ -175,10 +172,7 @@ public final class KoalaClusterNodes
 
   @Override
   public synchronized void afterEach(ExtensionContext context) {
-    for (JobHandle job : jobs) {
-      job.close();
-    }
-    jobs.clear();
+    jobs.closeAll();
   }
 
   @Override

@@ -4,8 +4,6 @@ import io.koala.dataflow.Dataflow;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Objects;
 import org.junit.jupiter.api.extension.AfterAllCallback;
 import org.junit.jupiter.api.extension.AfterEachCallback;
@@ -46,7 +44,7 @@ import org.junit.jupiter.api.extension.ExtensionContext;
  */
 public final class KoalaNodes implements BeforeAllCallback, AfterEachCallback, AfterAllCallback {
   private final KoalaConfig config;
-  private final List<JobHandle> jobs = new ArrayList<>();
+  private final SubmittedJobs jobs = new SubmittedJobs();
   private KoalaRuntime runtime;
 
   private KoalaNodes(KoalaConfig config) {
@@ -88,9 +86,7 @@ public final class KoalaNodes implements BeforeAllCallback, AfterEachCallback, A
 
   /** Submits {@code dataflow}; the job is cancelled after the current test if it still runs. */
   public synchronized JobHandle submit(Dataflow dataflow) {
-    JobHandle job = runtime().submit(dataflow);
-    jobs.add(job);
-    return job;
+    return jobs.add(runtime().submit(dataflow));
   }
 
   @Override
@@ -102,10 +98,7 @@ public final class KoalaNodes implements BeforeAllCallback, AfterEachCallback, A
 
   @Override
   public synchronized void afterEach(ExtensionContext context) {
-    for (JobHandle job : jobs) {
-      job.close();
-    }
-    jobs.clear();
+    jobs.closeAll();
   }
 
   @Override

@@ -649,11 +649,7 @@ public final class RescaleExperiment {
       long movedKeys = keySpace.keysIn(moved, rescaledAt);
       long accessed =
           keySpace.touchedIn(
-              moved,
-              rescaledAt,
-              Math.max(
-                  rescale.metrics().recordsIn(workload.target()),
-                  end.metrics().recordsIn(workload.source())));
+              moved, rescaledAt, Math.max(rescaledAt, end.metrics().recordsIn(workload.source())));
       int perKey = keySpace.bytesPerKey();
       List<StepResult> stepResults = new ArrayList<>();
       for (int i = 0; i < steps.size(); i++) {
