@@ -2,6 +2,7 @@ package io.koala.keys;
 
 import io.koala.routing.Murmur3;
 import java.util.Arrays;
+import java.util.function.Consumer;
 
 /**
  * An exact set of keys, compact: the key bytes in one arena ({@code length | bytes}) and an
@@ -51,6 +52,16 @@ final class LocalKeySet {
 
   int size() {
     return size;
+  }
+
+  /** Every key added, copied, in no particular order. */
+  void forEach(Consumer<byte[]> action) {
+    for (int at = 0; at < used; ) {
+      int len = readLength(at);
+      int start = at + lengthBytes(len);
+      action.accept(Arrays.copyOfRange(arena, start, start + len));
+      at = start + len;
+    }
   }
 
   /** Bytes of memory the set holds (arena and table). */

@@ -1,21 +1,33 @@
 package io.koala.protocol;
 
 /**
- * Batching and flow-control settings of a task's channels.
+ * Batching and flow-control settings of a task's channels, and how it tracks its hot keys.
  *
  * @param maxBatchRecords records per batch at most
  * @param maxBatchBytes estimated bytes per batch at most
  * @param lingerMillis how long a partial batch may wait before it is sent
  * @param credits credit window of every channel, in items
  * @param watermarkIntervalMillis how often a source emits its watermark
+ * @param hotWindowMillis how long a keyed task's generation of recently touched keys collects keys
+ *     ({@code koala.reconfiguration.hot-set.window}); 0: no hot set is tracked
+ * @param hotKeys the most recently touched keys a keyed task tracks ({@code
+ *     koala.reconfiguration.hot-set.max-keys})
  */
 public record ChannelSettings(
     int maxBatchRecords,
     int maxBatchBytes,
     long lingerMillis,
     int credits,
-    long watermarkIntervalMillis)
+    long watermarkIntervalMillis,
+    long hotWindowMillis,
+    int hotKeys)
     implements KoalaMessage {
+
+  /** {@code koala.reconfiguration.hot-set.window}'s default. */
+  public static final long DEFAULT_HOT_WINDOW_MILLIS = 10_000;
+
+  /** {@code koala.reconfiguration.hot-set.max-keys}' default. */
+  public static final int DEFAULT_HOT_KEYS = 262_144;
 
   /**
    * Largest message Koala sends between tasks (Artery's frame, which the runtime sets to this). A
@@ -34,7 +46,9 @@ public record ChannelSettings(
         || maxBatchBytes < 1
         || lingerMillis < 0
         || credits < 1
-        || watermarkIntervalMillis < 1) {
+        || watermarkIntervalMillis < 1
+        || hotWindowMillis < 0
+        || hotKeys < 0) {
       throw new IllegalArgumentException(
           "invalid channel settings: "
               + maxBatchRecords
@@ -46,11 +60,32 @@ public record ChannelSettings(
               + credits
               + " credits, watermarks every "
               + watermarkIntervalMillis
+              + " ms, hot set of "
+              + hotKeys
+              + " keys over "
+              + hotWindowMillis
               + " ms");
     }
   }
 
-  /** Settings with watermarks every 200 ms. */
+  /** Settings with the default hot set. */
+  public ChannelSettings(
+      int maxBatchRecords,
+      int maxBatchBytes,
+      long lingerMillis,
+      int credits,
+      long watermarkIntervalMillis) {
+    this(
+        maxBatchRecords,
+        maxBatchBytes,
+        lingerMillis,
+        credits,
+        watermarkIntervalMillis,
+        DEFAULT_HOT_WINDOW_MILLIS,
+        DEFAULT_HOT_KEYS);
+  }
+
+  /** Settings with watermarks every 200 ms and the default hot set. */
   public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
     this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);
   }

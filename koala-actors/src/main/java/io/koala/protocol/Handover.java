@@ -9,14 +9,21 @@ import java.util.List;
  * protocol) the receiver pulls all of the bucket's state from the sender right away instead of
  * fetching each key on its first access. With the remote state backend, {@code writesBefore} holds
  * the sender's last write number to each state service, which the receiver's reads of the bucket
- * wait for (empty otherwise).
+ * wait for (empty otherwise). {@code hotKeys} are the keys of the bucket the sender's records
+ * touched lately, in the store's order (its hot set, keys without state): the receiver asks for
+ * their state at once (issue 20 step 2); empty but with the Koala protocol.
  */
 public record Handover(
-    BucketHandover bucket, List<ShippedTimer> timers, boolean pullAtOnce, List<Long> writesBefore)
+    BucketHandover bucket,
+    List<ShippedTimer> timers,
+    boolean pullAtOnce,
+    List<Long> writesBefore,
+    List<byte[]> hotKeys)
     implements ChannelItem {
   public Handover {
     timers = List.copyOf(timers);
     writesBefore = List.copyOf(writesBefore);
+    hotKeys = List.copyOf(hotKeys);
   }
 
   /**

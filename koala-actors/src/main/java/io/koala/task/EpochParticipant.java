@@ -331,11 +331,16 @@ final class EpochParticipant {
           }
         }
       }
+      List<byte[]> hot = keyed.takeHotKeys(bucket);
       toReceiver
           .computeIfAbsent(receiver, r -> new ArrayList<>())
           .add(
               new Handover(
-                  lookup, shipped, move == Protocol.StateMove.PULL_AT_ONCE, remote.writesBefore()));
+                  lookup,
+                  shipped,
+                  move == Protocol.StateMove.PULL_AT_ONCE,
+                  remote.writesBefore(),
+                  move == Protocol.StateMove.ON_ACCESS && !remote.enabled() ? hot : List.of()));
       keyed.gaveUp(bucket);
       metrics.bucketsHandedOver++;
     }
@@ -406,6 +411,8 @@ final class EpochParticipant {
     metrics.bucketsTakenOver++;
     if (h.pullAtOnce() && elsewhere) {
       keyed.pull(lookup.bucket(), lookup.defaultHolder());
+    } else if (elsewhere) {
+      keyed.prefetchHot(lookup.bucket(), h.hotKeys());
     }
   }
 

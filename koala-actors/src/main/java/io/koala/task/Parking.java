@@ -165,12 +165,17 @@ public final class Parking {
     return arrived(key);
   }
 
-  /** Parked keys of {@code bucket}. */
+  /** Keys of {@code bucket} with parked items or being fetched. */
   public List<KeyRef> keysOf(int bucket) {
     List<KeyRef> out = new ArrayList<>();
     for (KeyRef k : parked.keySet()) {
       if (k.bucket() == bucket) {
         out.add(k);
+      }
+    }
+    for (KeyRef k : inFlight.keySet()) {
+      if (k.bucket() == bucket && !parked.containsKey(k)) {
+        out.add(k); // prefetched, with nothing parked behind it
       }
     }
     return out;

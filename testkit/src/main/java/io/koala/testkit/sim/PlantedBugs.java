@@ -59,7 +59,9 @@ final class PlantedBugs {
               b.drained(),
               List.of());
       return new Deliver(
-          d.channel(), d.seq(), new Handover(lost, h.timers(), h.pullAtOnce(), h.writesBefore()));
+          d.channel(),
+          d.seq(),
+          new Handover(lost, h.timers(), h.pullAtOnce(), h.writesBefore(), h.hotKeys()));
     }
     if (planted.contains(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED)
         && d.item() instanceof PeerMarker
