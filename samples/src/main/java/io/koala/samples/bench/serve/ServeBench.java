@@ -12,14 +12,14 @@ import org.openjdk.jmh.runner.options.OptionsBuilder;
 import org.openjdk.jmh.runner.options.TimeValue;
 
 /**
- * Runs {@link ServeBenchmark} with JMH (one fork) and sums it up: microseconds for a holder to
- * answer a fetch of 1,000 keys (read and serialize), and for the owner to decode the reply, per
- * state size.
+ * Runs {@link ServeBenchmark} with JMH (one fork) and sums it up: the median microseconds for a
+ * holder to answer a fetch of 1,000 keys (read and serialize), and for the owner to decode the
+ * reply, per state size (JMH samples each call; the median of the samples).
  */
 public final class ServeBench {
   private ServeBench() {}
 
-  /** The JMH averages in microseconds per 1,000-key fetch, by state bytes per key. */
+  /** The JMH medians in microseconds per 1,000-key fetch, by state bytes per key. */
   public record Result(Map<Integer, Double> serveUs, Map<Integer, Double> decodeUs) {
 
     public String toJson() {
@@ -42,7 +42,7 @@ public final class ServeBench {
           new StringBuilder(
               String.format(
                   Locale.ROOT,
-                  "Serving a fetch of %,d random keys of %,d in LMDB (JMH, average):%n",
+                  "Serving a fetch of %,d random keys of %,d in LMDB (JMH, median):%n",
                   ServeBenchmark.FETCH,
                   ServeBenchmark.KEYS));
       serveUs.forEach(
@@ -75,7 +75,7 @@ public final class ServeBench {
     for (RunResult r : results) {
       String method = r.getParams().getBenchmark();
       int bytes = Integer.parseInt(r.getParams().getParam("stateBytes"));
-      double us = r.getPrimaryResult().getScore();
+      double us = r.getPrimaryResult().getStatistics().getPercentile(50);
       (method.endsWith(".serve") ? serve : decode).put(bytes, us);
     }
     return new Result(serve, decode);

@@ -53,7 +53,7 @@ import org.openjdk.jmh.annotations.TearDown;
  * unserved; at 64 bytes it serves them all. Run by {@code ./koala bench serve}.
  */
 @State(Scope.Benchmark)
-@BenchmarkMode(Mode.AverageTime)
+@BenchmarkMode(Mode.SampleTime)
 @OutputTimeUnit(TimeUnit.MICROSECONDS)
 public class ServeBenchmark {
   static final int FETCH = 1_000;
