@@ -9,6 +9,7 @@ import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.protocol.StateMessage.KeyState;
 import io.koala.protocol.StateMessage.StateReply;
 import io.koala.store.KeyLayout;
+import io.koala.store.PrefixEntryVisitor;
 import io.koala.store.ReadTxn;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
@@ -37,25 +38,103 @@ public final class StateServing {
   static final byte[] GENERATION_PREFIX = {'g', 'b'};
 
   /**
-   * Answers {@code fetch} as {@code self}: the requested keys in order until their state reaches
-   * {@link #CHUNK_BYTES} (at least one key); the keys beyond are listed as unserved, for the owner
-   * to ask for again, so that a reply stays well inside a message frame.
+   * Answers {@code fetch} as {@code self}: the requested keys in store key order (bucket, then key
+   * length, then key bytes: {@link KeyLayout}) until their state reaches {@link #CHUNK_BYTES} (at
+   * least one key); the keys beyond are listed as unserved, for the owner to ask for again, so that
+   * a reply stays well inside a message frame. The keys are read with one forward walk of the store
+   * ({@link ReadTxn#scanPrefixes}) and each bucket's generation once.
    */
   public static StateReply serve(ReadTxn txn, Fetch fetch, TaskId self) {
-    List<KeyState> keys = new ArrayList<>(fetch.keys().size());
-    List<KeyRef> unserved = new ArrayList<>();
-    long bytes = 0;
-    for (KeyRef k : fetch.keys()) {
-      if (bytes >= CHUNK_BYTES) {
-        unserved.add(k);
-        continue;
-      }
-      KeyState ks = stateOf(txn, k, generation(txn, k.bucket()));
-      bytes += ks.bytes();
-      keys.add(ks);
+    int n = fetch.keys().size();
+    Requested[] sorted = new Requested[n];
+    for (int i = 0; i < n; i++) {
+      KeyRef k = fetch.keys().get(i);
+      sorted[i] = new Requested(k, KeyLayout.keyPrefix(k.bucket(), k.key()));
     }
+    Arrays.sort(sorted, (a, b) -> Arrays.compareUnsigned(a.prefix, b.prefix));
+    KeyRef[] keys = new KeyRef[n];
+    long[] generations = new long[n];
+    List<byte[]> prefixes = new ArrayList<>(n);
+    for (int i = 0; i < n; i++) {
+      keys[i] = sorted[i].key;
+      int bucket = keys[i].bucket();
+      generations[i] =
+          i > 0 && keys[i - 1].bucket() == bucket ? generations[i - 1] : generation(txn, bucket);
+      prefixes.add(sorted[i].prefix);
+    }
+    Collector served = new Collector(keys, generations);
+    txn.scanPrefixes(Table.STATE, prefixes, served);
+    served.finish();
     DrainChunk chunk = fetch.drain() == null ? null : drain(txn, fetch.drain());
-    return new StateReply(fetch.requestId(), self, keys, chunk, unserved);
+    List<KeyRef> unserved = Arrays.asList(keys).subList(served.decided, n);
+    return new StateReply(fetch.requestId(), self, served.states, chunk, unserved);
+  }
+
+  /** A requested key and the prefix of its store entries, by which it sorts. */
+  private record Requested(KeyRef key, byte[] prefix) {}
+
+  /**
+   * Gathers the entries of a scan of sorted keys into their states, deciding the keys in order: a
+   * key is served (with its entries, or absent without any) while the state gathered before it is
+   * under {@link #CHUNK_BYTES}; the keys from {@link #decided} on are left unserved.
+   */
+  private static final class Collector implements PrefixEntryVisitor {
+    private final KeyRef[] keys;
+    private final long[] generations;
+    final List<KeyState> states;
+    int decided;
+    private long bytes;
+    private int open = -1;
+    private List<byte[]> storeKeys;
+    private List<byte[]> values;
+
+    Collector(KeyRef[] keys, long[] generations) {
+      this.keys = keys;
+      this.generations = generations;
+      this.states = new ArrayList<>(keys.length);
+    }
+
+    @Override
+    public boolean visit(int prefix, byte[] key, byte[] value) {
+      if (prefix != open) {
+        closeOpen();
+        if (!serveAbsentUpTo(prefix) || bytes >= CHUNK_BYTES) {
+          return false; // the budget is spent: this key and those after it stay unserved
+        }
+        open = prefix;
+        storeKeys = new ArrayList<>(1);
+        values = new ArrayList<>(1);
+      }
+      storeKeys.add(key);
+      values.add(value);
+      bytes += key.length + value.length;
+      return true;
+    }
+
+    /** After the scan: the key still open, and the keys after it without entries while room. */
+    void finish() {
+      closeOpen();
+      serveAbsentUpTo(keys.length);
+    }
+
+    private void closeOpen() {
+      if (open >= 0) {
+        states.add(new KeyState(keys[open], generations[open], storeKeys, values));
+        decided = open + 1;
+        open = -1;
+      }
+    }
+
+    /** Serves the keys before {@code end} that had no entries; false when the budget ran out. */
+    private boolean serveAbsentUpTo(int end) {
+      for (; decided < end; decided++) {
+        if (bytes >= CHUNK_BYTES) {
+          return false;
+        }
+        states.add(new KeyState(keys[decided], generations[decided], List.of(), List.of()));
+      }
+      return true;
+    }
   }
 
   /** The whole state of {@code key} in {@code txn}: every store entry under its prefix. */

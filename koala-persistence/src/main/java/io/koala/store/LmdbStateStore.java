@@ -396,6 +396,47 @@ public final class LmdbStateStore implements StateStore {
       return visited;
     }
 
+    /**
+     * One cursor for every prefix: each is a seek ({@code MDB_SET_RANGE}, which LMDB answers from
+     * the current leaf page when the prefix falls on it, so prefixes in key order walk forward),
+     * then the entries under it; only those are copied.
+     */
+    @Override
+    public long scanPrefixes(Table table, List<byte[]> prefixes, PrefixEntryVisitor visitor) {
+      Txn<DirectBuffer> txn = readableTxn();
+      Objects.requireNonNull(table, "table");
+      Objects.requireNonNull(visitor, "visitor");
+      for (byte[] prefix : prefixes) {
+        StoreChecks.checkPrefix(table, prefix);
+      }
+      long visited = 0;
+      scanStarted();
+      try (Cursor<DirectBuffer> cursor = dbis.get(table).openCursor(txn)) {
+        for (int i = 0; i < prefixes.size(); i++) {
+          byte[] prefix = prefixes.get(i);
+          if (prefix.length > maxKeySize) {
+            continue; // longer than any key: matches nothing
+          }
+          boolean found =
+              prefix.length == 0
+                  ? cursor.first()
+                  : cursor.get(keySlot().set(prefix), GetOp.MDB_SET_RANGE);
+          while (found && startsWith(cursor.key(), prefix)) {
+            visited++;
+            if (!visitor.visit(i, DirectSlot.copy(cursor.key()), DirectSlot.copy(cursor.val()))) {
+              return visited;
+            }
+            found = cursor.next();
+          }
+        }
+      } catch (LmdbException e) {
+        throw failure("scan table " + table, e);
+      } finally {
+        scanEnded();
+      }
+      return visited;
+    }
+
     /** One cursor walk over the table, handing out LMDB's own buffers: nothing is copied. */
     @Override
     public long forEach(Table table, EntryViewVisitor visitor) {

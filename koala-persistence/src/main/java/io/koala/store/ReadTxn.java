@@ -1,5 +1,7 @@
 package io.koala.store;
 
+import java.util.List;
+import java.util.Objects;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
@@ -31,6 +33,36 @@ public interface ReadTxn extends AutoCloseable {
   /** Visits every entry whose key starts with {@code prefix}, in key order. */
   default int scan(Table table, byte[] prefix, EntryVisitor visitor) {
     return scan(table, prefix, null, Integer.MAX_VALUE, visitor);
+  }
+
+  /**
+   * Visits, for each of {@code prefixes} in turn, every entry whose key starts with it, in key
+   * order: the batch form of {@link #scan(Table, byte[], EntryVisitor)}, by which a holder reads
+   * the keys of a fetch. Any order of prefixes is correct (a prefix listed twice is visited twice),
+   * but a store may walk prefixes given in ascending unsigned order with one cursor moving forward
+   * instead of one scan each; the LMDB store does. Stops when the visitor returns {@code false}.
+   * The visitor may read through this transaction but not write through it. The default scans each
+   * prefix in turn.
+   *
+   * @return the number of entries visited, including the one on which the visitor returned {@code
+   *     false}
+   */
+  default long scanPrefixes(Table table, List<byte[]> prefixes, PrefixEntryVisitor visitor) {
+    Objects.requireNonNull(visitor, "visitor");
+    boolean[] stopped = {false};
+    long visited = 0;
+    for (int i = 0; i < prefixes.size() && !stopped[0]; i++) {
+      int index = i;
+      visited +=
+          scan(
+              table,
+              prefixes.get(i),
+              (k, v) -> {
+                stopped[0] = !visitor.visit(index, k, v);
+                return !stopped[0];
+              });
+    }
+    return visited;
   }
 
   /**

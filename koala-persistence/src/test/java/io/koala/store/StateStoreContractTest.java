@@ -315,6 +315,56 @@ abstract class StateStoreContractTest {
   }
 
   @Test
+  void scanPrefixesVisitsEachPrefixInTurnInWhateverOrder() {
+    write(
+        txn -> {
+          for (int i = 0; i < 4; i++) {
+            txn.put(Table.STATE, bytes(0x01, i), value("a" + i));
+            txn.put(Table.STATE, bytes(0x03, 0x80 + i), value("c" + i));
+          }
+          txn.put(Table.STATE, bytes(0x02), value("b"));
+          txn.put(Table.STATE, bytes(0x04, 0x00), value("d"));
+        });
+    byte[] huge = new byte[store.maxKeySize() + 1];
+    // ascending, one prefix without entries, one longer than any key; then out of order, twice
+    List<byte[]> sorted = List.of(bytes(0x01), bytes(0x01, 0x02, 0x00), bytes(0x03), huge);
+    List<byte[]> shuffled = List.of(bytes(0x03, 0x81), bytes(0x01, 0x01), bytes(0x03, 0x81));
+    try (ReadTxn txn = store.beginRead()) {
+      List<String> seen = new ArrayList<>();
+      long n = txn.scanPrefixes(Table.STATE, sorted, (i, k, v) -> seen.add(i + ":" + entry(k, v)));
+      List<String> expected = new ArrayList<>();
+      for (int i = 0; i < 4; i++) {
+        expected.add("0:" + entry(bytes(0x01, i), value("a" + i)));
+      }
+      for (int i = 0; i < 4; i++) {
+        expected.add("2:" + entry(bytes(0x03, 0x80 + i), value("c" + i)));
+      }
+      assertThat(seen).containsExactlyElementsOf(expected);
+      assertThat(n).isEqualTo(8);
+
+      seen.clear();
+      txn.scanPrefixes(Table.STATE, shuffled, (i, k, v) -> seen.add(i + ":" + entry(k, v)));
+      assertThat(seen)
+          .containsExactly(
+              "0:" + entry(bytes(0x03, 0x81), value("c1")),
+              "1:" + entry(bytes(0x01, 0x01), value("a1")),
+              "2:" + entry(bytes(0x03, 0x81), value("c1")));
+
+      seen.clear();
+      n =
+          txn.scanPrefixes(
+              Table.STATE,
+              sorted,
+              (i, k, v) -> {
+                seen.add(i + ":" + entry(k, v));
+                return seen.size() < 6;
+              });
+      assertThat(n).isEqualTo(6);
+      assertThat(seen).containsExactlyElementsOf(expected.subList(0, 6));
+    }
+  }
+
+  @Test
   void scanStopsWhenTheVisitorSaysSo() {
     write(
         txn -> {

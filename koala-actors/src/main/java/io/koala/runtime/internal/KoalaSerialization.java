@@ -25,6 +25,9 @@ import io.koala.protocol.TaskSetup;
 import io.koala.protocol.Watermark;
 import io.koala.runtime.ConfigurationException;
 import io.koala.serialization.TypeRegistry;
+import io.koala.store.KeyLayout;
+import java.util.Arrays;
+import java.util.List;
 import org.apache.pekko.actor.AbstractExtensionId;
 import org.apache.pekko.actor.ExtendedActorSystem;
 import org.apache.pekko.actor.Extension;
@@ -98,6 +101,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
   static void registerMessages(TypeRegistry registry) {
     registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
     registry.register(ForwardedBatch.class, r -> new ForwardedBatchSerializer());
+    registry.register(StateMessage.KeyRef.class, r -> new KeyRefSerializer());
+    registry.register(StateMessage.KeyState.class, r -> new KeyStateSerializer());
     registry.register(
         EndOfChannel.class,
         Watermark.class,
@@ -133,8 +138,6 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.StateReply.class,
         StateMessage.Release.class,
         StateMessage.Released.class,
-        StateMessage.KeyRef.class,
-        StateMessage.KeyState.class,
         StateMessage.Drain.class,
         StateMessage.DrainChunk.class,
         io.koala.protocol.DrainSettings.class,
@@ -239,6 +242,96 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
       }
       return new ForwardedBatch(values, timestamps, edges, n);
     }
+  }
+
+  /** Writes a key as its bucket and bytes, without the record's field-by-field framing. */
+  static final class KeyRefSerializer extends Serializer<StateMessage.KeyRef> {
+    KeyRefSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, StateMessage.KeyRef ref) {
+      output.writeVarInt(ref.bucket(), true);
+      writeBytes(output, ref.key());
+    }
+
+    @Override
+    public StateMessage.KeyRef read(
+        Kryo kryo, Input input, Class<? extends StateMessage.KeyRef> type) {
+      int bucket = input.readVarInt(true);
+      return new StateMessage.KeyRef(bucket, readBytes(input));
+    }
+  }
+
+  /**
+   * Writes a key's state flat, as the bulk of a state reply or a drained chunk: the key, the
+   * generation, then its entries as lengths and bytes, no class ids or collection framing per
+   * entry. Store keys that start with the key's prefix (those a holder serves all do) go without
+   * it.
+   */
+  static final class KeyStateSerializer extends Serializer<StateMessage.KeyState> {
+    KeyStateSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, StateMessage.KeyState ks) {
+      StateMessage.KeyRef ref = ks.key();
+      output.writeVarInt(ref.bucket(), true);
+      writeBytes(output, ref.key());
+      output.writeVarLong(ks.generation(), true);
+      List<byte[]> keys = ks.storeKeys();
+      List<byte[]> values = ks.values();
+      int n = keys.size();
+      output.writeVarInt(n, true);
+      byte[] prefix = n == 0 ? null : KeyLayout.keyPrefix(ref.bucket(), ref.key());
+      boolean elide = true;
+      for (int i = 0; i < n && elide; i++) {
+        byte[] k = keys.get(i);
+        elide =
+            k.length >= prefix.length
+                && Arrays.equals(k, 0, prefix.length, prefix, 0, prefix.length);
+      }
+      output.writeBoolean(elide);
+      int skip = elide && n > 0 ? prefix.length : 0;
+      for (int i = 0; i < n; i++) {
+        byte[] k = keys.get(i);
+        output.writeVarInt(k.length - skip, true);
+        output.writeBytes(k, skip, k.length - skip);
+        writeBytes(output, values.get(i));
+      }
+    }
+
+    @Override
+    public StateMessage.KeyState read(
+        Kryo kryo, Input input, Class<? extends StateMessage.KeyState> type) {
+      int bucket = input.readVarInt(true);
+      byte[] key = readBytes(input);
+      long generation = input.readVarLong(true);
+      int n = input.readVarInt(true);
+      boolean elided = input.readBoolean();
+      byte[] prefix = elided && n > 0 ? KeyLayout.keyPrefix(bucket, key) : new byte[0];
+      byte[][] keys = new byte[n][];
+      byte[][] values = new byte[n][];
+      for (int i = 0; i < n; i++) {
+        int rest = input.readVarInt(true);
+        keys[i] = Arrays.copyOf(prefix, prefix.length + rest);
+        input.readBytes(keys[i], prefix.length, rest);
+        values[i] = readBytes(input);
+      }
+      return new StateMessage.KeyState(
+          new StateMessage.KeyRef(bucket, key), generation, List.of(keys), List.of(values));
+    }
+  }
+
+  private static void writeBytes(Output output, byte[] bytes) {
+    output.writeVarInt(bytes.length, true);
+    output.writeBytes(bytes);
+  }
+
+  private static byte[] readBytes(Input input) {
+    return input.readBytes(input.readVarInt(true));
   }
 
   /** Writes a batch as its size, then per record the value and the timestamp delta. */

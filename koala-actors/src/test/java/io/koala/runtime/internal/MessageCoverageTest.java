@@ -239,6 +239,36 @@ class MessageCoverageTest {
   }
 
   @Test
+  void aStateReplyRoundTripsWithItsKeysStatesWrittenFlat() {
+    StateMessage.KeyRef a = new StateMessage.KeyRef(300, new byte[] {1, 2, 3});
+    StateMessage.KeyRef b = new StateMessage.KeyRef(4, new byte[0]);
+    byte[] ns = {(byte) 0xFF};
+    StateMessage.KeyState served =
+        new StateMessage.KeyState(
+            a,
+            Long.MAX_VALUE,
+            List.of(
+                io.koala.store.KeyLayout.stateKey(300, a.key(), 1, new byte[0]),
+                io.koala.store.KeyLayout.stateKey(300, a.key(), 2, ns)),
+            List.of(new byte[] {9}, new byte[0]));
+    // a store key outside the key's prefix travels whole
+    StateMessage.KeyState foreign =
+        new StateMessage.KeyState(b, 3, List.of(new byte[] {7}), List.of(new byte[] {8, 8}));
+    StateMessage.KeyState absent = new StateMessage.KeyState(b, 0, List.of(), List.of());
+    StateMessage.StateReply reply =
+        new StateMessage.StateReply(
+            11,
+            new TaskId(new OperatorId("count"), 2),
+            List.of(served, foreign, absent),
+            new StateMessage.DrainChunk(300, List.of(served), new byte[] {5}, false),
+            List.of(a, b));
+    StateMessage.StateReply back = (StateMessage.StateReply) roundTrip(reply);
+    assertThat(back).usingRecursiveComparison().isEqualTo(reply);
+    assertThat(back.keys().get(0).storeKeys().get(1))
+        .isEqualTo(io.koala.store.KeyLayout.stateKey(300, a.key(), 2, ns));
+  }
+
+  @Test
   void taskMetricsSnapshotRoundTrips() {
     Histogram h = new Histogram(60_000_000_000L, 2);
     h.recordValue(1_000);

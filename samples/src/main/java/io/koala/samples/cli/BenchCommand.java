@@ -8,6 +8,7 @@ import io.koala.samples.bench.KeyedCountBench;
 import io.koala.samples.bench.SnapshotBench;
 import io.koala.samples.bench.WindowCountBench;
 import io.koala.samples.bench.klt.KltBench;
+import io.koala.samples.bench.serve.ServeBench;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,6 +26,8 @@ final class BenchCommand implements Callable<Integer> {
       description =
           "Workload: ${COMPLETION-CANDIDATES} (klt: JMH microbenchmark of the key lookup table;"
               + " --seconds sets its warm-up and measured iterations, at most 10;"
+              + " serve: JMH microbenchmark of a holder answering a fetch of 1,000 keys from LMDB"
+              + " and serializing the reply, and of decoding it, iterations as for klt;"
               + " checkpoint-overhead: keyed-count with checkpoints off, then every"
               + " --checkpoint-interval-ms; checkpoint-restart: fills --keys keys of --state-bytes,"
               + " checkpoints, restarts the runtime on the same data directory and times the"
@@ -88,6 +91,7 @@ final class BenchCommand implements Callable<Integer> {
     keyed_count,
     window_count,
     klt,
+    serve,
     checkpoint_overhead,
     checkpoint_restart,
     snapshot;
@@ -124,6 +128,11 @@ final class BenchCommand implements Callable<Integer> {
       case klt -> {
         // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
         KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
+        System.out.println(json ? r.toJson() : r.toText());
+      }
+      case serve -> {
+        // a JMH microbenchmark of a holder's answer to a fetch: --seconds sets its iterations
+        ServeBench.Result r = ServeBench.run(Math.max(1, Math.min(seconds, 10)));
         System.out.println(json ? r.toJson() : r.toText());
       }
     }
