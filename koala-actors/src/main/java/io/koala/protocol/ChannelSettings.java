@@ -8,13 +8,17 @@ package io.koala.protocol;
  * @param lingerMillis how long a partial batch may wait before it is sent
  * @param credits credit window of every channel, in items
  * @param watermarkIntervalMillis how often a source emits its watermark
+ * @param maxWaitingBytes estimated bytes of the records a task keeps waiting (parked for their
+ *     key's state, held for a peer marker) at which it takes no more records from its direct
+ *     upstream channels (DESIGN §4.2, D5)
  */
 public record ChannelSettings(
     int maxBatchRecords,
     int maxBatchBytes,
     long lingerMillis,
     int credits,
-    long watermarkIntervalMillis)
+    long watermarkIntervalMillis,
+    long maxWaitingBytes)
     implements KoalaMessage {
 
   /**
@@ -29,12 +33,16 @@ public record ChannelSettings(
   /** Largest configurable batch size in bytes. */
   public static final int MAX_BATCH_BYTES = FRAME_BYTES / 4;
 
+  /** The default of {@link #maxWaitingBytes}, as {@code koala.channel.max-waiting-bytes}. */
+  public static final long DEFAULT_MAX_WAITING_BYTES = 4L << 20;
+
   public ChannelSettings {
     if (maxBatchRecords < 1
         || maxBatchBytes < 1
         || lingerMillis < 0
         || credits < 1
-        || watermarkIntervalMillis < 1) {
+        || watermarkIntervalMillis < 1
+        || maxWaitingBytes < 1) {
       throw new IllegalArgumentException(
           "invalid channel settings: "
               + maxBatchRecords
@@ -46,11 +54,29 @@ public record ChannelSettings(
               + credits
               + " credits, watermarks every "
               + watermarkIntervalMillis
-              + " ms");
+              + " ms, "
+              + maxWaitingBytes
+              + " bytes waiting");
     }
   }
 
-  /** Settings with watermarks every 200 ms. */
+  /** Settings with the default budget of waiting records. */
+  public ChannelSettings(
+      int maxBatchRecords,
+      int maxBatchBytes,
+      long lingerMillis,
+      int credits,
+      long watermarkIntervalMillis) {
+    this(
+        maxBatchRecords,
+        maxBatchBytes,
+        lingerMillis,
+        credits,
+        watermarkIntervalMillis,
+        DEFAULT_MAX_WAITING_BYTES);
+  }
+
+  /** Settings with watermarks every 200 ms and the default budget of waiting records. */
   public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
     this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);
   }

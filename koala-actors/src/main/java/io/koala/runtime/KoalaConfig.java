@@ -77,7 +77,8 @@ public final class KoalaConfig {
             intIn(config, "koala.channel.credits", 1, 1024),
             durationIn(
                     config, "koala.watermark.interval", Duration.ofMillis(1), Duration.ofMinutes(1))
-                .toMillis());
+                .toMillis(),
+            bytesIn(config, "koala.channel.max-waiting-bytes", 1024, 1L << 40));
     long initial = bytesIn(config, "koala.store.initial-map-size", 1L << 20, 1L << 50);
     long max = bytesIn(config, "koala.store.max-map-size", 1L << 20, 1L << 50);
     if (max < initial) {
