@@ -16,8 +16,9 @@ import java.util.Map;
  * of their fields (field readers cached per class), collections and maps their size times the first
  * element's estimate. Nesting is followed three levels deep; deeper values count a flat 64 bytes.
  * Over-estimating is harmless (smaller batches); the serializer refuses anything over the frame.
+ * Tasks measure the records they keep waiting with it too (their byte budget, DESIGN §4.2, D5).
  */
-final class SizeEstimate {
+public final class SizeEstimate {
   static final int OBJECT = 64;
   private static final int MAX_DEPTH = 3;
 
@@ -31,7 +32,8 @@ final class SizeEstimate {
 
   private SizeEstimate() {}
 
-  static int of(Object v) {
+  /** The estimated serialized size of {@code v}, in bytes. */
+  public static int of(Object v) {
     return of(v, 0);
   }
 

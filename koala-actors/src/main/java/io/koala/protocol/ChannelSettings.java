@@ -8,6 +8,9 @@ package io.koala.protocol;
  * @param lingerMillis how long a partial batch may wait before it is sent
  * @param credits credit window of every channel, in items
  * @param watermarkIntervalMillis how often a source emits its watermark
+ * @param maxWaitingBytes estimated bytes of the records a task keeps waiting (parked for their
+ *     key's state, held for a peer marker) at which it takes no more records from its direct
+ *     upstream channels (DESIGN §4.2, D5)
  * @param hotWindowMillis how long a keyed task's generation of recently touched keys collects keys
  *     ({@code koala.reconfiguration.hot-set.window}); 0: no hot set is tracked
  * @param hotKeys the most recently touched keys a keyed task tracks ({@code
@@ -19,6 +22,7 @@ public record ChannelSettings(
     long lingerMillis,
     int credits,
     long watermarkIntervalMillis,
+    long maxWaitingBytes,
     long hotWindowMillis,
     int hotKeys)
     implements KoalaMessage {
@@ -41,12 +45,16 @@ public record ChannelSettings(
   /** Largest configurable batch size in bytes. */
   public static final int MAX_BATCH_BYTES = FRAME_BYTES / 4;
 
+  /** The default of {@link #maxWaitingBytes}, as {@code koala.channel.max-waiting-bytes}. */
+  public static final long DEFAULT_MAX_WAITING_BYTES = 4L << 20;
+
   public ChannelSettings {
     if (maxBatchRecords < 1
         || maxBatchBytes < 1
         || lingerMillis < 0
         || credits < 1
         || watermarkIntervalMillis < 1
+        || maxWaitingBytes < 1
         || hotWindowMillis < 0
         || hotKeys < 0) {
       throw new IllegalArgumentException(
@@ -60,7 +68,9 @@ public record ChannelSettings(
               + credits
               + " credits, watermarks every "
               + watermarkIntervalMillis
-              + " ms, hot set of "
+              + " ms, "
+              + maxWaitingBytes
+              + " bytes waiting, hot set of "
               + hotKeys
               + " keys over "
               + hotWindowMillis
@@ -74,6 +84,25 @@ public record ChannelSettings(
       int maxBatchBytes,
       long lingerMillis,
       int credits,
+      long watermarkIntervalMillis,
+      long maxWaitingBytes) {
+    this(
+        maxBatchRecords,
+        maxBatchBytes,
+        lingerMillis,
+        credits,
+        watermarkIntervalMillis,
+        maxWaitingBytes,
+        DEFAULT_HOT_WINDOW_MILLIS,
+        DEFAULT_HOT_KEYS);
+  }
+
+  /** Settings with the default budget of waiting records and the default hot set. */
+  public ChannelSettings(
+      int maxBatchRecords,
+      int maxBatchBytes,
+      long lingerMillis,
+      int credits,
       long watermarkIntervalMillis) {
     this(
         maxBatchRecords,
@@ -81,11 +110,13 @@ public record ChannelSettings(
         lingerMillis,
         credits,
         watermarkIntervalMillis,
-        DEFAULT_HOT_WINDOW_MILLIS,
-        DEFAULT_HOT_KEYS);
+        DEFAULT_MAX_WAITING_BYTES);
   }
 
-  /** Settings with watermarks every 200 ms and the default hot set. */
+  /**
+   * Settings with watermarks every 200 ms, the default budget of waiting records and the default
+   * hot set.
+   */
   public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
     this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);
   }

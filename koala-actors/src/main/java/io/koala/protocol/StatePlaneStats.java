@@ -33,8 +33,16 @@ public record StatePlaneStats(
   public enum Stall {
     /** An item waits for records parked before it (their state is being fetched). */
     PARKED_GATE,
-    /** Records wait because the task holds as many parked records as it may. */
+    /**
+     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
+     * them parked for their state.
+     */
     PARKED_LIMIT,
+    /**
+     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
+     * them held during a reconfiguration for a sender's peer marker (§6.6).
+     */
+    HELD_LIMIT,
     /** The task's emulated capacity allows no batch now (experiments only). */
     THROTTLE,
     /** An output channel has no credit: downstream is slower. */

@@ -119,6 +119,8 @@ public record TaskMetricsSnapshot(
    * @param bucketsHandedOver buckets given up
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
+   * @param waitingBytes what the records the task keeps waiting now (parked, and held for a peer
+   *     marker) count for against its budget, {@link ChannelSettings#maxWaitingBytes}
    * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
    *     keys known to be local in moved buckets (the exact entries are in the store)
    * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
@@ -133,12 +135,14 @@ public record TaskMetricsSnapshot(
       long bucketsHandedOver,
       long bucketsTakenOver,
       long parkedRecords,
+      long waitingBytes,
       long lookupTableBytes,
       long keysDrained,
       long piggybackedKeys)
       implements KoalaMessage {
     /** Nothing reconfigured. */
-    public static final Reconfiguration NONE = new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
+    public static final Reconfiguration NONE =
+        new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
   }
 
   /** The batch latency histogram. */

@@ -78,6 +78,7 @@ public final class KoalaConfig {
             durationIn(
                     config, "koala.watermark.interval", Duration.ofMillis(1), Duration.ofMinutes(1))
                 .toMillis(),
+            bytesIn(config, "koala.channel.max-waiting-bytes", 1024, 1L << 40),
             durationIn(
                     config,
                     "koala.reconfiguration.hot-set.window",

@@ -488,9 +488,11 @@ final class EpochParticipant {
     if (role.held.isEmpty()) {
       holdingSince = services.nanoTime(); // the §6.6 hold starts
     }
+    int bytes = Parking.waitingBytes(value);
     role.held
         .computeIfAbsent(key, k -> new ArrayDeque<>())
-        .add(new EpochRole.Held(value, ts, ch.input(), arrival));
+        .add(new EpochRole.Held(value, ts, ch.input(), arrival, bytes));
+    role.heldBytes += bytes;
     metrics.recordsHeld++;
     keyed.prefetchHeld(bucket);
     return true;
@@ -526,6 +528,25 @@ final class EpochParticipant {
     output.forwardRecord(role.peerOutPosition.get(receiver), value, timestamp, edge);
     metrics.recordsForwarded++;
     return true;
+  }
+
+  /**
+   * The bytes of held records that count against the next record batch of upstream channel {@code
+   * channel} in the budget of waiting records (D5; {@link StatePlane#admits}): all of them, except
+   * on a channel whose marker this task still awaits, which counts none. Held records are released
+   * by peer markers, which a sender sends when its upstream channels' markers reach it; a task that
+   * is a sender and a receiver at once must therefore never stop taking in the records queued
+   * before a marker it awaits because of its own held records, or two such tasks could each wait
+   * for the other's peer marker. A channel yields held records only after its marker (or, when the
+   * reconfiguration opened it, carries no marker), so the held records stay bounded all the same.
+   */
+  long heldBytesAgainst(int channel) {
+    return role == null || role.expectedMarkers.contains(channel) ? 0 : role.heldBytes;
+  }
+
+  /** The bytes all held records count for in the budget of waiting records (D5). */
+  long heldBytes() {
+    return role == null ? 0 : role.heldBytes;
   }
 
   // ---------------------------------------------------------------- markers
@@ -644,6 +665,9 @@ final class EpochParticipant {
     ArrayDeque<EpochRole.Held> released = role.held.remove(key);
     if (released == null) {
       return;
+    }
+    for (EpochRole.Held r : released) {
+      role.heldBytes -= r.bytes();
     }
     if (role.held.isEmpty()) {
       metrics.holdNanos += services.nanoTime() - holdingSince;

@@ -28,6 +28,7 @@ final class EpochRole {
   final Set<Integer> handOversPending = new HashSet<>(); // senders whose hand-over is not in
   final Set<HoldKey> peerMarkersIn = new HashSet<>();
   final Map<HoldKey, ArrayDeque<Held>> held = new HashMap<>();
+  long heldBytes; // what the held records count for against the budget of waiting records (D5)
   long catchUpTo = Long.MAX_VALUE;
   boolean caughtUpReported;
   boolean handedOver;
@@ -40,9 +41,10 @@ final class EpochRole {
 
   /**
    * A record held until its sender's peer marker, with the arrival number of the channel item it
-   * came in (it keeps its place before later watermarks and barriers when it parks on release).
+   * came in (it keeps its place before later watermarks and barriers when it parks on release) and
+   * the bytes it counts for while it waits ({@link Parking#waitingBytes}).
    */
-  record Held(Object value, long timestamp, int edge, long arrival) {}
+  record Held(Object value, long timestamp, int edge, long arrival, int bytes) {}
 
   EpochRole(PrepareTarget p) {
     this.epoch = p.epoch();

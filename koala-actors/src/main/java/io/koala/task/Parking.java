@@ -1,5 +1,6 @@
 package io.koala.task;
 
+import io.koala.channel.SizeEstimate;
 import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.state.TimeDomain;
 import java.util.ArrayDeque;
@@ -17,13 +18,15 @@ import java.util.TreeMap;
  * current batch, one per holder. Each item keeps the arrival number (at the task's input gate) of
  * the channel item it came in, so that an item that must apply after every record that arrived
  * before it (a watermark, a barrier, an end) can tell whether any is still parked ({@link
- * #oldestArrival}). Pure.
+ * #oldestArrival}); and what the parked items weigh ({@link #bytes}), which counts against the
+ * task's budget of waiting records (D5). Pure.
  */
 public final class Parking {
   private final Map<KeyRef, ArrayDeque<Parked>> parked = new HashMap<>();
   private final Map<KeyRef, Integer> inFlight = new HashMap<>();
   private final Map<Integer, List<KeyRef>> toFetch = new LinkedHashMap<>();
   private int count;
+  private long bytes;
   // arrival numbers of the parked items, with their multiplicity: the first is the oldest
   private final TreeMap<Long, Integer> arrivals = new TreeMap<>();
 
@@ -34,8 +37,22 @@ public final class Parking {
   public static final long BEFORE_EVERYTHING = -1;
 
   /**
+   * What keeping an item waiting costs besides its value: its entry, queue slot and arrival count
+   * (about a batch slot's worth), so that a budget of waiting bytes bounds many tiny records too.
+   */
+  static final int ITEM_BYTES = 64;
+
+  /**
+   * The bytes {@code value} counts for while it waits, parked or held: its estimated size, as
+   * batches are measured, plus {@link #ITEM_BYTES}.
+   */
+  public static int waitingBytes(Object value) {
+    return SizeEstimate.of(value) + ITEM_BYTES;
+  }
+
+  /**
    * A parked record (from input edge {@code edge}, in the channel item of arrival number {@code
-   * arrival}) or timer callback.
+   * arrival}) or timer callback, which counts for {@code bytes} while it waits.
    */
   public record Parked(
       Object value,
@@ -43,15 +60,23 @@ public final class Parking {
       int edge,
       byte[] namespace,
       TimeDomain timerDomain,
-      long arrival) {
+      long arrival,
+      int bytes) {
     /** A parked record that came in the channel item of arrival number {@code arrival}. */
     public static Parked record(Object value, long timestamp, int edge, long arrival) {
-      return new Parked(value, timestamp, edge, null, null, arrival);
+      return new Parked(value, timestamp, edge, null, null, arrival, waitingBytes(value));
     }
 
     /** A parked timer callback. */
     public static Parked timer(long timestamp, byte[] namespace, TimeDomain domain) {
-      return new Parked(null, timestamp, -1, namespace, domain, BEFORE_EVERYTHING);
+      return new Parked(
+          null,
+          timestamp,
+          -1,
+          namespace,
+          domain,
+          BEFORE_EVERYTHING,
+          ITEM_BYTES + (namespace == null ? 0 : namespace.length));
     }
 
     public boolean isTimer() {
@@ -67,6 +92,11 @@ public final class Parking {
   /** Items parked. */
   public int count() {
     return count;
+  }
+
+  /** What the parked items count for ({@link Parked#bytes}), together. */
+  public long bytes() {
+    return bytes;
   }
 
   /**
@@ -99,6 +129,7 @@ public final class Parking {
   private void add(KeyRef key, Parked item) {
     parked.computeIfAbsent(key, k -> new ArrayDeque<>()).add(item);
     count++;
+    bytes += item.bytes();
     arrivals.merge(item.arrival(), 1, Integer::sum);
   }
 
@@ -190,6 +221,7 @@ public final class Parking {
     }
     count -= items.size();
     for (Parked p : items) {
+      bytes -= p.bytes();
       arrivals.compute(p.arrival(), (a, n) -> n == 1 ? null : n - 1);
     }
     return items;

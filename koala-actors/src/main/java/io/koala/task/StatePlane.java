@@ -67,7 +67,7 @@ final class StatePlane {
   private KeyLocations locations; // replaced by a restored one before start
   private final Parking parking = new Parking();
   private final Draining draining = new Draining();
-  private final int parkedLimit; // records parked at most before upstream records wait
+  private final long maxWaitingBytes; // parked and held: then upstream records wait (D5)
   private boolean drainScheduled;
   private long recordsAtDrainTick = -1;
 
@@ -110,7 +110,7 @@ final class StatePlane {
     this.timersChanged = timersChanged;
     this.remote = remote;
     this.remoteState = remote.enabled();
-    this.parkedLimit = 8 * setup.settings().maxBatchRecords();
+    this.maxWaitingBytes = setup.settings().maxWaitingBytes();
     for (VertexInput vi : vertex.inputs()) {
       selectors.add((KeySelector<Object, Object>) vi.keySelector());
     }
@@ -405,19 +405,23 @@ final class StatePlane {
 
   /**
    * Whether the parking rules let {@code item}, of arrival number {@code arrival} at the input
-   * gate, be consumed now (DESIGN §4.5, §6.4, D2, D5). A watermark, idleness, checkpoint barrier or
-   * end applies only after every record that arrived before it has run, so it waits while one of
-   * them is parked (its channel waits with it; the others flow). Records from upstream wait while
-   * the task holds as many parked records as it may. What comes on the state plane and the peer
-   * channels (forwarded records, hand-overs, chunks, markers, peer markers) never waits: per-key
-   * order is kept by parking each record behind the earlier ones of its key.
+   * gate, be consumed now (DESIGN §4.2, §4.5, §6.4, D2, D5), when {@code heldBytes} of held records
+   * count against it ({@link EpochParticipant#heldBytesAgainst}). A watermark, idleness, checkpoint
+   * barrier or end applies only after every record that arrived before it has run, so it waits
+   * while one of them is parked (its channel waits with it; the others flow). A record batch, which
+   * only direct upstream channels carry, waits while the records the task keeps waiting, parked and
+   * held, count for the budget {@link io.koala.protocol.ChannelSettings#maxWaitingBytes} or more:
+   * its channel's credit is withheld so. What comes on the state plane and the peer channels
+   * (forwarded records, hand-overs, chunks, markers, peer markers) never waits for the budget, and
+   * it is what lets waiting records run: state replies the parked ones, peer markers the held ones.
+   * Per-key order is kept by parking each record behind the earlier ones of its key.
    */
-  boolean admits(ChannelItem item, long arrival) {
+  boolean admits(ChannelItem item, long arrival, long heldBytes) {
+    if (item instanceof RecordBatch) {
+      return parking.bytes() + heldBytes < maxWaitingBytes;
+    }
     if (parking.isEmpty()) {
       return true;
-    }
-    if (item instanceof RecordBatch) {
-      return parking.count() < parkedLimit;
     }
     if (item instanceof Watermark
         || item == Idle.INSTANCE
@@ -428,9 +432,15 @@ final class StatePlane {
     return true;
   }
 
-  /** Why {@link #admits} refused {@code item}. */
-  static Stall refusal(ChannelItem item) {
-    return item instanceof RecordBatch ? Stall.PARKED_LIMIT : Stall.PARKED_GATE;
+  /**
+   * Why {@link #admits} refused {@code item} with {@code heldBytes} of held records against it: a
+   * record batch for the budget, which the parked or the held records fill more of.
+   */
+  Stall refusal(ChannelItem item, long heldBytes) {
+    if (!(item instanceof RecordBatch)) {
+      return Stall.PARKED_GATE;
+    }
+    return heldBytes > parking.bytes() ? Stall.HELD_LIMIT : Stall.PARKED_LIMIT;
   }
 
   boolean nothingParked() {
@@ -439,6 +449,11 @@ final class StatePlane {
 
   int parkedCount() {
     return parking.count();
+  }
+
+  /** What the parked items count for in the budget of waiting records. */
+  long parkedBytes() {
+    return parking.bytes();
   }
 
   long lookupMemoryBytes() {

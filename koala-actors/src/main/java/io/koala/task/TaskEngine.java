@@ -159,7 +159,8 @@ public final class TaskEngine {
     admission =
         keyed == null
             ? InputGate.Admission.ALL
-            : (channel, item, arrival) -> keyed.admits(item, arrival);
+            : (channel, item, arrival) ->
+                keyed.admits(item, arrival, epoch.heldBytesAgainst(channel));
     peerAdmission =
         (channel, item, arrival) ->
             epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
@@ -431,7 +432,8 @@ public final class TaskEngine {
   private Stall nothingAdmitted() {
     InputGate.Lane refused = input.oldest(InputGate.Admission.ALL);
     if (refused != null) {
-      return StatePlane.refusal(input.peek(refused).item());
+      return keyed.refusal(
+          input.peek(refused).item(), epoch.heldBytesAgainst(refused.channel().id()));
     }
     return input.hasQueued() ? Stall.ALIGNMENT : null;
   }
@@ -648,6 +650,7 @@ public final class TaskEngine {
         output.blocked(),
         source.isSource() ? source.watermark() : eventTime.current(),
         keyed == null ? 0 : keyed.parkedCount(),
+        keyed == null ? 0 : keyed.parkedBytes() + epoch.heldBytes(),
         keyed == null ? 0 : keyed.lookupMemoryBytes());
   }
 

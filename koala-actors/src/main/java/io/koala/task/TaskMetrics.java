@@ -130,6 +130,7 @@ final class TaskMetrics {
       boolean backpressured,
       long watermark,
       long recordsParkedNow,
+      long waitingBytesNow,
       long lookupMemoryBytes) {
     return new TaskMetricsSnapshot(
         task,
@@ -156,6 +157,7 @@ final class TaskMetrics {
             bucketsHandedOver,
             bucketsTakenOver,
             recordsParkedNow,
+            waitingBytesNow,
             lookupMemoryBytes,
             keysDrained,
             piggybackedKeys),

@@ -9,6 +9,7 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
 import io.koala.job.JobStatus;
+import io.koala.protocol.ChannelSettings;
 import io.koala.serialization.TypeRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -35,6 +36,8 @@ class ConfigValidationTest {
         "koala.batch.linger | -1 ms | allowed: [0 s, 10 s]",
         "koala.batch.linger | soon | expected a duration",
         "koala.channel.credits | 0 | allowed: [1, 1024]",
+        "koala.channel.max-waiting-bytes | 100 | allowed: [1024, 1099511627776] bytes",
+        "koala.channel.max-waiting-bytes | plenty | expected a size",
         "koala.watermark.interval | 0 ms | allowed: [1 ms, 1 min]",
         "koala.delete-job-state | maybe | expected on/off",
         "koala.deploy-timeout | 0 s | allowed: [1 ms, 1 h]",
@@ -225,5 +228,10 @@ class ConfigValidationTest {
     assertThat(c.serializationMaxDepth()).isEqualTo(TypeRegistry.DEFAULT_MAX_DEPTH);
     assertThat(c.remote().tlsEnabled()).isFalse();
     assertThat(c.remote().transport()).isEqualTo("tcp");
+    assertThat(c.channels().maxWaitingBytes())
+        .as("reference.conf and the settings' own default agree")
+        .isEqualTo(ChannelSettings.DEFAULT_MAX_WAITING_BYTES);
+    assertThat(c.with("koala.channel.max-waiting-bytes", "64 KiB").channels().maxWaitingBytes())
+        .isEqualTo(64 << 10);
   }
 }

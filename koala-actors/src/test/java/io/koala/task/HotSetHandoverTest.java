@@ -76,7 +76,9 @@ class HotSetHandoverTest {
 
   @Test
   void theReceiverAsksForTheSendersRecentKeysAtOnceAndTheirRecordsDoNotWait() {
-    ChannelSettings settings = new ChannelSettings(100, 1 << 20, 5, 100, 200, 10_000, 1_000);
+    ChannelSettings settings =
+        new ChannelSettings(
+            100, 1 << 20, 5, 100, 200, ChannelSettings.DEFAULT_MAX_WAITING_BYTES, 10_000, 1_000);
     FakeServices.Task count0 = host0.task(wordCount(), "count", 0, settings, store0);
     FakeServices.Task count1 = host1.task(wordCount(), "count", 1, settings, store1);
     count0.engine().start(0);

@@ -6,7 +6,10 @@ import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.state.TimeDomain;
 import org.junit.jupiter.api.Test;
 
-/** The parked items' arrival numbers, by which a watermark or barrier knows what is before it. */
+/**
+ * The parked items' arrival numbers, by which a watermark or barrier knows what is before it, and
+ * their bytes, which count against the task's budget of waiting records.
+ */
 class ParkingTest {
   static KeyRef key(int bucket, String k) {
     return new KeyRef(bucket, k.getBytes(java.nio.charset.StandardCharsets.UTF_8));
@@ -37,5 +40,23 @@ class ParkingTest {
         .containsExactly("a1", "a2");
     assertThat(p.oldestArrival()).isEqualTo(Long.MAX_VALUE);
     assertThat(p.isEmpty()).isTrue();
+  }
+
+  @Test
+  void theBytesFollowWhatIsParked() {
+    Parking p = new Parking();
+    p.park(key(1, "a"), Parking.Parked.record("a1", 0, 0, 1), 3);
+    p.park(key(1, "a"), Parking.Parked.record("a-longer", 0, 0, 2), 3);
+    p.await(key(2, "b"), Parking.Parked.timer(100, new byte[10], TimeDomain.EVENT_TIME));
+    long a = Parking.waitingBytes("a1") + Parking.waitingBytes("a-longer");
+    assertThat(Parking.waitingBytes("a-longer") - Parking.waitingBytes("a1"))
+        .as("estimated as batches are")
+        .isEqualTo(6);
+    assertThat(p.bytes()).isEqualTo(a + Parking.ITEM_BYTES + 10);
+
+    p.arrived(key(2, "b"));
+    assertThat(p.bytes()).isEqualTo(a);
+    p.abandon(key(1, "a"));
+    assertThat(p.bytes()).isZero();
   }
 }

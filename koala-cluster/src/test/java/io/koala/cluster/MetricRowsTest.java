@@ -50,7 +50,7 @@ class MetricRowsTest {
         3,
         TaskMetricsSnapshot.Reconfiguration.NONE,
         new StatePlaneStats(
-            new long[] {1_500_000_000L, 0, 0, 250_000_000L, 0},
+            new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0},
             2_000_000_000L,
             Map.of(1, TaskMetricsSnapshot.encode(h)),
             10,
@@ -153,9 +153,10 @@ class MetricRowsTest {
         rows.stream().filter(r -> r.name().equals("koala.task.stall.seconds")).toList();
     assertThat(stalls)
         .extracting(r -> r.tags().get("reason"))
-        .containsExactly("parked_gate", "parked_limit", "throttle", "blocked_output", "alignment");
+        .containsExactly(
+            "parked_gate", "parked_limit", "held_limit", "throttle", "blocked_output", "alignment");
     assertThat(stalls.get(0).value()).isEqualTo(1.5);
-    assertThat(stalls.get(3).value()).isEqualTo(0.25);
+    assertThat(stalls.get(4).value()).isEqualTo(0.25);
     assertThat(stalls.get(0).kind()).isEqualTo(MetricRows.Kind.COUNTER);
     assertThat(row(rows, "koala.task.hold.seconds", "count#0").value()).isEqualTo(2.0);
     List<MetricRows.Row> trips =

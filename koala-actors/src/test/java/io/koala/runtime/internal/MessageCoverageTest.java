@@ -293,15 +293,15 @@ class MessageCoverageTest {
             true,
             1_700_000_000_000L,
             5,
-            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11),
-            new StatePlaneStats(new long[] {1, 2, 3, 4, 5}, 6, Map.of(1, encoded), 7, 8, 9, 10),
+            new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
+            new StatePlaneStats(new long[] {1, 2, 3, 4, 5, 6}, 6, Map.of(1, encoded), 7, 8, 9, 10),
             List.of(
                 new TaskMetricsSnapshot.OperatorCounts(new OperatorId("count"), 100, 95, 12.5, 5),
                 new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0)));
     TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
     assertThat(back).usingRecursiveComparison().isEqualTo(m);
     assertThat(back.batchLatency()).isEqualTo(encoded);
-    assertThat(back.statePlane().stallNanos(StatePlaneStats.Stall.ALIGNMENT)).isEqualTo(5);
+    assertThat(back.statePlane().stallNanos(StatePlaneStats.Stall.ALIGNMENT)).isEqualTo(6);
     assertThat(back.statePlane().fetchRoundTrips(1).getTotalCount()).isEqualTo(2);
     assertThat(back.statePlane().fetchRoundTrips(0).getTotalCount()).isZero();
     assertThat(back.latencyHistogram().getTotalCount()).isEqualTo(2);

@@ -15,8 +15,12 @@ import java.util.Map;
  * the start, plus the invariants every run must keep.
  */
 public final class SimVerifier {
-  /** Small batches and few credits, so that channels fill and interleavings vary. */
-  public static final ChannelSettings SETTINGS = new ChannelSettings(16, 1 << 20, 2, 3, 20);
+  /**
+   * Small batches, few credits and a budget of waiting records below a batch (D5), so that channels
+   * fill, interleavings vary and tasks stop taking records while records wait for their state or a
+   * peer marker.
+   */
+  public static final ChannelSettings SETTINGS = new ChannelSettings(16, 1 << 20, 2, 3, 20, 1024);
 
   /** Records per source of each run. */
   public static final long RECORDS = 2_400;
