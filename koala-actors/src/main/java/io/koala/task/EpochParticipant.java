@@ -412,7 +412,7 @@ final class EpochParticipant {
     if (h.pullAtOnce() && elsewhere) {
       keyed.pull(lookup.bucket(), lookup.defaultHolder());
     } else if (elsewhere) {
-      keyed.prefetchHot(lookup.bucket(), h.hotKeys());
+      keyed.prefetchHot(lookup.bucket(), lookup.defaultHolder(), h.hotKeys());
     }
   }
 

@@ -3,7 +3,6 @@ package io.koala.task;
 import io.koala.function.KeySelector;
 import io.koala.keys.Draining;
 import io.koala.keys.KeyLocations;
-import io.koala.keys.RecentKeys;
 import io.koala.keys.StateServing;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
@@ -37,7 +36,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.TimeUnit;
 import java.util.function.LongSupplier;
 
 /**
@@ -80,7 +78,7 @@ final class StatePlane {
   private int bucketsPulling;
   private final List<KeySelector<Object, Object>> selectors = new ArrayList<>(); // by input edge
   private byte[] recordKeyBytes;
-  private final RecentKeys recent; // the keys of owned buckets touched lately (the hot set)
+  private final HotSet hot;
 
   @SuppressWarnings("unchecked")
   StatePlane(
@@ -122,12 +120,7 @@ final class StatePlane {
     }
     int[] ownedBuckets = ownedBuckets();
     locations = new KeyLocations(setup.task().index(), ownedBuckets);
-    recent =
-        new RecentKeys(
-            setup.buckets(),
-            TimeUnit.MILLISECONDS.toNanos(setup.settings().hotWindowMillis()),
-            setup.settings().hotKeys(),
-            services.nanoTime());
+    hot = new HotSet(setup.settings(), setup.buckets(), services.nanoTime());
     timers = new KeyedTimers(state, ownedBuckets, watermark, services::currentTimeMillis);
   }
 
@@ -239,7 +232,7 @@ final class StatePlane {
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
     state.setCurrentKey(key, keyBytes, bucket);
     if (owned[bucket]) {
-      recent.touch(bucket, keyBytes, services.nanoTime());
+      hot.touch(bucket, keyBytes, services.nanoTime());
     }
     return bucket;
   }
@@ -308,38 +301,37 @@ final class StatePlane {
     }
   }
 
-  /**
-   * The hot set of {@code bucket}, which this task hands over now: the keys its records touched
-   * lately, in the store's order, at most {@link StateServing#CHUNK_BYTES} of them ({@link
-   * RecentKeys#take}).
-   */
+  /** See {@link HotSet#take}. */
   List<byte[]> takeHotKeys(int bucket) {
-    return recent.take(bucket, StateServing.CHUNK_BYTES, services.nanoTime());
+    return hot.take(bucket, services.nanoTime());
   }
 
   /**
-   * The hot set of {@code bucket}, just taken over, came with its hand-over (issue 20 step 2): asks
-   * at once for the state of each of those keys that is at another task, in as few requests as the
-   * replies need ({@link StateRequests#send}), so the bucket's records seldom wait for a fetch. A
-   * reply installs a key only if it is still awaited from that holder (K4), as for any fetch; a
-   * record of a key being fetched parks behind it.
+   * The hot set of {@code bucket}, just taken over from {@code holder}, came with its hand-over
+   * (issue 20 step 2): its keys are asked for ahead of their records, at the pace of the replies
+   * ({@link HotSet}). A reply installs a key only if it is still awaited from that holder (K4), as
+   * for any fetch; a record of a key being fetched parks behind it.
    */
-  void prefetchHot(int bucket, List<byte[]> hot) {
-    if (hot.isEmpty() || remoteState || !moved[bucket]) {
+  void prefetchHot(int bucket, int holder, List<byte[]> keys) {
+    if (!remoteState && moved[bucket]) {
+      hot.tookOver(bucket, holder, keys);
+      nextHotKeys();
+    }
+  }
+
+  /** Asks for the next hot keys of the holders with room in their window ({@link HotSet#next}). */
+  private void nextHotKeys() {
+    if (hot.isEmpty()) {
       return;
     }
     state.begin();
-    WriteTxn txn = state.batchTxn();
-    for (byte[] key : hot) {
-      KeyRef ref = new KeyRef(bucket, key);
-      if (parking.fetchingFrom(ref) != -1) {
-        continue;
-      }
-      int holder = locations.resolve(txn, bucket, key);
-      if (holder != locations.self()) {
-        parking.prefetch(ref, holder);
-      }
-    }
+    hot.next(
+        state.batchTxn(),
+        locations,
+        parking,
+        b -> owned[b],
+        requests::outstandingTo,
+        requests.keysPerRequest());
     commit();
     sendFetches();
   }
@@ -548,6 +540,7 @@ final class StatePlane {
       sendDrain(from, Integer.MAX_VALUE);
     }
     requests.answered(reply.requestId());
+    nextHotKeys();
     reportReferences();
   }
 

@@ -98,6 +98,17 @@ final class StateRequests {
     return out;
   }
 
+  /** Requests sent to {@code holder} whose reply has not run yet. */
+  int outstandingTo(int holder) {
+    int n = 0;
+    for (long[] sent : outstanding.values()) {
+      if (sent[0] == holder) {
+        n++;
+      }
+    }
+    return n;
+  }
+
   /** The reply to request {@code requestId} has run: its round trip is recorded. */
   void answered(long requestId) {
     long[] sent = outstanding.remove(requestId);
@@ -111,7 +122,7 @@ final class StateRequests {
    * StateServing#CHUNK_BYTES}) at the mean size of the keys installed so far ({@link
    * #ASSUMED_KEY_BYTES} before the first), so a reply rarely leaves keys out.
    */
-  private int keysPerRequest() {
+  int keysPerRequest() {
     long keys = metrics.keysFetched + metrics.keysDrained;
     long mean = keys == 0 ? ASSUMED_KEY_BYTES : Math.max(1, metrics.stateBytesFetched / keys);
     return (int) Math.max(1, StateServing.CHUNK_BYTES * 3L / 4 / mean);

@@ -28,9 +28,12 @@ import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.InMemoryStateStore;
 import io.koala.store.ReadTxn;
+import java.util.ArrayDeque;
 import java.util.Arrays;
 import java.util.Comparator;
+import java.util.HashSet;
 import java.util.List;
+import java.util.Set;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
@@ -74,23 +77,15 @@ class HotSetHandoverTest {
     }
   }
 
-  @Test
-  void theReceiverAsksForTheSendersRecentKeysAtOnceAndTheirRecordsDoNotWait() {
-    ChannelSettings settings =
-        new ChannelSettings(
-            100, 1 << 20, 5, 100, 200, ChannelSettings.DEFAULT_MAX_WAITING_BYTES, 10_000, 1_000);
-    FakeServices.Task count0 = host0.task(wordCount(), "count", 0, settings, store0);
-    FakeServices.Task count1 = host1.task(wordCount(), "count", 1, settings, store1);
-    count0.engine().start(0);
-    count1.engine().start(0);
-    String cold = wordOfBucket(0);
-    String hot1 = wordOfBucket(1);
-    String hot2 = wordOfBucket(2);
-    int in0 = count0.inputFrom(WORDS0);
-    count0.engine().onDeliver(new Deliver(in0, 0, batch(cold)));
-    host0.elapse(25_000); // two windows later: the cold word is no longer in the hot set
-    count0.engine().onDeliver(new Deliver(in0, 1, batch(hot1, hot2, hot1)));
+  final ChannelSettings settings =
+      new ChannelSettings(
+          100, 1 << 20, 5, 100, 200, ChannelSettings.DEFAULT_MAX_WAITING_BYTES, 10_000, 1_000);
+  final FakeServices.Task count0 = host0.task(wordCount(), "count", 0, settings, store0);
+  final FakeServices.Task count1 = host1.task(wordCount(), "count", 1, settings, store1);
 
+  /** count#0 hands {@link #BUCKET} over to count#1 on a peer channel; returns the hand-over. */
+  Handover handOver() {
+    int in0 = count0.inputFrom(WORDS0);
     count0
         .engine()
         .onCommand(
@@ -103,16 +98,11 @@ class HotSetHandoverTest {
                 List.of(in0)));
     count0.engine().onCommand(new EpochMessage.HandOverBuckets(1, Protocol.StateMove.ON_ACCESS));
     count0.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
-    List<ChannelItem> peer = host0.deliveries(COUNT1).stream().map(Deliver::item).toList();
-    Handover handover = (Handover) peer.get(0);
-    List<byte[]> expected =
-        List.of(keys.encode(hot1), keys.encode(hot2)).stream()
-            .sorted(
-                Comparator.<byte[]>comparingInt(k -> k.length)
-                    .thenComparing(Arrays::compareUnsigned))
-            .toList();
-    assertThat(handover.hotKeys()).containsExactlyElementsOf(expected);
+    return (Handover) host0.deliveries(COUNT1).get(0).item();
+  }
 
+  /** count#1 takes {@link #BUCKET} over with {@code handover}. */
+  void takeOver(Handover handover) {
     count1
         .engine()
         .onCommand(
@@ -123,7 +113,40 @@ class HotSetHandoverTest {
                 List.of(),
                 List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT0)),
                 List.of(count1.inputFrom(WORDS0))));
+
     count1.engine().onDeliver(new Deliver(PEER_CHANNEL, 0, handover));
+  }
+
+  List<StateMessage.Fetch> fetchesOf(FakeServices host) {
+    return host.sent.stream()
+        .map(FakeServices.Sent::message)
+        .filter(m -> m instanceof StateMessage.Fetch)
+        .map(StateMessage.Fetch.class::cast)
+        .toList();
+  }
+
+  @Test
+  void theReceiverAsksForTheSendersRecentKeysAtOnceAndTheirRecordsDoNotWait() {
+    count0.engine().start(0);
+    count1.engine().start(0);
+    String cold = wordOfBucket(0);
+    String hot1 = wordOfBucket(1);
+    String hot2 = wordOfBucket(2);
+    int in0 = count0.inputFrom(WORDS0);
+    count0.engine().onDeliver(new Deliver(in0, 0, batch(cold)));
+    host0.elapse(25_000); // two windows later: the cold word is no longer in the hot set
+    count0.engine().onDeliver(new Deliver(in0, 1, batch(hot1, hot2, hot1)));
+
+    Handover handover = handOver();
+    List<byte[]> expected =
+        List.of(keys.encode(hot1), keys.encode(hot2)).stream()
+            .sorted(
+                Comparator.<byte[]>comparingInt(k -> k.length)
+                    .thenComparing(Arrays::compareUnsigned))
+            .toList();
+    assertThat(handover.hotKeys()).containsExactlyElementsOf(expected);
+
+    takeOver(handover);
 
     // before any record of the bucket: one request for both hot keys, to count#0's state server
     List<FakeServices.Sent> fetches =
@@ -156,5 +179,46 @@ class HotSetHandoverTest {
     }
     assertThat(host1.records(TaskEngine.CLIENT)).containsExactly(new KeyValue<>(hot1, 3L));
     assertThat(host1.sent).noneMatch(s -> s.message() instanceof StateMessage.Fetch);
+  }
+
+  @Test
+  void aLargeHotSetIsAskedForAtThePaceOfTheReplies() {
+    count0.engine().start(0);
+    count1.engine().start(0);
+    int words = 1_000;
+    Object[] batch = new Object[words];
+    for (int i = 0; i < words; i++) {
+      batch[i] = wordOfBucket(i);
+    }
+    count0.engine().onDeliver(new Deliver(count0.inputFrom(WORDS0), 0, batch(batch)));
+    Handover handover = handOver();
+    assertThat(handover.hotKeys()).hasSize(words);
+    takeOver(handover);
+
+    List<StateMessage.Fetch> first = fetchesOf(host1);
+    assertThat(first)
+        .as("a window of requests, not one per key or all at once")
+        .hasSize(HotSet.WINDOW);
+    int asked = first.stream().mapToInt(f -> f.keys().size()).sum();
+    assertThat(asked).isLessThan(words);
+
+    // each reply run makes room for the next request, until every hot key was asked for once
+    Set<String> keysAsked = new HashSet<>();
+    ArrayDeque<StateMessage.Fetch> awaited = new ArrayDeque<>(first);
+    int requests = 0;
+    while (!awaited.isEmpty()) {
+      StateMessage.Fetch f = awaited.poll();
+      requests++;
+      f.keys().forEach(k -> keysAsked.add(Arrays.toString(k.key())));
+      host1.sent.clear();
+      try (ReadTxn r = store0.beginRead()) {
+        count1.engine().onStateReply(StateServing.serve(r, f, COUNT0));
+      }
+      List<StateMessage.Fetch> next = fetchesOf(host1);
+      assertThat(awaited.size() + next.size()).isLessThanOrEqualTo(HotSet.WINDOW);
+      awaited.addAll(next);
+    }
+    assertThat(keysAsked).hasSize(words);
+    assertThat(requests).isGreaterThan(HotSet.WINDOW);
   }
 }
