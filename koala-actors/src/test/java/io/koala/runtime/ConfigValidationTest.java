@@ -45,6 +45,8 @@ class ConfigValidationTest {
         "koala.reconfiguration.drain.piggyback-keys | -1 | allowed: [0, 100000]",
         "koala.reconfiguration.drain.idle-chunk-keys | all | expected an integer",
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [1 ms, 1 min]",
+        "koala.reconfiguration.hot-set.window | -1 s | allowed: [0 s, 1 h]",
+        "koala.reconfiguration.hot-set.max-keys | -1 | allowed: [0, 67108864]",
         "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",
         "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
         "koala.store.backend | rocksdb | allowed: \"lmdb\", \"remote\"",
@@ -233,5 +235,9 @@ class ConfigValidationTest {
         .isEqualTo(ChannelSettings.DEFAULT_MAX_WAITING_BYTES);
     assertThat(c.with("koala.channel.max-waiting-bytes", "64 KiB").channels().maxWaitingBytes())
         .isEqualTo(64 << 10);
+    assertThat(c.channels().hotWindowMillis()).isEqualTo(ChannelSettings.DEFAULT_HOT_WINDOW_MILLIS);
+    assertThat(c.channels().hotKeys()).isEqualTo(ChannelSettings.DEFAULT_HOT_KEYS);
+    assertThat(c.with("koala.reconfiguration.hot-set.window", "0 s").channels().hotWindowMillis())
+        .isZero();
   }
 }
