@@ -60,7 +60,10 @@ import org.slf4j.LoggerFactory;
  * a JVM and the loopback interface: each node's cluster JMX MBean under a name of its own ({@code
  * pekko.cluster.jmx.multi-mbeans-in-same-jvm = on}, so no warning that it is registered already),
  * no JVM shutdown hook, and gossip, leader actions and heartbeats every 200 ms with a pause of 2 s
- * accepted. Whatever the settings say, no node's shutdown exits the JVM.
+ * accepted. Whatever the settings say, no node's shutdown exits the JVM; and since Pekko 1.x lets a
+ * stalled remoting stream keep a terminating node from terminating for good, a node's remoting is
+ * told to go on 12 s after its {@code actor-system-terminate} phase began (Pekko 2 bounds that wait
+ * at 10 s).
  *
  * <p>Unlike the separate worker systems of an embedded {@code KoalaRuntime}, these nodes are
  * cluster members: a node that joins comes Up and takes tasks (with {@code
@@ -212,6 +215,7 @@ public final class LocalCluster implements AutoCloseable {
     Config system = KoalaCluster.systemConfig(config);
     ActorSystem<Void> s =
         ActorSystem.create(Behaviors.empty(), system.getString("koala.node.system-name"), system);
+    RemotingShutdownDeadline.install(s);
     KoalaCluster node;
     try {
       node = KoalaCluster.start(s, KoalaConfig.from(system));
