@@ -6,6 +6,7 @@ import io.koala.KoalaException;
 import io.koala.dataflow.Dataflow;
 import io.koala.protocol.DurationText;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.TerminationReport;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
@@ -31,6 +32,8 @@ import org.apache.pekko.cluster.MemberStatus;
 import org.apache.pekko.cluster.typed.Cluster;
 import org.apache.pekko.cluster.typed.Down;
 import org.apache.pekko.cluster.typed.Join;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * Cluster nodes in this JVM, for tests and demos: each node an ActorSystem of its own, a Pekko
@@ -57,7 +60,10 @@ import org.apache.pekko.cluster.typed.Join;
  * a JVM and the loopback interface: each node's cluster JMX MBean under a name of its own ({@code
  * pekko.cluster.jmx.multi-mbeans-in-same-jvm = on}, so no warning that it is registered already),
  * no JVM shutdown hook, and gossip, leader actions and heartbeats every 200 ms with a pause of 2 s
- * accepted. Whatever the settings say, no node's shutdown exits the JVM.
+ * accepted. Whatever the settings say, no node's shutdown exits the JVM; and since Pekko 1.x lets a
+ * stalled remoting stream keep a terminating node from terminating for good, a node's remoting is
+ * told to go on 12 s after its {@code actor-system-terminate} phase began (Pekko 2 bounds that wait
+ * at 10 s).
  *
  * <p>Unlike the separate worker systems of an embedded {@code KoalaRuntime}, these nodes are
  * cluster members: a node that joins comes Up and takes tasks (with {@code
@@ -67,9 +73,12 @@ import org.apache.pekko.cluster.typed.Join;
  *
  * <p>Thread-safe: the methods are synchronized, so one node starts, leaves or is downed at a time.
  * Their waits are bounded; one that runs out throws a {@link KoalaException} saying what did not
- * happen.
+ * happen. When a node's ActorSystem did not terminate in time, the actors still alive in it and the
+ * JVM's threads that may hold them up are logged.
  */
 public final class LocalCluster implements AutoCloseable {
+  private static final Logger LOG = LoggerFactory.getLogger(LocalCluster.class);
+
   /** How long a node may take to come Up and be seen by every node, or to be removed. */
   private static final Duration WAIT = Duration.ofSeconds(60);
 
@@ -206,6 +215,7 @@ public final class LocalCluster implements AutoCloseable {
     Config system = KoalaCluster.systemConfig(config);
     ActorSystem<Void> s =
         ActorSystem.create(Behaviors.empty(), system.getString("koala.node.system-name"), system);
+    RemotingShutdownDeadline.install(s);
     KoalaCluster node;
     try {
       node = KoalaCluster.start(s, KoalaConfig.from(system));
@@ -409,8 +419,11 @@ public final class LocalCluster implements AutoCloseable {
     try {
       s.getWhenTerminated().toCompletableFuture().get(limit.toMillis(), TimeUnit.MILLISECONDS);
     } catch (TimeoutException e) {
+      String what = "node " + i + " did not " + action + " within " + DurationText.of(limit);
+      TerminationReport why = TerminationReport.of(s);
+      LOG.error("{}; {}", what, why.details());
       throw new KoalaException(
-          "node " + i + " did not " + action + " within " + DurationText.of(limit), e);
+          what + "; " + why.summary() + " (its actors and the threads are logged)", e);
     } catch (ExecutionException e) {
       throw new KoalaException(
           "node " + i + " did not " + action + ": " + e.getCause(), e.getCause());

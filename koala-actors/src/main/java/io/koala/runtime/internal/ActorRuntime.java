@@ -696,6 +696,16 @@ public final class ActorRuntime implements AutoCloseable {
     system.terminate();
     try {
       system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+    } catch (TimeoutException e) {
+      TerminationReport why = TerminationReport.of(system);
+      LOG.error("ActorSystem {} did not terminate within 30 s; {}", system.name(), why.details());
+      throw new KoalaException(
+          "ActorSystem "
+              + system.name()
+              + " did not terminate within 30 s; "
+              + why.summary()
+              + " (its actors and the threads are logged)",
+          e);
     } catch (Exception e) {
       throw new KoalaException("ActorSystem " + system.name() + " did not terminate", e);
     }
@@ -752,7 +762,12 @@ public final class ActorRuntime implements AutoCloseable {
       try {
         s.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
       } catch (TimeoutException e) {
-        LOG.warn("ActorSystem {} did not terminate within 30 s", s.name());
+        TerminationReport why = TerminationReport.of(s);
+        LOG.warn(
+            "ActorSystem {} did not terminate within 30 s; {}; {}",
+            s.name(),
+            why.summary(),
+            why.details());
       } catch (Exception e) {
         throw new KoalaException("failed to stop ActorSystem " + s.name(), e);
       }
