@@ -567,6 +567,9 @@ final class EpochParticipant {
       if (role.handOversPending.isEmpty() && !role.connectedReported) {
         role.connectedReported = true;
         services.send(TaskEngine.COORDINATOR, new EpochMessage.Connected(role.epoch, setup.task()));
+        if (keyed != null) {
+          keyed.handOversIn();
+        }
       }
       return;
     }

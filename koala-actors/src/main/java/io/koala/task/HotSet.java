@@ -31,6 +31,7 @@ final class HotSet {
 
   private final RecentKeys recent;
   private final Map<Integer, ArrayDeque<KeyRef>> queued = new LinkedHashMap<>(); // by holder
+  private boolean handOversArriving; // hot keys wait until every hand-over of the epoch is in
 
   HotSet(ChannelSettings settings, int buckets, long now) {
     recent =
@@ -54,20 +55,31 @@ final class HotSet {
     return recent.take(bucket, StateServing.CHUNK_BYTES, now);
   }
 
-  /** The hot keys of {@code bucket}, taken over with {@code holder} as its default holder. */
+  /**
+   * The hot keys of {@code bucket}, taken over with {@code holder} as its default holder; they are
+   * asked for once every hand-over of the reconfiguration is in ({@link #handOversIn}), so that
+   * their replies, which a task runs ahead of its channels, do not delay the hand-overs still to
+   * come.
+   */
   void tookOver(int bucket, int holder, List<byte[]> keys) {
     if (keys.isEmpty()) {
       return;
     }
+    handOversArriving = true;
     ArrayDeque<KeyRef> q = queued.computeIfAbsent(holder, h -> new ArrayDeque<>());
     for (byte[] key : keys) {
       q.add(new KeyRef(bucket, key));
     }
   }
 
-  /** Whether hot keys wait to be asked for. */
-  boolean isEmpty() {
-    return queued.isEmpty();
+  /** Every hand-over of the reconfiguration is in: the hot keys may be asked for. */
+  void handOversIn() {
+    handOversArriving = false;
+  }
+
+  /** Whether no hot key may be asked for now. */
+  boolean isIdle() {
+    return queued.isEmpty() || handOversArriving;
   }
 
   /**

@@ -308,20 +308,25 @@ final class StatePlane {
 
   /**
    * The hot set of {@code bucket}, just taken over from {@code holder}, came with its hand-over
-   * (issue 20 step 2): its keys are asked for ahead of their records, at the pace of the replies
-   * ({@link HotSet}). A reply installs a key only if it is still awaited from that holder (K4), as
-   * for any fetch; a record of a key being fetched parks behind it.
+   * (issue 20 step 2): once every hand-over is in, its keys are asked for ahead of their records,
+   * at the pace of the replies ({@link HotSet}). A reply installs a key only if it is still awaited
+   * from that holder (K4), as for any fetch; a record of a key being fetched parks behind it.
    */
   void prefetchHot(int bucket, int holder, List<byte[]> keys) {
     if (!remoteState && moved[bucket]) {
       hot.tookOver(bucket, holder, keys);
-      nextHotKeys();
     }
+  }
+
+  /** Every hand-over of the reconfiguration is in: asks for the hot keys ({@link HotSet}). */
+  void handOversIn() {
+    hot.handOversIn();
+    nextHotKeys();
   }
 
   /** Asks for the next hot keys of the holders with room in their window ({@link HotSet#next}). */
   private void nextHotKeys() {
-    if (hot.isEmpty()) {
+    if (hot.isIdle()) {
       return;
     }
     state.begin();

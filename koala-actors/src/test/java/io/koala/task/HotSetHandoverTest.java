@@ -82,6 +82,7 @@ class HotSetHandoverTest {
           100, 1 << 20, 5, 100, 200, ChannelSettings.DEFAULT_MAX_WAITING_BYTES, 10_000, 1_000);
   final FakeServices.Task count0 = host0.task(wordCount(), "count", 0, settings, store0);
   final FakeServices.Task count1 = host1.task(wordCount(), "count", 1, settings, store1);
+  long peerSeq;
 
   /** count#0 hands {@link #BUCKET} over to count#1 on a peer channel; returns the hand-over. */
   Handover handOver() {
@@ -101,8 +102,11 @@ class HotSetHandoverTest {
     return (Handover) host0.deliveries(COUNT1).get(0).item();
   }
 
-  /** count#1 takes {@link #BUCKET} over with {@code handover}. */
-  void takeOver(Handover handover) {
+  /**
+   * count#1 takes {@link #BUCKET} over: the hand-over, then the rest of what count#0 sent on the
+   * peer channel up to the marker that ends the hand-over; no hot key is asked for before.
+   */
+  void takeOver() {
     count1
         .engine()
         .onCommand(
@@ -114,7 +118,10 @@ class HotSetHandoverTest {
                 List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT0)),
                 List.of(count1.inputFrom(WORDS0))));
 
-    count1.engine().onDeliver(new Deliver(PEER_CHANNEL, 0, handover));
+    for (Deliver d : host0.deliveries(COUNT1)) {
+      assertThat(fetchesOf(host1)).as("asked for before every hand-over is in").isEmpty();
+      count1.engine().onDeliver(new Deliver(PEER_CHANNEL, peerSeq++, d.item()));
+    }
   }
 
   List<StateMessage.Fetch> fetchesOf(FakeServices host) {
@@ -146,7 +153,7 @@ class HotSetHandoverTest {
             .toList();
     assertThat(handover.hotKeys()).containsExactlyElementsOf(expected);
 
-    takeOver(handover);
+    takeOver();
 
     // before any record of the bucket: one request for both hot keys, to count#0's state server
     List<FakeServices.Sent> fetches =
@@ -173,7 +180,7 @@ class HotSetHandoverTest {
             .filter(i -> i instanceof ForwardedBatch)
             .toList();
     assertThat(forwarded).hasSize(1);
-    count1.engine().onDeliver(new Deliver(PEER_CHANNEL, 1, forwarded.get(0)));
+    count1.engine().onDeliver(new Deliver(PEER_CHANNEL, peerSeq++, forwarded.get(0)));
     if (host1.takeTimer(TaskTimer.FLUSH) != null) {
       count1.engine().onTimer(TaskTimer.FLUSH);
     }
@@ -193,7 +200,7 @@ class HotSetHandoverTest {
     count0.engine().onDeliver(new Deliver(count0.inputFrom(WORDS0), 0, batch(batch)));
     Handover handover = handOver();
     assertThat(handover.hotKeys()).hasSize(words);
-    takeOver(handover);
+    takeOver();
 
     List<StateMessage.Fetch> first = fetchesOf(host1);
     assertThat(first)
