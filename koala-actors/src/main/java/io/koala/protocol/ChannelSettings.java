@@ -27,8 +27,8 @@ public record ChannelSettings(
     int hotKeys)
     implements KoalaMessage {
 
-  /** {@code koala.reconfiguration.hot-set.window}'s default. */
-  public static final long DEFAULT_HOT_WINDOW_MILLIS = 10_000;
+  /** {@code koala.reconfiguration.hot-set.window}'s default: off. */
+  public static final long DEFAULT_HOT_WINDOW_MILLIS = 0;
 
   /** {@code koala.reconfiguration.hot-set.max-keys}' default. */
   public static final int DEFAULT_HOT_KEYS = 262_144;

@@ -237,7 +237,7 @@ class ConfigValidationTest {
         .isEqualTo(64 << 10);
     assertThat(c.channels().hotWindowMillis()).isEqualTo(ChannelSettings.DEFAULT_HOT_WINDOW_MILLIS);
     assertThat(c.channels().hotKeys()).isEqualTo(ChannelSettings.DEFAULT_HOT_KEYS);
-    assertThat(c.with("koala.reconfiguration.hot-set.window", "0 s").channels().hotWindowMillis())
-        .isZero();
+    assertThat(c.with("koala.reconfiguration.hot-set.window", "10 s").channels().hotWindowMillis())
+        .isEqualTo(10_000);
   }
 }

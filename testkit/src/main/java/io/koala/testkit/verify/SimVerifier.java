@@ -18,9 +18,11 @@ public final class SimVerifier {
   /**
    * Small batches, few credits and a budget of waiting records below a batch (D5), so that channels
    * fill, interleavings vary and tasks stop taking records while records wait for their state or a
-   * peer marker.
+   * peer marker; and the hot set on (off by default), so hot keys asked for ahead of their records
+   * race with the records' own fetches, hand-overs and releases.
    */
-  public static final ChannelSettings SETTINGS = new ChannelSettings(16, 1 << 20, 2, 3, 20, 1024);
+  public static final ChannelSettings SETTINGS =
+      new ChannelSettings(16, 1 << 20, 2, 3, 20, 1024, 500, 10_000);
 
   /** Records per source of each run. */
   public static final long RECORDS = 2_400;
