@@ -42,6 +42,11 @@ final class HotSet {
             now);
   }
 
+  /** Whether recent keys are tracked ({@code koala.reconfiguration.hot-set.window} > 0). */
+  boolean tracks() {
+    return recent.enabled();
+  }
+
   /** A record of {@code key} of owned {@code bucket} runs at time {@code now}. */
   void touch(int bucket, byte[] key, long now) {
     recent.touch(bucket, key, now);

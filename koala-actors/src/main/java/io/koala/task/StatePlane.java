@@ -231,7 +231,7 @@ final class StatePlane {
     recordKeyBytes = keyBytes;
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
     state.setCurrentKey(key, keyBytes, bucket);
-    if (owned[bucket]) {
+    if (owned[bucket] && hot.tracks()) {
       hot.touch(bucket, keyBytes, services.nanoTime());
     }
     return bucket;
