@@ -44,25 +44,34 @@ final class JsonLinesParts<T> implements SinkWriter<T> {
   private final String prefix; // <name>-<task>-
   private final Path inProgress;
   private final TreeSet<Long> pending = new TreeSet<>();
-  private final StringBuilder line = new StringBuilder();
+  private final String name;
+  private final JsonEncoder<? super T> encoder;
   private FileChannel channel;
   private BufferedWriter out;
   private long lastCheckpoint; // the newest checkpoint prepared or restored
 
-  private JsonLinesParts(Path directory, String name, int task) {
+  private JsonLinesParts(Path directory, String name, int task, JsonEncoder<? super T> encoder) {
     this.directory = directory;
+    this.name = name;
+    this.encoder = encoder;
     this.prefix = name + "-" + task + "-";
     this.inProgress = directory.resolve(name + "-" + task + IN_PROGRESS);
   }
 
   /**
    * Opens the writer of sink {@code name}'s task {@code task} in {@code directory}, resuming from
-   * checkpoint {@code restoredCheckpoint} (0: none).
+   * checkpoint {@code restoredCheckpoint} (0: none), writing each record as {@code encoder} encodes
+   * it.
    */
-  static <T> JsonLinesParts<T> open(Path directory, String name, int task, long restoredCheckpoint)
+  static <T> JsonLinesParts<T> open(
+      Path directory,
+      String name,
+      int task,
+      long restoredCheckpoint,
+      JsonEncoder<? super T> encoder)
       throws IOException {
     Files.createDirectories(directory);
-    JsonLinesParts<T> w = new JsonLinesParts<>(directory, name, task);
+    JsonLinesParts<T> w = new JsonLinesParts<>(directory, name, task, encoder);
     w.restore(restoredCheckpoint);
     return w;
   }
@@ -117,7 +126,8 @@ final class JsonLinesParts<T> implements SinkWriter<T> {
   }
 
   @Override
-  public void write(T value, long timestamp) throws IOException {
+  public void write(T value, long timestamp) throws Exception {
+    String line = Sinks.jsonLine(name, encoder, value); // before the file: a bad record opens none
     if (out == null) {
       channel =
           FileChannel.open(
@@ -127,8 +137,6 @@ final class JsonLinesParts<T> implements SinkWriter<T> {
               StandardOpenOption.WRITE);
       out = new BufferedWriter(Channels.newWriter(channel, StandardCharsets.UTF_8));
     }
-    line.setLength(0);
-    Json.append(line, value);
     out.append(line).append('\n');
   }
 

@@ -34,4 +34,13 @@ public interface SinkContext {
   default long restoredCheckpoint() {
     return 0;
   }
+
+  /**
+   * What a writer whose {@link SinkWriter#ready} returned false calls, from any thread, once it can
+   * take records again (its consumer caught up): the task then asks {@code ready()} again and goes
+   * on. Thread-safe; calls may coalesce, and a call when the task does not wait does no harm.
+   */
+  default Runnable waker() {
+    return () -> {};
+  }
 }

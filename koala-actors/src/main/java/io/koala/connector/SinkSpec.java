@@ -19,6 +19,38 @@ public interface SinkSpec<T> {
     return Sinks.discarding(name);
   }
 
+  /**
+   * Calls {@code fn} with every record, in the process that runs the sink's task (every node
+   * defines the dataflow, so each node's service gets the records of the sink tasks it hosts; in an
+   * embedded runtime, the service's own process). Order: a task calls {@code fn} in the order its
+   * records arrive; no order across tasks.
+   *
+   * <p>Delivery: every record reaches {@code fn} at least once. In a job that takes checkpoints, a
+   * rollback to a checkpoint replays the records after it, so {@code fn} can see a record again:
+   * make its effect idempotent (an upsert by key), or use a sink that publishes on commit ({@link
+   * #jsonLines}, or a {@link SinkWriter} with {@code prepareCommit}/{@code commit}) where output
+   * must be exactly-once.
+   *
+   * <p>Backpressure: the task waits for each call, so a slow {@code fn} slows the job down to its
+   * pace rather than queueing records (the calls run on the task's thread, one of a small pool: a
+   * call that blocks for long also delays the tasks that share that pool).
+   *
+   * <pre>{@code
+   * counts.sink(SinkSpec.forEach("to-cache", kv -> cache.put(kv.key(), kv.value())));
+   * }</pre>
+   */
+  static <T> SinkSpec<T> forEach(String name, SinkFunction<? super T> fn) {
+    return Sinks.forEach(name, fn);
+  }
+
+  /**
+   * A sink whose records the service takes from a queue of at most {@code capacity} records; a full
+   * queue backpressures the job ({@link QueueSink}).
+   */
+  static <T> QueueSink<T> queue(String name, int capacity) {
+    return new QueueSink<>(name, capacity);
+  }
+
   /** Logs every record at INFO on the logger {@code io.koala.sink.<name>}. */
   static <T> SinkSpec<T> logging(String name) {
     return Sinks.logging(name);
@@ -26,8 +58,9 @@ public interface SinkSpec<T> {
 
   /**
    * Writes one JSON document per line, one file or set of files per sink task, in {@code
-   * directory}: records, maps, collections, strings, numbers, booleans and enums become JSON; other
-   * values their string.
+   * directory}, each record as Jackson writes it with its default settings ({@link
+   * JsonEncoder#jackson()}): records, beans and maps become objects, collections and arrays lists.
+   * A record of a class Jackson cannot write fails the job, naming the sink and the class.
    *
    * <p>In a job without checkpoints, task {@code t} writes {@code <name>-<t>.jsonl} as records
    * arrive (replacing a file of that name); a reader may see a partial last line while it runs.
@@ -58,6 +91,14 @@ public interface SinkSpec<T> {
    * }</pre>
    */
   static <T> SinkSpec<T> jsonLines(String name, Path directory) {
-    return Sinks.jsonLines(name, directory);
+    return Sinks.jsonLines(name, directory, JsonEncoder.jackson());
+  }
+
+  /**
+   * {@link #jsonLines(String, Path)}, each record's line written by {@code encoder} (a mapper of
+   * the service's own, or any function); a line it returns must not contain a line break.
+   */
+  static <T> SinkSpec<T> jsonLines(String name, Path directory, JsonEncoder<? super T> encoder) {
+    return Sinks.jsonLines(name, directory, encoder);
   }
 }

@@ -19,6 +19,17 @@ public interface SinkWriter<T> {
   default void flush() throws Exception {}
 
   /**
+   * Whether the writer takes more records now; asked between input batches. A writer that cannot (a
+   * bounded buffer its consumer has not drained) returns false and, once it can, calls {@link
+   * SinkContext#waker()} from whatever thread noticed; meanwhile the task takes no input (it
+   * backpressures the job: stall reason {@code sink_busy}) and does not finish. Records given to
+   * {@link #write} while it is not ready must still be kept: a batch is written whole.
+   */
+  default boolean ready() throws Exception {
+    return true;
+  }
+
+  /**
    * Checkpoint {@code checkpointId}'s barrier: seals everything written since the previous call as
    * pending for that checkpoint, durably, but does not publish it (the checkpoint may fail).
    */

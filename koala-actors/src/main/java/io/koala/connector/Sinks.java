@@ -1,5 +1,6 @@
 package io.koala.connector;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
 import io.koala.function.Collector;
 import java.io.BufferedWriter;
 import java.io.IOException;
@@ -53,25 +54,28 @@ final class Sinks {
         });
   }
 
-  static <T> SinkSpec<T> jsonLines(String name, Path directory) {
+  static <T> SinkSpec<T> forEach(String name, SinkFunction<? super T> fn) {
+    Objects.requireNonNull(fn, "fn");
+    return new Named<>(name, ctx -> (value, ts) -> fn.accept(value));
+  }
+
+  static <T> SinkSpec<T> jsonLines(String name, Path directory, JsonEncoder<? super T> encoder) {
     Objects.requireNonNull(directory, "directory");
+    Objects.requireNonNull(encoder, "encoder");
     return new Named<>(
         name,
         ctx -> {
           if (ctx.checkpointing()) {
-            return JsonLinesParts.open(directory, name, ctx.taskIndex(), ctx.restoredCheckpoint());
+            return JsonLinesParts.open(
+                directory, name, ctx.taskIndex(), ctx.restoredCheckpoint(), encoder);
           }
           Files.createDirectories(directory);
           Path file = directory.resolve(name + "-" + ctx.taskIndex() + ".jsonl");
           BufferedWriter out = Files.newBufferedWriter(file, StandardCharsets.UTF_8);
           return new SinkWriter<T>() {
-            private final StringBuilder line = new StringBuilder();
-
             @Override
-            public void write(T value, long timestamp) throws IOException {
-              line.setLength(0);
-              Json.append(line, value);
-              out.append(line).append('\n');
+            public void write(T value, long timestamp) throws Exception {
+              out.append(jsonLine(name, encoder, value)).append('\n');
             }
 
             @Override
@@ -85,5 +89,38 @@ final class Sinks {
             }
           };
         });
+  }
+
+  /**
+   * The line of {@code value} in sink {@code sink}'s output: its JSON text, checked to be one line.
+   */
+  static <T> String jsonLine(String sink, JsonEncoder<? super T> encoder, T value)
+      throws Exception {
+    String text;
+    try {
+      text = encoder.encode(value);
+    } catch (JsonProcessingException e) {
+      throw new IllegalArgumentException(
+          "sink '"
+              + sink
+              + "' cannot write a "
+              + value.getClass().getName()
+              + " as JSON: "
+              + e.getOriginalMessage()
+              + " (give the class public getters or fields, make it a record, or pass"
+              + " SinkSpec.jsonLines a JsonEncoder that can)",
+          e);
+    }
+    if (text == null || text.indexOf('\n') >= 0 || text.indexOf('\r') >= 0) {
+      throw new IllegalArgumentException(
+          "sink '"
+              + sink
+              + "': its JsonEncoder returned "
+              + (text == null ? "null" : "text with a line break")
+              + " for a "
+              + (value == null ? "null record" : value.getClass().getName())
+              + "; JSON lines needs one line of JSON per record");
+    }
+    return text;
   }
 }

@@ -89,4 +89,10 @@ public interface OperatorContext<O> {
   default boolean checkpointing() {
     return false;
   }
+
+  /**
+   * What code on another thread calls to wake the task (thread-safe): the task then asks its sink
+   * whether it takes records again ({@link io.koala.connector.SinkWriter#ready}).
+   */
+  Runnable waker();
 }

@@ -6,8 +6,9 @@ import io.koala.connector.SinkWriter;
 import io.koala.function.Collector;
 
 /**
- * Runs the writer of a {@link SinkSpec}: flushes it after every input batch, and passes the task's
- * checkpoints on to it (a snapshot prepares a commit, a committed checkpoint commits it).
+ * Runs the writer of a {@link SinkSpec}: flushes it after every input batch, passes the task's
+ * checkpoints on to it (a snapshot prepares a commit, a committed checkpoint commits it), and tells
+ * the task whether it takes records now.
  */
 public final class SinkOperator<T> implements Operator<T, Void> {
   private final SinkSpec<T> spec;
@@ -51,7 +52,17 @@ public final class SinkOperator<T> implements Operator<T, Void> {
               public long restoredCheckpoint() {
                 return ctx.restoredCheckpoint();
               }
+
+              @Override
+              public Runnable waker() {
+                return ctx.waker();
+              }
             });
+  }
+
+  /** Whether the writer takes records now ({@link SinkWriter#ready}). */
+  public boolean ready() throws Exception {
+    return writer.ready();
   }
 
   @Override

@@ -48,7 +48,9 @@ public record StatePlaneStats(
     /** An output channel has no credit: downstream is slower. */
     BLOCKED_OUTPUT,
     /** The channels past a checkpoint barrier wait for the others' barriers. */
-    ALIGNMENT;
+    ALIGNMENT,
+    /** The task's sink takes no records: its consumer is behind (a queue sink that is full). */
+    SINK_BUSY;
 
     /** The name used in metrics: lower case. */
     public String label() {

@@ -8,6 +8,7 @@ import io.koala.operator.NamespacedState;
 import io.koala.operator.Operator;
 import io.koala.operator.OperatorContext;
 import io.koala.operator.Output;
+import io.koala.operator.SinkOperator;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
 import io.koala.plan.OperatorNode;
@@ -40,6 +41,7 @@ final class OperatorChain {
   private final TaskMetrics metrics;
   private final List<Operator<Object, Object>> ops = new ArrayList<>();
   private final List<String> names = new ArrayList<>();
+  private final SinkOperator<Object> sink; // the last operator, when a sink; else null
   private final int[] logicalInputs; // vertex input edge → the head operator's input number
   private final int first; // position of ops[0] in the vertex's chain: 1 after a source
   private Output<Object> entry;
@@ -73,6 +75,25 @@ final class OperatorChain {
       }
     }
     first = vertex.chain().size() - ops.size();
+    Object last = ops.isEmpty() ? null : ops.get(ops.size() - 1);
+    sink = last instanceof SinkOperator<?> s ? (SinkOperator<Object>) s : null;
+  }
+
+  /**
+   * Whether the chain takes records now: false while its sink cannot (its consumer is behind); the
+   * sink wakes the task ({@link TaskHost#waker}) once it can.
+   */
+  boolean ready() {
+    if (sink == null) {
+      return true;
+    }
+    try {
+      return sink.ready();
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(tailName(), e);
+    }
   }
 
   /** Opens the operators, last first, each emitting into the next and the last into the output. */
@@ -314,6 +335,11 @@ final class OperatorChain {
     @Override
     public boolean checkpointing() {
       return env.services().checkpointing();
+    }
+
+    @Override
+    public Runnable waker() {
+      return env.services().waker();
     }
   }
 }

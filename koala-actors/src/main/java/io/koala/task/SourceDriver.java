@@ -200,10 +200,11 @@ final class SourceDriver {
    * Reads what the partitions have available, at most a batch from each, into the chain; then ends
    * the input once the coordinator approves, emits the source's watermark when it is due, and asks
    * for the next poll. Reads nothing while the output is backpressured (a credit grant resumes
-   * polling) or while paused.
+   * polling), while a sink chained to it takes no records (its waker resumes polling) or while
+   * paused.
    */
   void poll() {
-    if (output.blocked() || paused) {
+    if (output.blocked() || paused || !chain.ready()) {
       return;
     }
     long now = services.currentTimeMillis();

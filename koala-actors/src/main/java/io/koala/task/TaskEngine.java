@@ -348,7 +348,22 @@ public final class TaskEngine {
           due(keyed::drainDue, keyed::drainHolders);
         }
       }
+      case READY -> {
+        if (status == TaskStatus.FINISHING) {
+          guard(this::checkFinished); // its sink took the last records
+        } else {
+          due(() -> {}, this::sinkReady);
+        }
+      }
     }
+  }
+
+  /** The sink may take records again: reading and processing go on if it does. */
+  private void sinkReady() {
+    if (source.isSource()) {
+      source.schedulePoll(0);
+    }
+    drain();
   }
 
   /** A timer is due: {@code due} notes it, and {@code work} runs if the task runs. */
@@ -392,6 +407,9 @@ public final class TaskEngine {
           continue;
         }
         return Stall.BLOCKED_OUTPUT;
+      }
+      if (!chain.ready()) {
+        return Stall.SINK_BUSY; // the sink's waker resumes the loop (TaskTimer.READY)
       }
       if (eventTime.processingTimersDue()) {
         if (!eventTime.fireProcessingTimers()) {
@@ -485,7 +503,7 @@ public final class TaskEngine {
   }
 
   private void checkFinished() {
-    if (!output.blocked()) {
+    if (!output.blocked() && chain.ready()) {
       status = TaskStatus.FINISHED;
       services.finished();
       aligner.finished();

@@ -18,6 +18,16 @@ public interface TaskHost {
   /** Calls {@link TaskEngine#onTimer} once after {@code delayMillis} (0: as soon as possible). */
   void schedule(TaskTimer timer, long delayMillis);
 
+  /**
+   * What code on other threads calls to wake the task (a sink whose consumer caught up): each call
+   * asks for {@link TaskEngine#onTimer}({@link TaskTimer#READY}) on the task's thread. The waker is
+   * thread-safe, unlike the host; calls may coalesce. The default suits hosts that run on one
+   * thread.
+   */
+  default Runnable waker() {
+    return () -> schedule(TaskTimer.READY, 0);
+  }
+
   /** The task has finished: every output channel has delivered end-of-channel. */
   void finished();
 

@@ -11,5 +11,7 @@ public enum TaskTimer {
   /** The task's capacity allows the next batch. */
   CAPACITY,
   /** Ask retiring holders for the next chunks of what this task still references there. */
-  DRAIN
+  DRAIN,
+  /** The task's sink can take records again ({@link TaskHost#waker}). */
+  READY
 }

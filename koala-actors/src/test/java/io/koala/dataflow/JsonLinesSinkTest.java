@@ -1,7 +1,9 @@
 package io.koala.dataflow;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.connector.JsonEncoder;
 import io.koala.connector.SinkContext;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SinkWriter;
@@ -10,50 +12,58 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** The file protocol of {@link SinkSpec#jsonLines}: two-phase commit by renames, and restore. */
+/**
+ * The file protocol of {@link SinkSpec#jsonLines}: two-phase commit by renames, and restore; and
+ * how records become lines.
+ */
 class JsonLinesSinkTest {
   @TempDir Path dir;
 
   private SinkWriter<Object> open(boolean checkpointing, long restored) throws Exception {
-    return SinkSpec.<Object>jsonLines("out", dir)
-        .open(
-            new SinkContext() {
-              @Override
-              public String sinkName() {
-                return "out";
-              }
+    return open(SinkSpec.jsonLines("out", dir), checkpointing, restored);
+  }
 
-              @Override
-              public int taskIndex() {
-                return 0;
-              }
+  private static SinkWriter<Object> open(
+      SinkSpec<Object> spec, boolean checkpointing, long restored) throws Exception {
+    return spec.open(
+        new SinkContext() {
+          @Override
+          public String sinkName() {
+            return "out";
+          }
 
-              @Override
-              public int parallelism() {
-                return 1;
-              }
+          @Override
+          public int taskIndex() {
+            return 0;
+          }
 
-              @Override
-              public Collector<Object> clientResults() {
-                throw new UnsupportedOperationException();
-              }
+          @Override
+          public int parallelism() {
+            return 1;
+          }
 
-              @Override
-              public boolean checkpointing() {
-                return checkpointing;
-              }
+          @Override
+          public Collector<Object> clientResults() {
+            throw new UnsupportedOperationException();
+          }
 
-              @Override
-              public long restoredCheckpoint() {
-                return restored;
-              }
-            });
+          @Override
+          public boolean checkpointing() {
+            return checkpointing;
+          }
+
+          @Override
+          public long restoredCheckpoint() {
+            return restored;
+          }
+        });
   }
 
   /** Every file in the directory and its lines. */
@@ -219,5 +229,50 @@ class JsonLinesSinkTest {
     w.commit(6);
     w.close();
     assertThat(files()).containsOnlyKeys("out-0-6.jsonl");
+  }
+
+  /** A record of the default encoder's tests. */
+  record Reading(String sensor, int[] samples, double mean) {}
+
+  /** A class Jackson cannot write: nothing public to read. */
+  static final class Opaque {
+    @SuppressWarnings("unused")
+    private final int secret = 1;
+  }
+
+  @Test
+  void theDefaultEncoderWritesRecordsArraysAndMapsAsJackson() throws Exception {
+    SinkWriter<Object> w = open(false, 0);
+    write(w, new Reading("s1", new int[] {3, 4}, 3.5), Map.of("k", List.of(1L, 2L)), "x\ny");
+    w.close();
+    assertThat(files().get("out-0.jsonl"))
+        .containsExactly(
+            "{\"sensor\":\"s1\",\"samples\":[3,4],\"mean\":3.5}", "{\"k\":[1,2]}", "\"x\\ny\"");
+  }
+
+  @Test
+  void aRecordTheEncoderCannotWriteFailsNamingTheSinkAndTheClassAndOpensNoFile() throws Exception {
+    SinkWriter<Object> w = open(true, 0);
+    assertThatThrownBy(() -> w.write(new Opaque(), 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sink 'out'")
+        .hasMessageContaining(Opaque.class.getName())
+        .hasMessageContaining("JsonEncoder");
+    w.close();
+    assertThat(files()).isEmpty();
+  }
+
+  @Test
+  void aChosenEncoderWritesEachLineAndALineBreakInItsTextFails() throws Exception {
+    JsonEncoder<Object> upper = v -> "\"" + v.toString().toUpperCase(Locale.ROOT) + "\"";
+    SinkWriter<Object> w = open(SinkSpec.jsonLines("out", dir, upper), false, 0);
+    write(w, "a", "b");
+    assertThatThrownBy(() -> w.write("c\nd", 0))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("sink 'out'")
+        .hasMessageContaining("line break")
+        .hasMessageContaining("java.lang.String");
+    w.close();
+    assertThat(files().get("out-0.jsonl")).containsExactly("\"A\"", "\"B\"");
   }
 }

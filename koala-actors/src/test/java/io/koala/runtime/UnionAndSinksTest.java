@@ -14,12 +14,18 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Union of two sources into one keyed aggregate, and the JSON-lines and logging sinks. */
+/**
+ * Union of two sources into one keyed aggregate, and the JSON-lines, logging and callback sinks.
+ */
 class UnionAndSinksTest {
 
   @Test
@@ -50,5 +56,33 @@ class UnionAndSinksTest {
             "{\"key\":\"a\",\"value\":4}",
             "{\"key\":\"b\",\"value\":2}",
             "{\"key\":\"c\",\"value\":1}");
+  }
+
+  @Test
+  void forEachCallsTheFunctionWithEveryRecordInThisProcess() {
+    List<String> words = new ArrayList<>();
+    Map<String, Long> expected = new HashMap<>();
+    for (int i = 0; i < 2_000; i++) {
+      String w = "w" + (i * 7919 % 97);
+      words.add(w);
+      expected.merge(w, 1L, Long::sum);
+    }
+    Queue<KeyValue<String, Long>> seen = new ConcurrentLinkedQueue<>();
+    DataflowBuilder b = Dataflow.builder("for-each").parallelism(2);
+    b.source(SourceSpec.collection("words", words).partitions(2))
+        .keyBy(s -> s)
+        .count("count")
+        .sink(SinkSpec.forEach("seen", seen::add));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      assertThat(job.await(Duration.ofSeconds(30))).isEqualTo(JobStatus.FINISHED);
+    }
+    // a count emits every running count of its key: the highest seen per key is its total
+    Map<String, Long> last = new HashMap<>();
+    for (KeyValue<String, Long> kv : seen) {
+      last.merge(kv.key(), kv.value(), Math::max);
+    }
+    assertThat(seen).hasSize(words.size());
+    assertThat(last).isEqualTo(expected);
   }
 }

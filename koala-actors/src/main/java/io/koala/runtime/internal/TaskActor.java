@@ -443,6 +443,13 @@ final class TaskActor {
     }
 
     @Override
+    public Runnable waker() {
+      ActorRef<TaskMessage> self = ctx.getSelf(); // thread-safe, unlike ctx
+      Wake ready = new Wake(TaskTimer.READY);
+      return () -> self.tell(ready);
+    }
+
+    @Override
     public void finished() {
       coordinator.tell(new JobInput.TaskFinished(setup.task()));
     }

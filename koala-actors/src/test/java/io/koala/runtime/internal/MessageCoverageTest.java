@@ -294,7 +294,8 @@ class MessageCoverageTest {
             1_700_000_000_000L,
             5,
             new TaskMetricsSnapshot.Reconfiguration(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12),
-            new StatePlaneStats(new long[] {1, 2, 3, 4, 5, 6}, 6, Map.of(1, encoded), 7, 8, 9, 10),
+            new StatePlaneStats(
+                new long[] {1, 2, 3, 4, 5, 6, 7}, 6, Map.of(1, encoded), 7, 8, 9, 10),
             List.of(
                 new TaskMetricsSnapshot.OperatorCounts(new OperatorId("count"), 100, 95, 12.5, 5),
                 new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0)));
