@@ -50,7 +50,7 @@ class MetricRowsTest {
         3,
         TaskMetricsSnapshot.Reconfiguration.NONE,
         new StatePlaneStats(
-            new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0},
+            new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0, 0},
             2_000_000_000L,
             Map.of(1, TaskMetricsSnapshot.encode(h)),
             10,
@@ -154,7 +154,13 @@ class MetricRowsTest {
     assertThat(stalls)
         .extracting(r -> r.tags().get("reason"))
         .containsExactly(
-            "parked_gate", "parked_limit", "held_limit", "throttle", "blocked_output", "alignment");
+            "parked_gate",
+            "parked_limit",
+            "held_limit",
+            "throttle",
+            "blocked_output",
+            "alignment",
+            "sink_busy");
     assertThat(stalls.get(0).value()).isEqualTo(1.5);
     assertThat(stalls.get(4).value()).isEqualTo(0.25);
     assertThat(stalls.get(0).kind()).isEqualTo(MetricRows.Kind.COUNTER);
