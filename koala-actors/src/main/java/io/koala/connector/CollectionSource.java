@@ -9,7 +9,7 @@ import java.util.Objects;
  * A bounded source over a list: element {@code i} belongs to partition {@code i mod partitions},
  * and everything is available immediately.
  */
-public final class CollectionSource<T> implements SourceSpec<T> {
+public final class CollectionSource<T> implements LogSource<T> {
   private final String name;
   private final List<T> elements;
   private final int partitions;

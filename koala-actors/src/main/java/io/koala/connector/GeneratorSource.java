@@ -11,7 +11,7 @@ import java.util.Objects;
  * whatever the dataflow's speed, so lag is measurable. By default a record's event time is the
  * wall-clock time at which it became available. Immutable; every setter returns a copy.
  */
-public final class GeneratorSource<T> implements SourceSpec<T> {
+public final class GeneratorSource<T> implements LogSource<T> {
   private final String name;
   private final GeneratorFunction<T> generator;
   private final int partitions;

@@ -3,8 +3,10 @@ package io.koala.connector;
 import java.util.List;
 
 /**
- * A source: a replayable log split into partitions. Each source task reads the partitions {@code p}
- * with {@code p mod parallelism == taskIndex}.
+ * A source: an input cut into splits (the partitions of a log, of a Kafka topic, ...), each read
+ * from a position that the job's checkpoints keep. Each source task opens one {@link SourceReader},
+ * which decides which splits it reads (for example those whose number modulo the parallelism is its
+ * index) and may find new ones while it runs.
  *
  * <pre>{@code
  * SourceSpec<Long> numbers = SourceSpec.generator("numbers", (index, seed) -> index)
@@ -18,15 +20,17 @@ public interface SourceSpec<T> {
   /** The source operator's name. */
   String name();
 
-  /** Number of partitions; at least 1. */
-  int partitions();
-
   /**
-   * Opens one partition.
-   *
-   * @param startMillis the job's start time, the origin of rate schedules
+   * The most tasks that can have something to read: a dataflow's default parallelism for the source
+   * is capped by it, and a larger explicit one is refused at {@code build()}. Unbounded ({@link
+   * Integer#MAX_VALUE}) when it is only known at run time.
    */
-  PartitionReader<T> open(int partition, long startMillis);
+  default int maxParallelism() {
+    return Integer.MAX_VALUE;
+  }
+
+  /** Opens the reader of one source task; called on the task's thread. */
+  SourceReader<T> createReader(SourceContext ctx) throws Exception;
 
   /** A bounded source over a list, split round-robin into {@code partitions} partitions. */
   static <T> CollectionSource<T> collection(String name, List<T> elements) {

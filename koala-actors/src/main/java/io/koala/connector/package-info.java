@@ -1,7 +1,8 @@
 /**
- * Sources and sinks: what a source reads ({@link io.koala.connector.SourceSpec}, {@link
- * io.koala.connector.PartitionReader}, the generator and collection sources) and where results go
- * ({@link io.koala.connector.SinkSpec}, {@link io.koala.connector.SinkWriter}, the JSON-lines
- * sinks). Plain Java.
+ * Sources and sinks: what a source reads ({@link io.koala.connector.SourceSpec}: a task's {@link
+ * io.koala.connector.SourceReader} of splits with checkpointed positions; {@link
+ * io.koala.connector.LogSource} over replayable logs, the generator and collection sources) and
+ * where results go ({@link io.koala.connector.SinkSpec}, {@link io.koala.connector.SinkWriter}, the
+ * JSON-lines sinks). Plain Java.
  */
 package io.koala.connector;

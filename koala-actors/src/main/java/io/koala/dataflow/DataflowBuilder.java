@@ -192,7 +192,7 @@ public final class DataflowBuilder {
       return d.parallelism;
     }
     if (d.kind == Kind.SOURCE) {
-      return Math.min(defaultParallelism, d.source.partitions());
+      return Math.min(defaultParallelism, d.source.maxParallelism());
     }
     return defaultParallelism;
   }

@@ -105,13 +105,13 @@ public final class LogicalPlan {
       if (!n.inputs().isEmpty()) {
         throw new DataflowDefinitionException(op + ": a source cannot have inputs");
       }
-      if (n.parallelism() > n.source().partitions()) {
+      if (n.parallelism() > n.source().maxParallelism()) {
         throw new DataflowDefinitionException(
             op
                 + ": parallelism "
                 + n.parallelism()
                 + " exceeds its "
-                + n.source().partitions()
+                + n.source().maxParallelism()
                 + " partitions; tasks without a partition would idle");
       }
       return;

@@ -158,6 +158,9 @@ final class BarrierAligner {
       if (chain.opened()) {
         chain.eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
       }
+      if (source.isSource()) {
+        source.checkpointCompleted(cc.checkpointId());
+      }
     }
   }
 
@@ -186,7 +189,7 @@ final class BarrierAligner {
                 output.forwardedWatermark(),
                 output.idleSent(),
                 input.endedChannels(),
-                source.offsets(),
+                source.positions(checkpointId),
                 keyed == null ? null : keyed.snapshotLocations())
             .encode();
     lastBarrier = checkpointId;

@@ -1,8 +1,13 @@
 package io.koala.task;
 
 import io.koala.KoalaException;
-import io.koala.connector.PartitionReader;
+import io.koala.connector.Backlog;
+import io.koala.connector.ReadResult;
+import io.koala.connector.SourceContext;
+import io.koala.connector.SourceOutput;
+import io.koala.connector.SourceReader;
 import io.koala.connector.SourceSpec;
+import io.koala.connector.SplitOutput;
 import io.koala.function.WatermarkStrategy;
 import io.koala.operator.Output;
 import io.koala.plan.OperatorNode;
@@ -12,14 +17,17 @@ import io.koala.protocol.UserFunctionException;
 import io.koala.time.PartitionWatermarks;
 import io.koala.time.WatermarkTracker;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
- * What a source task reads, and when (DESIGN §4.3): its partitions of the source's replayable log,
- * read in order from their offsets as far as the log has made available, at most a batch per
- * partition per poll; the source's watermark (min over its active partitions, emitted at most once
- * per interval); and the end of a bounded input, which waits for the coordinator's approval so that
- * an epoch never straddles the end of a job. Stop-and-restart pauses it.
+ * What a source task reads, and when (DESIGN §4.3): its {@link SourceReader}, asked for at most a
+ * batch per split per poll while the output has credit; the source's watermark (min over its active
+ * splits, emitted at most once per interval); the splits' positions for checkpoints; and the end of
+ * a bounded input, which waits for the coordinator's approval so that an epoch never straddles the
+ * end of a job. Stop-and-restart pauses it.
  */
 final class SourceDriver {
   private static final long NONE = WatermarkTracker.NONE;
@@ -33,40 +41,67 @@ final class SourceDriver {
   private final EventTime eventTime;
   private final BatchClock clock;
   private final Runnable process; // the task processes what it can (TaskEngine's loop)
-  private final SourceSpec<Object> source; // null: the task is no source, and has no partitions
+  private final SourceSpec<Object> source; // null: the task is no source, and has no splits
   private final WatermarkStrategy strategy;
-  private final List<SourcePartition> partitions = new ArrayList<>();
-  private WatermarkTracker tracker;
+  private final List<Split> splits = new ArrayList<>(); // in the order the reader announced them
+  private final Map<String, Split> splitsById = new HashMap<>();
+  private final TreeMap<Long, Map<String, Long>> checkpointed = new TreeMap<>(); // not completed
+  private SourceReader<Object> reader;
+  private WatermarkTracker tracker = new WatermarkTracker(0);
   private long watermark = NONE;
   private long nextWatermarkAt;
+  private long now; // the time of the poll in progress
+  private int read; // records emitted by the poll in progress
+  private boolean declared; // a split declared a higher watermark in the poll in progress
   private boolean pollScheduled;
   private boolean endReported; // it has read everything and told the coordinator
   private boolean endApproved; // the coordinator let it end (no reconfiguration runs)
+  private boolean allEnded; // the reader said every split has ended
   private boolean paused; // stop-and-restart: it reads nothing until resumed
 
-  /** One partition read by this source task. */
-  private static final class SourcePartition {
-    final int partition;
-    final PartitionReader<Object> reader;
+  /** One split read by this source task: where its records go, and its event time. */
+  private final class Split implements SplitOutput<Object> {
+    final String id;
+    final int index; // in the tracker
     final PartitionWatermarks watermarks;
-    long offset;
-    boolean done;
+    private final Output<Object> entry;
+    boolean ended;
 
-    SourcePartition(int partition, PartitionReader<Object> reader, PartitionWatermarks watermarks) {
-      this.partition = partition;
-      this.reader = reader;
-      this.watermarks = watermarks;
-      this.done = reader.end() == 0;
+    Split(String id, int index) {
+      this.id = id;
+      this.index = index;
+      this.watermarks = new PartitionWatermarks(strategy, services.currentTimeMillis());
+      this.entry = chain.entry();
+    }
+
+    @Override
+    public void emit(Object value, long timestamp) {
+      watermarks.onRecord(timestamp, now);
+      read++;
+      entry.emit(value, timestamp);
+    }
+
+    @Override
+    public void watermark(long watermark) {
+      declared |= watermarks.declare(watermark);
+    }
+
+    @Override
+    public void end() {
+      if (!ended) {
+        ended = true;
+        tracker.onEnd(index);
+      }
     }
 
     @Override
     public String toString() {
-      return "partition " + partition + " at " + offset;
+      return "split " + id + (ended ? " (ended)" : "");
     }
   }
 
   /**
-   * The driver of a task whose chain starts at {@code head}: no partitions unless a source. {@code
+   * The driver of a task whose chain starts at {@code head}: no splits unless a source. {@code
    * process} runs the task's loop when the input ends or the source's watermark advances.
    */
   @SuppressWarnings("unchecked")
@@ -101,43 +136,55 @@ final class SourceDriver {
   }
 
   /**
-   * Opens this task's partitions ({@code startMillis}: origin of their rate schedules), from the
-   * offsets of {@code restored} when it resumes from a checkpoint.
+   * Opens this task's reader ({@code startMillis}: origin of rate schedules) and starts it, from
+   * the positions of {@code restored} when it resumes from a checkpoint.
    */
-  void open(long startMillis, long now, TaskCheckpoint restored) {
-    for (int p = setup.task().index(); p < source.partitions(); p += setup.parallelism()) {
-      partitions.add(
-          new SourcePartition(
-              p, source.open(p, startMillis), new PartitionWatermarks(strategy, now)));
-    }
-    if (restored != null) {
-      restoreOffsets(restored);
-    }
-    tracker = new WatermarkTracker(partitions.size());
-    for (int i = 0; i < partitions.size(); i++) {
-      if (partitions.get(i).done) {
-        tracker.onEnd(i);
-      }
-    }
+  void open(long startMillis, TaskCheckpoint restored) {
+    Runnable waker = services.waker();
+    SourceContext ctx =
+        new SourceContext() {
+          @Override
+          public String sourceName() {
+            return source.name();
+          }
+
+          @Override
+          public int taskIndex() {
+            return setup.task().index();
+          }
+
+          @Override
+          public int parallelism() {
+            return setup.parallelism();
+          }
+
+          @Override
+          public long startMillis() {
+            return startMillis;
+          }
+
+          @Override
+          public long currentTimeMillis() {
+            return services.currentTimeMillis();
+          }
+
+          @Override
+          public Runnable waker() {
+            return waker;
+          }
+        };
+    SourceOutput<Object> out = id -> splitsById.computeIfAbsent(id, this::newSplit);
+    userCall(
+        () -> {
+          reader = source.createReader(ctx);
+          reader.start(restored == null ? Map.of() : restored.positions(), out);
+        });
   }
 
-  private void restoreOffsets(TaskCheckpoint restored) {
-    for (long[] o : restored.offsets()) {
-      SourcePartition p =
-          partitions.stream()
-              .filter(sp -> sp.partition == o[0])
-              .findFirst()
-              .orElseThrow(
-                  () ->
-                      new IllegalStateException(
-                          "the checkpoint of "
-                              + setup.task()
-                              + " has partition "
-                              + o[0]
-                              + ", which it does not read"));
-      p.offset = o[1];
-      p.done = p.offset >= p.reader.end();
-    }
+  private Split newSplit(String id) {
+    Split s = new Split(id, tracker.addChannel());
+    splits.add(s);
+    return s;
   }
 
   /** Resumes the source's watermark from a checkpoint. */
@@ -150,35 +197,34 @@ final class SourceDriver {
     return watermark;
   }
 
-  /** The offset of each partition, for a checkpoint. */
-  List<long[]> offsets() {
-    List<long[]> offsets = new ArrayList<>();
-    for (SourcePartition p : partitions) {
-      offsets.add(new long[] {p.partition, p.offset});
+  /** The position of each split, for checkpoint {@code checkpointId}'s snapshot. */
+  Map<String, Long> positions(long checkpointId) {
+    if (reader == null) {
+      return Map.of();
     }
-    return offsets;
+    Map<String, Long> positions = new TreeMap<>(reader.positions());
+    checkpointed.put(checkpointId, positions);
+    return positions;
+  }
+
+  /** Checkpoint {@code checkpointId} is durable: the reader may acknowledge what it recorded. */
+  void checkpointCompleted(long checkpointId) {
+    Map<String, Long> positions = checkpointed.get(checkpointId);
+    checkpointed.headMap(checkpointId, true).clear();
+    if (positions != null && reader != null) {
+      userCall(() -> reader.checkpointCompleted(checkpointId, positions));
+    }
   }
 
   /** Records available but not read yet, and how far behind the oldest of them is. */
   record Lag(long records, double seconds) {}
 
   Lag lag(long now) {
-    long lag = 0;
-    double lagSeconds = 0;
-    for (SourcePartition p : partitions) {
-      if (p.done) {
-        continue;
-      }
-      long available = p.reader.available(now);
-      if (available == Long.MAX_VALUE) {
-        continue; // an unlimited source is never behind
-      }
-      if (available > p.offset) {
-        lag += available - p.offset;
-        lagSeconds = Math.max(lagSeconds, (now - p.reader.availableAt(p.offset)) / 1000.0);
-      }
+    if (reader == null || allEnded) {
+      return new Lag(0, 0);
     }
-    return new Lag(lag, Math.max(0, lagSeconds));
+    Backlog b = reader.backlog(now);
+    return new Lag(b.records(), b.oldestSeconds());
   }
 
   // ---------------------------------------------------------------- polling
@@ -197,9 +243,9 @@ final class SourceDriver {
   }
 
   /**
-   * Reads what the partitions have available, at most a batch from each, into the chain; then ends
-   * the input once the coordinator approves, emits the source's watermark when it is due, and asks
-   * for the next poll. Reads nothing while the output is backpressured (a credit grant resumes
+   * Reads what the reader has available, at most a batch per split, into the chain; then ends the
+   * input once the coordinator approves, emits the source's watermark when it is due, and asks for
+   * the next poll. Reads nothing while the output is backpressured (a credit grant resumes
    * polling), while a sink chained to it takes no records (its waker resumes polling) or while
    * paused.
    */
@@ -207,56 +253,18 @@ final class SourceDriver {
     if (output.blocked() || paused || !chain.ready()) {
       return;
     }
-    long now = services.currentTimeMillis();
+    now = services.currentTimeMillis();
     long t0 = services.nanoTime();
-    int max = setup.settings().maxBatchRecords();
-    Output<Object> entry = chain.entry();
-    int read = 0;
-    boolean more = false;
-    long nextAt = Long.MAX_VALUE;
-    boolean allDone = true;
-    boolean declared = false;
-    for (int pi = 0; pi < partitions.size(); pi++) {
-      SourcePartition p = partitions.get(pi);
-      if (p.done) {
-        continue;
-      }
-      long available = p.reader.available(now);
-      long n = Math.min(available - p.offset, max);
-      for (long i = 0; i < n; i++) {
-        Object v;
-        try {
-          v = p.reader.read(p.offset);
-        } catch (KoalaException e) {
-          throw e;
-        } catch (Exception e) {
-          throw new UserFunctionException(source.name(), e);
-        }
-        long ts = p.reader.timestamp(p.offset, v);
-        p.offset++;
-        p.watermarks.onRecord(ts, now);
-        entry.emit(v, ts);
-      }
-      read += (int) Math.max(n, 0);
-      declared |= p.watermarks.declare(p.reader.watermark(p.offset));
-      if (p.offset >= p.reader.end()) {
-        p.done = true;
-        tracker.onEnd(pi);
-        continue;
-      }
-      allDone = false;
-      if (p.offset < available) {
-        more = true;
-      } else {
-        nextAt = Math.min(nextAt, p.reader.availableAt(p.offset));
-      }
-    }
+    read = 0;
+    declared = false;
+    ReadResult result = allEnded ? ReadResult.END : readOnce();
     if (read > 0) {
       chain.endBatch();
       metrics.operatorIn[0] += read; // the source, first in the chain, read them
       clock.done(t0);
     }
-    if (allDone) {
+    if (result.ended()) {
+      allEnded = true;
       if (!endApproved) {
         // a bounded input has been read: its end waits until no reconfiguration runs, so an epoch
         // never straddles the end of a job (the coordinator answers EndInput)
@@ -276,10 +284,10 @@ final class SourceDriver {
     if (output.blocked()) {
       return; // a credit grant resumes polling
     }
-    if (more) {
+    if (result.more()) {
       schedulePoll(0);
     } else {
-      long wait = Math.max(1, Math.min(nextAt - now, 1000));
+      long wait = Math.max(1, Math.min(result.retryAtMillis() - now, 1000));
       if (strategy.enabled()) {
         wait = Math.min(wait, setup.settings().watermarkIntervalMillis());
       }
@@ -287,24 +295,46 @@ final class SourceDriver {
     }
   }
 
+  private ReadResult readOnce() {
+    ReadResult[] result = new ReadResult[1];
+    userCall(() -> result[0] = reader.read(setup.settings().maxBatchRecords()));
+    return result[0];
+  }
+
+  /** Runs a call into the source's code; its failure names the source. */
+  private void userCall(ThrowingCall call) {
+    try {
+      call.run();
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(source.name(), e);
+    }
+  }
+
+  @FunctionalInterface
+  private interface ThrowingCall {
+    void run() throws Exception;
+  }
+
   /**
-   * Emits the source's watermark (min over its active partitions) at most once per interval, or at
-   * once when a partition's log declared a higher watermark ({@code declared}); or, when it did not
-   * advance and every partition is idle, that the task is idle.
+   * Emits the source's watermark (min over its active splits) at most once per interval, or at once
+   * when a split's data declared a higher watermark ({@code declared}); or, when it did not advance
+   * and every split is idle, that the task is idle.
    */
   private void emitWatermark(long now, boolean declared) {
     if (!declared && (!strategy.enabled() || now < nextWatermarkAt)) {
       return;
     }
     nextWatermarkAt = now + setup.settings().watermarkIntervalMillis();
-    long[] partitionWatermarks = new long[partitions.size()];
-    boolean[] idle = new boolean[partitions.size()];
-    for (int pi = 0; pi < partitions.size(); pi++) {
-      SourcePartition p = partitions.get(pi);
-      idle[pi] = p.watermarks.idle(now);
-      partitionWatermarks[pi] = p.watermarks.watermark();
+    long[] splitWatermarks = new long[splits.size()];
+    boolean[] idle = new boolean[splits.size()];
+    for (int i = 0; i < splits.size(); i++) {
+      Split s = splits.get(i);
+      idle[i] = s.watermarks.idle(now);
+      splitWatermarks[i] = s.watermarks.watermark();
     }
-    tracker.update(partitionWatermarks, idle);
+    tracker.update(splitWatermarks, idle);
     long w = tracker.combined();
     if (w != NONE && w > watermark) {
       watermark = w;
@@ -312,6 +342,19 @@ final class SourceDriver {
       process.run();
     } else if (tracker.allIdle()) {
       output.emitIdle();
+    }
+  }
+
+  /** Closes the reader, once; like closing operators, best effort (the task's outcome is known). */
+  void close() {
+    SourceReader<Object> r = reader;
+    reader = null;
+    if (r != null) {
+      try {
+        r.close();
+      } catch (Exception e) {
+        // the task has stopped; a reader that fails to close has nothing left to lose
+      }
     }
   }
 

@@ -8,11 +8,14 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 
 /**
  * What a task's snapshot keeps besides its store (DESIGN §8): the checkpoint it belongs to, its
- * event time, the offsets its source partitions had read, and the in-memory part of its key lookup
+ * event time, the positions of the source splits it read, and the in-memory part of its key lookup
  * table. Encoded in a fixed, versioned binary form (not Kryo: a checkpoint outlives the classes of
  * the process that wrote it).
  *
@@ -21,7 +24,8 @@ import java.util.List;
  * @param forwardedWatermark the last watermark it sent downstream
  * @param idle whether it had told downstream it is idle
  * @param endedInputs the input channels whose end it had consumed
- * @param offsets per source partition read by the task: partition, next offset
+ * @param positions per source split read by the task: its position ({@link
+ *     io.koala.connector.SourceReader#positions})
  * @param locations the lookup table's in-memory part; null for a task without keyed state
  */
 public record TaskCheckpoint(
@@ -30,14 +34,14 @@ public record TaskCheckpoint(
     long forwardedWatermark,
     boolean idle,
     List<Integer> endedInputs,
-    List<long[]> offsets,
+    Map<String, Long> positions,
     KeyLocations.Snapshot locations) {
 
-  private static final int VERSION = 1;
+  private static final int VERSION = 2; // 1: a source's positions were numbered partitions
 
   public TaskCheckpoint {
     endedInputs = List.copyOf(endedInputs);
-    offsets = List.copyOf(offsets);
+    positions = Collections.unmodifiableMap(new TreeMap<>(positions));
   }
 
   /** The encoded form. */
@@ -53,10 +57,10 @@ public record TaskCheckpoint(
       for (int ch : endedInputs) {
         out.writeInt(ch);
       }
-      out.writeInt(offsets.size());
-      for (long[] o : offsets) {
-        out.writeLong(o[0]);
-        out.writeLong(o[1]);
+      out.writeInt(positions.size());
+      for (Map.Entry<String, Long> p : positions.entrySet()) {
+        out.writeUTF(p.getKey());
+        out.writeLong(p.getValue());
       }
       out.writeBoolean(locations != null);
       if (locations != null) {
@@ -84,9 +88,9 @@ public record TaskCheckpoint(
   public static TaskCheckpoint decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       int version = in.readInt();
-      if (version != VERSION) {
+      if (version != VERSION && version != 1) {
         throw new IllegalArgumentException(
-            "task checkpoint format version " + version + ", this version reads " + VERSION);
+            "task checkpoint format version " + version + ", this version reads 1 to " + VERSION);
       }
       long id = in.readLong();
       long watermark = in.readLong();
@@ -98,9 +102,10 @@ public record TaskCheckpoint(
         endedInputs.add(in.readInt());
       }
       int n = in.readInt();
-      List<long[]> offsets = new ArrayList<>(n);
+      Map<String, Long> positions = new TreeMap<>();
       for (int i = 0; i < n; i++) {
-        offsets.add(new long[] {in.readLong(), in.readLong()});
+        String split = version == 1 ? Long.toString(in.readLong()) : in.readUTF();
+        positions.put(split, in.readLong());
       }
       KeyLocations.Snapshot locations = null;
       if (in.readBoolean()) {
@@ -121,7 +126,7 @@ public record TaskCheckpoint(
       if (in.available() > 0) {
         throw new IllegalArgumentException(in.available() + " bytes after a task checkpoint");
       }
-      return new TaskCheckpoint(id, watermark, forwarded, idle, endedInputs, offsets, locations);
+      return new TaskCheckpoint(id, watermark, forwarded, idle, endedInputs, positions, locations);
     } catch (IOException e) {
       throw new IllegalArgumentException("truncated task checkpoint", e);
     }

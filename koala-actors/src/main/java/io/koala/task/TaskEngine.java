@@ -202,7 +202,7 @@ public final class TaskEngine {
           long now = services.currentTimeMillis();
           clock.jobStarted(startMillis);
           if (source.isSource()) {
-            source.open(startMillis, now, restored);
+            source.open(startMillis, restored);
           }
           if (restored != null) {
             aligner.restoreTask(restored);
@@ -262,11 +262,15 @@ public final class TaskEngine {
     }
   }
 
-  /** Closes the operators (after finish, failure or cancellation). Idempotent. */
+  /**
+   * Closes the source's reader and the operators (after finish, failure or cancellation).
+   * Idempotent.
+   */
   public void close() {
     if (keyed != null) {
       keyed.abort();
     }
+    source.close();
     chain.close();
   }
 

@@ -153,8 +153,8 @@ class CheckpointEngineTest {
     src.engine().onCheckpoint(new CheckpointMessage.TriggerCheckpoint(1));
     TaskCheckpoint cp = TaskCheckpoint.decode(services.snapshots.get(0).metadata());
     assertThat(services.snapshots.get(0).txn()).as("a source has no store").isNull();
-    assertThat(cp.offsets()).hasSize(1);
-    assertThat(cp.offsets().get(0)[1]).as("it read its one record").isEqualTo(1);
+    assertThat(cp.positions()).hasSize(1);
+    assertThat(cp.positions().values()).as("it read its one record").containsExactly(1L);
     TaskId count = taskId("count", 0);
     List<Deliver> out = services.deliveries(count);
     assertThat(out.get(out.size() - 1).item()).isEqualTo(new CheckpointBarrier(1));

@@ -3,6 +3,7 @@ package io.koala.task;
 import static io.koala.task.FakeServices.taskId;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.LogSource;
 import io.koala.connector.PartitionReader;
 import io.koala.connector.RateSchedule;
 import io.koala.connector.SinkSpec;
@@ -143,7 +144,7 @@ class SourceWatermarksTest {
   }
 
   /** A log of 10 records, at timestamps 0..9, that declares watermark {@code declared}. */
-  private static final class DeclaringSource implements SourceSpec<Long> {
+  private static final class DeclaringSource implements LogSource<Long> {
     long available = 5;
     long declaredAfter = 5; // the records read before the declared watermark holds
     long declared = Long.MIN_VALUE;
@@ -285,7 +286,7 @@ class SourceWatermarksTest {
    * Two partitions of {@code i ↦ i} at one record per millisecond; partition 1 stops after {@code
    * stopAfter} records (without ending: it is unbounded).
    */
-  private record Stalling(long stopAfter) implements SourceSpec<Long> {
+  private record Stalling(long stopAfter) implements LogSource<Long> {
     @Override
     public String name() {
       return "stalling";

@@ -1,7 +1,7 @@
 package io.koala.testkit;
 
+import io.koala.connector.LogSource;
 import io.koala.connector.PartitionReader;
-import io.koala.connector.SourceSpec;
 import io.koala.function.WatermarkStrategy;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -16,7 +16,7 @@ import java.util.List;
  * the strategy's after each record, so that the source emits them as soon as it reads up to them.
  * Used by one thread, the driver's.
  */
-final class FedSource implements SourceSpec<Object> {
+final class FedSource implements LogSource<Object> {
   private final String name;
   private final int partitions;
   private final WatermarkStrategy strategy;

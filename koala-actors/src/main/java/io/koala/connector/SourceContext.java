@@ -1,0 +1,27 @@
+package io.koala.connector;
+
+/** What a source task tells the reader it opens. */
+public interface SourceContext {
+  String sourceName();
+
+  /** This task's index among the source's tasks, {@code 0 <= taskIndex < parallelism}. */
+  int taskIndex();
+
+  int parallelism();
+
+  /** The job's start, in wall-clock milliseconds: the origin of rate schedules. */
+  long startMillis();
+
+  /**
+   * The time as the task sees it (in the simulator, simulated time). Readers that measure
+   * availability or idleness read this clock, not the system's.
+   */
+  long currentTimeMillis();
+
+  /**
+   * What code on another thread calls, once records have arrived, to have a reader that found
+   * nothing ({@link ReadResult#waitUntil}) read again before the time it named. Thread-safe; calls
+   * may coalesce.
+   */
+  Runnable waker();
+}
