@@ -45,7 +45,8 @@ class ArchitectureTest {
     "io.koala.deploy..",
     "io.koala.task..",
     "io.koala.job..",
-    "io.koala.coordinator.."
+    "io.koala.coordinator..",
+    "io.koala.ingest.."
   };
 
   private static final JavaClasses MAIN =

@@ -37,6 +37,14 @@ public interface SourceSpec<T> {
     return new CollectionSource<>(name, elements, 1, null);
   }
 
+  /**
+   * A source the service pushes records into ({@code JobHandle.ingest(source)}), holding at most
+   * {@code capacity} records it may still have to deliver: see {@link IngestSource}.
+   */
+  static <T> IngestSource<T> ingest(String name, int capacity) {
+    return new IngestSource<>(name, capacity, Math.min(capacity, 4096), null);
+  }
+
   /** A generator source: record {@code i} is {@code generator.generate(i, seed)}. */
   static <T> GeneratorSource<T> generator(String name, GeneratorFunction<T> generator) {
     return GeneratorSource.of(name, generator);

@@ -268,6 +268,7 @@ final class EpochRunner {
       (added.contains(t.task()) ? started : others).add(t);
     }
     job.emit(new JobEffect.StartTasks(started, book, job.startMillis()));
+    job.ingest.onStarted(started);
     job.emit(new JobEffect.Introduce(others, List.copyOf(active.added)));
     apply(active.driver.deployed());
   }

@@ -41,7 +41,8 @@ import org.slf4j.LoggerFactory;
  * JobCheckpoints} (triggering, completing and committing checkpoints), {@link Holders} (finished
  * tasks and retired holders), {@link Recovery} (deployment attempts, rollback, redeployment),
  * {@link Departures} (workers lost, joining, leaving), {@link ClientResults} (the results sent to
- * the client) and {@link MetricsBook} (metrics snapshots).
+ * the client), {@link IngestAttachments} (the handles feeding ingest sources) and {@link
+ * MetricsBook} (metrics snapshots).
  */
 public final class JobCore {
   /** How often a client of a sharded coordinator subscribes again. */
@@ -84,6 +85,7 @@ public final class JobCore {
   final Recovery recovery;
   final Departures departures;
   final ClientResults results;
+  final IngestAttachments ingest;
   final MetricsBook metrics;
 
   /** A job core created at {@code nowMillis}; {@link #start} gives its first effects. */
@@ -111,6 +113,7 @@ public final class JobCore {
     this.recovery = new Recovery(this);
     this.departures = new Departures(this, setup.pool());
     this.results = new ClientResults(this);
+    this.ingest = new IngestAttachments(this);
     this.metrics = new MetricsBook(this, nowMillis);
   }
 
@@ -150,6 +153,8 @@ public final class JobCore {
       metrics.onGathered(m);
     } else if (input instanceof JobInput.GetCollected m) {
       results.onGetCollected(m);
+    } else if (input instanceof JobInput.AttachIngest m) {
+      ingest.onAttach(m);
     } else if (input instanceof JobInput.Cancel m) {
       lifecycle.onCancel(m);
     } else if (input instanceof JobInput.Reconfigure m) {

@@ -92,6 +92,13 @@ public sealed interface JobInput {
   record GetCollected(String sink, ReplyTo<JobReply.Collected> replyTo)
       implements JobInput, KoalaMessage {}
 
+  /**
+   * Client → coordinator: the ingest handle at {@code client} (an address tasks send to) feeds
+   * source {@code source}; reply whether it may.
+   */
+  record AttachIngest(String source, Object client, ReplyTo<JobReply.IngestAttached> replyTo)
+      implements JobInput, KoalaMessage {}
+
   /** Client → coordinator: cancel the job; reply with the final status. */
   record Cancel(ReplyTo<JobStatus> replyTo) implements JobInput, KoalaMessage {}
 

@@ -28,6 +28,12 @@ public sealed interface JobReply extends KoalaMessage {
   /** Reply to {@link JobInput.TakeCheckpoint}: the committed checkpoint's id, or {@code error}. */
   record CheckpointOutcome(long checkpointId, String error) implements JobReply {}
 
+  /**
+   * Reply to {@link JobInput.AttachIngest}: the source's tasks ({@code error} null), or why the
+   * handle cannot feed it.
+   */
+  record IngestAttached(int parallelism, String error) implements JobReply {}
+
   /** Reply to {@link JobInput.GetCollected}: what a collecting sink received so far. */
   record Collected(List<Object> values) implements JobReply {}
 

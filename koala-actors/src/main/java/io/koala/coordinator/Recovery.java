@@ -272,6 +272,7 @@ final class Recovery {
       job.cancelTimer(JobCore.REDEPLOY_TIMER);
       List<TaskAddress> book = job.roster.addresses();
       job.emit(new JobEffect.StartTasks(book, book, job.startMillis()));
+      job.ingest.onStarted(book);
       boolean resuming = recovering || restoring != null;
       job.lifecycle.started();
       if (resuming) {

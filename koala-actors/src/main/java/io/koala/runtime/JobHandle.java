@@ -1,15 +1,19 @@
 package io.koala.runtime;
 
 import io.koala.KoalaException;
+import io.koala.connector.IngestSource;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
 import io.koala.protocol.DurationText;
 import io.koala.routing.PartitionPolicy;
+import io.koala.runtime.internal.IngestClient;
 import io.koala.runtime.internal.JobClient;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -27,6 +31,7 @@ public final class JobHandle implements AutoCloseable {
   }
 
   private final JobClient job;
+  private final Map<String, Ingest<?>> ingests = new HashMap<>(); // guarded by itself
 
   JobHandle(JobClient job) {
     this.job = job;
@@ -78,6 +83,19 @@ public final class JobHandle implements AutoCloseable {
     } catch (InterruptedException e) {
       Thread.currentThread().interrupt();
       throw new KoalaException("interrupted while waiting for job " + id(), e);
+    }
+  }
+
+  /**
+   * The handle that pushes records into {@code source}, one of the job's ingest sources; the same
+   * handle on every call for that source.
+   */
+  @SuppressWarnings("unchecked")
+  public <T> Ingest<T> ingest(IngestSource<T> source) {
+    synchronized (ingests) {
+      return (Ingest<T>)
+          ingests.computeIfAbsent(
+              source.name(), n -> new Ingest<>(IngestClient.attach(job, source), n));
     }
   }
 

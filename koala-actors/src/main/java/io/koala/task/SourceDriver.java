@@ -2,6 +2,7 @@ package io.koala.task;
 
 import io.koala.KoalaException;
 import io.koala.connector.Backlog;
+import io.koala.connector.IngestSource;
 import io.koala.connector.ReadResult;
 import io.koala.connector.SourceContext;
 import io.koala.connector.SourceOutput;
@@ -12,6 +13,8 @@ import io.koala.function.WatermarkStrategy;
 import io.koala.operator.Output;
 import io.koala.plan.OperatorNode;
 import io.koala.protocol.EpochMessage;
+import io.koala.protocol.IngestMessage;
+import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.UserFunctionException;
 import io.koala.time.PartitionWatermarks;
@@ -54,6 +57,7 @@ final class SourceDriver {
   private int read; // records emitted by the poll in progress
   private boolean declared; // a split declared a higher watermark in the poll in progress
   private boolean pollScheduled;
+  private long pollDueAt = Long.MAX_VALUE; // when the poll asked for is due
   private boolean endReported; // it has read everything and told the coordinator
   private boolean endApproved; // the coordinator let it end (no reconfiguration runs)
   private boolean allEnded; // the reader said every split has ended
@@ -139,6 +143,7 @@ final class SourceDriver {
    * Opens this task's reader ({@code startMillis}: origin of rate schedules) and starts it, from
    * the positions of {@code restored} when it resumes from a checkpoint.
    */
+  @SuppressWarnings("unchecked")
   void open(long startMillis, TaskCheckpoint restored) {
     Runnable waker = services.waker();
     SourceContext ctx =
@@ -176,7 +181,14 @@ final class SourceDriver {
     SourceOutput<Object> out = id -> splitsById.computeIfAbsent(id, this::newSplit);
     userCall(
         () -> {
-          reader = source.createReader(ctx);
+          reader =
+              source instanceof IngestSource<?> ingest
+                  ? new IngestReader(
+                      (IngestSource<Object>) ingest,
+                      services,
+                      setup.task().index(),
+                      setup.parallelism())
+                  : source.createReader(ctx);
           reader.start(restored == null ? Map.of() : restored.positions(), out);
         });
   }
@@ -185,6 +197,23 @@ final class SourceDriver {
     Split s = new Split(id, tracker.addChannel());
     splits.add(s);
     return s;
+  }
+
+  /** A message of an ingest handle (or its attachment): the reader takes it, then reads. */
+  void onIngest(IngestMessage.ToTask m) {
+    if (!(reader instanceof IngestReader r)) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + " is no ingest source, and got " + m);
+    }
+    r.onMessage(m);
+    schedulePoll(0);
+  }
+
+  /** Housekeeping, about once a second. */
+  void tick() {
+    if (reader instanceof IngestReader r) {
+      r.tick();
+    }
   }
 
   /** Resumes the source's watermark from a checkpoint. */
@@ -229,17 +258,23 @@ final class SourceDriver {
 
   // ---------------------------------------------------------------- polling
 
-  /** Asks for a poll after {@code delay} ms, unless one is asked for. */
+  /**
+   * Asks for a poll after {@code delay} ms, unless one is asked for by then: a poll asked for
+   * sooner than the one pending (records arrived while the reader waited) is not held back by it.
+   */
   void schedulePoll(long delay) {
-    if (!pollScheduled) {
+    long at = services.currentTimeMillis() + delay;
+    if (!pollScheduled || at < pollDueAt) {
       pollScheduled = true;
+      pollDueAt = at;
       services.schedule(TaskTimer.POLL, delay);
     }
   }
 
-  /** The poll asked for is due. */
+  /** The poll asked for is due (an earlier one's timer firing later only polls once more). */
   void pollDue() {
     pollScheduled = false;
+    pollDueAt = Long.MAX_VALUE;
   }
 
   /**

@@ -10,6 +10,7 @@ import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.IngestMessage;
 import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StatePlaneStats.Stall;
@@ -340,6 +341,13 @@ public final class TaskEngine {
         });
   }
 
+  /** A message of the source's ingest handle, or its attachment. */
+  public void onIngest(IngestMessage.ToTask m) {
+    if (status == TaskStatus.RUNNING) {
+      guard(() -> source.onIngest(m));
+    }
+  }
+
   /** A timer asked for with {@link TaskHost#schedule} is due. */
   public void onTimer(TaskTimer timer) {
     switch (timer) {
@@ -386,6 +394,9 @@ public final class TaskEngine {
     metrics.tick(services.currentTimeMillis());
     if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
       input.resendCredits();
+    }
+    if (status == TaskStatus.RUNNING) {
+      guard(source::tick);
     }
   }
 

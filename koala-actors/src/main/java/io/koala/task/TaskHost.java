@@ -15,6 +15,14 @@ public interface TaskHost {
    */
   void send(Object target, KoalaMessage message);
 
+  /**
+   * This task's address for peers outside the job's tasks (an ingest handle), as {@link #send}
+   * takes it. Only hosts that talk to such peers have one.
+   */
+  default Object externalAddress() {
+    throw new UnsupportedOperationException("this task host has no address for outside peers");
+  }
+
   /** Calls {@link TaskEngine#onTimer} once after {@code delayMillis} (0: as soon as possible). */
   void schedule(TaskTimer timer, long delayMillis);
 

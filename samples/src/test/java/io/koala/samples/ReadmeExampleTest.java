@@ -2,6 +2,7 @@ package io.koala.samples;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.connector.IngestSource;
 import io.koala.connector.RateSchedule;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
@@ -15,6 +16,7 @@ import io.koala.function.WindowAssigner;
 import io.koala.function.WindowResult;
 import io.koala.job.ReconfigurationReport;
 import io.koala.routing.PartitionPolicy;
+import io.koala.runtime.Ingest;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
@@ -28,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import java.util.stream.Collectors;
@@ -217,6 +220,34 @@ class ReadmeExampleTest {
       return job.collected("counts");
     }
     // README-END
+  }
+
+  @Test
+  void pushedOrdersAreCounted() throws InterruptedException {
+    assertThat(ordersPerCustomer(List.of("ann", "bob", "ann", "ann")))
+        .isEqualTo(Map.of("ann", 3L, "bob", 1L));
+  }
+
+  static Map<String, Long> ordersPerCustomer(List<String> customers) throws InterruptedException {
+    DataflowBuilder b = Dataflow.builder("orders");
+    Map<String, Long> totals = new ConcurrentHashMap<>();
+    // README-BEGIN
+    IngestSource<String> orders = SourceSpec.ingest("orders", 10_000);
+    b.source(orders)
+        .keyBy(customer -> customer)
+        .count("per-customer")
+        .sink(SinkSpec.forEach("totals", kv -> totals.put(kv.key(), kv.value())));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded()) {
+      JobHandle job = runtime.submit(b.build());
+      Ingest<String> in = job.ingest(orders);
+      for (String customer : customers) {
+        in.put(customer); // waits while the job is behind; offer(..) returns a CompletionStage
+      }
+      in.complete(); // no more records: the job finishes once it has read them all
+      job.await(Duration.ofSeconds(30));
+    }
+    // README-END
+    return totals;
   }
 
   @Test

@@ -179,7 +179,14 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.WriteBarrier.class,
         StateMessage.ServiceFailed.class,
         io.koala.protocol.StatePlaneStats.class,
-        io.koala.protocol.StatePlaneStats.Stall.class);
+        io.koala.protocol.StatePlaneStats.Stall.class,
+        io.koala.protocol.IngestMessage.Attach.class,
+        io.koala.protocol.IngestMessage.Batch.class,
+        io.koala.protocol.IngestMessage.End.class,
+        io.koala.protocol.IngestMessage.Hello.class,
+        io.koala.protocol.IngestMessage.Consumed.class,
+        io.koala.protocol.IngestMessage.Committed.class,
+        io.koala.coordinator.JobReply.IngestAttached.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }

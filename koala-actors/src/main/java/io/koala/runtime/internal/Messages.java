@@ -34,6 +34,8 @@ final class Messages {
           JobListener.Resubscribe.class,
           JobListener.Changed.class,
           ActorReply.class,
+          IngestClient.Flush.class,
+          io.koala.coordinator.JobInput.AttachIngest.class,
           io.koala.coordinator.TaskRestore.class,
           io.koala.coordinator.JobInput.FromAttempt.class,
           io.koala.coordinator.JobInput.TasksDeployed.class,

@@ -12,6 +12,7 @@ import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
+import io.koala.protocol.IngestMessage;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
@@ -254,6 +255,7 @@ final class TaskActor {
     return Behaviors.receive(TaskMessage.class)
         .onMessage(Deliver.class, this::onDeliver)
         .onMessage(Credit.class, this::onCredit)
+        .onMessage(IngestMessage.ToTask.class, this::onIngest)
         .onMessage(StateReplied.class, this::onStateReply)
         .onMessage(StateMessage.Release.class, this::onRelease)
         .onMessage(
@@ -325,6 +327,11 @@ final class TaskActor {
     return Behaviors.same();
   }
 
+  private Behavior<TaskMessage> onIngest(IngestMessage.ToTask m) {
+    engine.onIngest(m);
+    return Behaviors.same();
+  }
+
   private Behavior<TaskMessage> onCredit(Credit c) {
     engine.onCredit(c);
     return Behaviors.same();
@@ -389,7 +396,17 @@ final class TaskActor {
     }
 
     @Override
+    public Object externalAddress() {
+      return new ActorReply<>(ctx.getSelf());
+    }
+
+    @Override
+    @SuppressWarnings("unchecked")
     public void send(Object target, KoalaMessage message) {
+      if (target instanceof ActorReply<?> peer) {
+        ((ActorReply<KoalaMessage>) peer).tell(message); // an ingest handle
+        return;
+      }
       if (target instanceof StateServiceAddress service) {
         ActorRef<StateService.Command> ref = stateServices.get(service.index());
         if (message instanceof StateMessage.ServiceFetch f) {

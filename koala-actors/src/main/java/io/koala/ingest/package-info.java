@@ -1,0 +1,6 @@
+/**
+ * Push ingestion's service side, pure: {@link io.koala.ingest.IngestLedger} numbers, stripes, sends
+ * and keeps the records a service offers until the job holds them. The runtime's {@code Ingest}
+ * handle drives it; the source tasks' side is {@code io.koala.task.IngestReader}.
+ */
+package io.koala.ingest;
