@@ -23,9 +23,9 @@ public final class ReadResult {
   }
 
   /**
-   * Nothing is available now; read again at {@code atMillis} (task time; {@link Long#MAX_VALUE}:
-   * no time known) or when the reader's waker is called, whichever comes first. The task reads
-   * again at least once a second.
+   * Nothing is available now; read again at {@code atMillis} (task time; {@link Long#MAX_VALUE}: no
+   * time known) or when the reader's waker is called, whichever comes first. The task reads again
+   * at least once a second.
    */
   public static ReadResult waitUntil(long atMillis) {
     return new ReadResult(Kind.WAIT, atMillis);
