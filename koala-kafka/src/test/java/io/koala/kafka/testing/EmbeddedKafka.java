@@ -1,22 +1,27 @@
 package io.koala.kafka.testing;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Properties;
 import java.util.TreeMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.function.Function;
 import java.util.stream.Collectors;
 import org.apache.kafka.clients.admin.Admin;
 import org.apache.kafka.clients.admin.NewPartitions;
 import org.apache.kafka.clients.admin.NewTopic;
+import org.apache.kafka.clients.admin.TopicDescription;
 import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
+import org.apache.kafka.clients.producer.RecordMetadata;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -137,6 +142,40 @@ public final class EmbeddedKafka implements AutoCloseable {
     await(
         "create topic '" + topic + "'",
         admin.createTopics(List.of(new NewTopic(topic, partitions, (short) 1))).all());
+    awaitLeaders(topic, partitions);
+  }
+
+  /**
+   * Waits until each of the first {@code partitions} partitions of {@code topic} has a leader: the
+   * controller answers a creation before the broker leads the new partitions, and a producer that
+   * writes at once sees retriable errors (and, idempotent, out-of-order sequences).
+   */
+  private void awaitLeaders(String topic, int partitions) {
+    long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
+    while (true) {
+      TopicDescription d =
+          await(
+                  "describe topic '" + topic + "'",
+                  admin.describeTopics(List.of(topic)).allTopicNames())
+              .get(topic);
+      long led =
+          d.partitions().stream().filter(p -> p.leader() != null && !p.leader().isEmpty()).count();
+      if (led >= partitions) {
+        return;
+      }
+      if (System.nanoTime() > deadline) {
+        throw new IllegalStateException(
+            "embedded Kafka: topic '"
+                + topic
+                + "' has leaders for "
+                + led
+                + " of "
+                + partitions
+                + " partitions after "
+                + ADMIN_TIMEOUT);
+      }
+      LockSupport.parkNanos(TimeUnit.MILLISECONDS.toNanos(10));
+    }
   }
 
   /** Grows {@code topic} to {@code partitions} partitions in all; waits for it. */
@@ -144,6 +183,7 @@ public final class EmbeddedKafka implements AutoCloseable {
     await(
         "grow topic '" + topic + "' to " + partitions + " partitions",
         admin.createPartitions(Map.of(topic, NewPartitions.increaseTo(partitions))).all());
+    awaitLeaders(topic, partitions);
   }
 
   /** An admin client of this node, owned by it (closed with it): do not close it. */
@@ -175,15 +215,28 @@ public final class EmbeddedKafka implements AutoCloseable {
             Map.of(
                 ProducerConfig.ACKS_CONFIG, "all",
                 ProducerConfig.LINGER_MS_CONFIG, "5",
-                ProducerConfig.BATCH_SIZE_CONFIG, "262144"));
+                ProducerConfig.BATCH_SIZE_CONFIG, "262144",
+                ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000",
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000"));
+    List<Future<RecordMetadata>> sent = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
       for (T r : records) {
-        producer.send(
-            new ProducerRecord<>(
-                topic, partitionOf.apply(r), timestampOf.apply(r), null, valueOf.apply(r)));
+        sent.add(
+            producer.send(
+                new ProducerRecord<>(
+                    topic, partitionOf.apply(r), timestampOf.apply(r), null, valueOf.apply(r))));
       }
       producer.flush();
+      for (Future<RecordMetadata> f : sent) {
+        f.get(); // flushed: done; a failed record fails the caller
+      }
+    } catch (ExecutionException e) {
+      throw new IllegalStateException(
+          "embedded Kafka: could not write to topic '" + topic + "': " + e.getCause(), e);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new IllegalStateException("embedded Kafka: interrupted writing to '" + topic + "'", e);
     }
   }
 
