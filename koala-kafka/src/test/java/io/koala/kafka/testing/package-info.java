@@ -1,0 +1,5 @@
+/**
+ * Test support shipped in koala-kafka's test-jar: {@link io.koala.kafka.testing.EmbeddedKafka}, a
+ * single-node KRaft Kafka in the JVM for tests and benchmarks.
+ */
+package io.koala.kafka.testing;
