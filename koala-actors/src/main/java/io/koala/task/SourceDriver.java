@@ -206,7 +206,7 @@ final class SourceDriver {
           "task " + setup.task() + " is no ingest source, and got " + m);
     }
     r.onMessage(m);
-    schedulePoll(0);
+    pollNow();
   }
 
   /** Housekeeping, about once a second. */
@@ -258,17 +258,27 @@ final class SourceDriver {
 
   // ---------------------------------------------------------------- polling
 
-  /**
-   * Asks for a poll after {@code delay} ms, unless one is asked for by then: a poll asked for
-   * sooner than the one pending (records arrived while the reader waited) is not held back by it.
-   */
+  /** Asks for a poll after {@code delay} ms, unless one is asked for. */
   void schedulePoll(long delay) {
-    long at = services.currentTimeMillis() + delay;
-    if (!pollScheduled || at < pollDueAt) {
+    if (!pollScheduled) {
       pollScheduled = true;
-      pollDueAt = at;
+      pollDueAt = services.currentTimeMillis() + delay;
       services.schedule(TaskTimer.POLL, delay);
     }
+  }
+
+  /**
+   * Asks for a poll now, even if a later one is asked for: records arrived for a reader that was
+   * waiting (its waker, an ingest batch), which the pending poll would hold back for up to a
+   * second.
+   */
+  void pollNow() {
+    if (pollScheduled && pollDueAt <= services.currentTimeMillis()) {
+      return;
+    }
+    pollScheduled = true;
+    pollDueAt = services.currentTimeMillis();
+    services.schedule(TaskTimer.POLL, 0);
   }
 
   /** The poll asked for is due (an earlier one's timer firing later only polls once more). */

@@ -364,16 +364,19 @@ public final class TaskEngine {
         if (status == TaskStatus.FINISHING) {
           guard(this::checkFinished); // its sink took the last records
         } else {
-          due(() -> {}, this::sinkReady);
+          due(() -> {}, this::woken);
         }
       }
     }
   }
 
-  /** The sink may take records again: reading and processing go on if it does. */
-  private void sinkReady() {
+  /**
+   * The sink may take records again, or the source's reader has records (both wake the task through
+   * its waker): reading and processing go on.
+   */
+  private void woken() {
     if (source.isSource()) {
-      source.schedulePoll(0);
+      source.pollNow();
     }
     drain();
   }
