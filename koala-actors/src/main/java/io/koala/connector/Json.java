@@ -31,12 +31,12 @@ public final class Json {
       return MAPPER.writeValueAsString(value);
     } catch (JsonProcessingException e) {
       throw new IllegalArgumentException(
-          "cannot write a "
-              + value.getClass().getName()
-              + " as JSON: "
-              + e.getOriginalMessage()
-              + " (give it public getters or fields, or make it a record)",
-          e);
+          cannotWrite(value, e) + " (give it public getters or fields, or make it a record)", e);
     }
+  }
+
+  /** Why Jackson could not write {@code value}, naming its class. */
+  static String cannotWrite(Object value, JsonProcessingException e) {
+    return "cannot write a " + value.getClass().getName() + " as JSON: " + e.getOriginalMessage();
   }
 }

@@ -103,10 +103,8 @@ final class Sinks {
       throw new IllegalArgumentException(
           "sink '"
               + sink
-              + "' cannot write a "
-              + value.getClass().getName()
-              + " as JSON: "
-              + e.getOriginalMessage()
+              + "': "
+              + Json.cannotWrite(value, e)
               + " (give the class public getters or fields, make it a record, or pass"
               + " SinkSpec.jsonLines a JsonEncoder that can)",
           e);

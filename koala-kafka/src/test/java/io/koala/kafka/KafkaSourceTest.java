@@ -10,6 +10,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
 import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationReport;
 import io.koala.kafka.testing.EmbeddedKafka;
 import io.koala.runtime.JobFailedException;
 import io.koala.runtime.JobHandle;
@@ -37,8 +38,9 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * {@link KafkaSource} in running jobs against an embedded broker: keyed counts of a preloaded
  * topic, a task crash rolled back to a checkpoint (positions restored, nothing lost or counted
- * twice), partitions added while the job runs, and the named failures of a missing topic, an
- * unreachable broker and a failing deserializer.
+ * twice), a live rescale and a migration of the keyed count while the source reads, partitions
+ * added while the job runs, and the named failures of a missing topic, an unreachable broker and a
+ * failing deserializer.
  */
 class KafkaSourceTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -174,6 +176,34 @@ class KafkaSourceTest {
             return latest(job.collected("counts")).equals(expected);
           });
       assertThat(job.metrics().rollbacks()).isEqualTo(1);
+      assertExactCounts(job.collected("counts"), records);
+      job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+  }
+
+  @Test
+  void aLiveRescaleAndAMigrationWhileReadingLoseAndDuplicateNothing() throws Exception {
+    String topic = "live";
+    int records = 30_000;
+    kafka.createTopic(topic, 4);
+    produce(topic, 4, 0, records / 3);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(2))) {
+      JobHandle job = runtime.submit(countWords("live", source(topic).build()));
+      await("a first part read", () -> job.metrics().recordsIn("count") > 0);
+      ReconfigurationReport rescaled =
+          job.rescale("count", 3).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(rescaled.tasksAfter()).containsExactly(0, 1, 2);
+      produce(topic, 4, records / 3, 2 * records / 3);
+      ReconfigurationReport migrated =
+          job.migrate("count", 2, 0).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(migrated).isNotNull();
+      produce(topic, 4, 2 * records / 3, records);
+      Map<String, Long> expected = new TreeMap<>();
+      for (int i = 0; i < records; i++) {
+        expected.merge("k" + (i % KEYS), 1L, Long::sum);
+      }
+      await("every record counted", () -> latest(job.collected("counts")).equals(expected));
+      assertThat(job.metrics().rollbacks()).as("no rollback: both changes ran live").isZero();
       assertExactCounts(job.collected("counts"), records);
       job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }

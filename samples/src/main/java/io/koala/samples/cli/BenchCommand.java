@@ -4,6 +4,7 @@ import io.koala.runtime.KoalaConfig;
 import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.CheckpointBench;
+import io.koala.samples.bench.IngestBench;
 import io.koala.samples.bench.KeyedCountBench;
 import io.koala.samples.bench.SnapshotBench;
 import io.koala.samples.bench.WindowCountBench;
@@ -32,7 +33,10 @@ final class BenchCommand implements Callable<Integer> {
               + " --checkpoint-interval-ms; checkpoint-restart: fills --keys keys of --state-bytes,"
               + " checkpoints, restarts the runtime on the same data directory and times the"
               + " resume; snapshot: writes the snapshot file of one LMDB store of --keys entries of"
-              + " --state-bytes again and again for --seconds, then restores it once)")
+              + " --state-bytes again and again for --seconds, then restores it once; ingest: 4"
+              + " threads put random keys into an ingest source feeding a keyed count, --warmup"
+              + " then --seconds measured, then --seconds more with a sink that sleeps 1 ms every"
+              + " 10 records, sampling the heap)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -94,7 +98,8 @@ final class BenchCommand implements Callable<Integer> {
     serve,
     checkpoint_overhead,
     checkpoint_restart,
-    snapshot;
+    snapshot,
+    ingest;
 
     @Override
     public String toString() {
@@ -125,6 +130,7 @@ final class BenchCommand implements Callable<Integer> {
                   settings, KoalaConfig.load(), java.time.Duration.ofMillis(checkpointIntervalMs)));
       case checkpoint_restart -> print(CheckpointBench.restart(settings, KoalaConfig.load()));
       case snapshot -> print(SnapshotBench.run(settings));
+      case ingest -> print(IngestBench.run(settings, KoalaConfig.load()));
       case klt -> {
         // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
         KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
