@@ -70,29 +70,38 @@ public final class OrderTotalsService implements AutoCloseable {
     runtime.close();
   }
 
-  public static void main(String[] args) throws Exception {
-    int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
-    Path dir = Files.createTempDirectory("order-totals");
-    OrderTotalsService service = new OrderTotalsService(dir);
-    Thread[] requests = new Thread[4];
-    for (int t = 0; t < requests.length; t++) {
+  /**
+   * What the sample's requests do: {@code threads} threads place orders {@code 0..n-1}, order
+   * {@code i} by {@code "customer-" + i % customers} for {@code 100 + i % 7} cents.
+   */
+  public static void placeOrders(OrderTotalsService service, int n, int customers, int threads)
+      throws InterruptedException {
+    Thread[] requests = new Thread[threads];
+    for (int t = 0; t < threads; t++) {
       int first = t;
       requests[t] =
           new Thread(
               () -> {
                 try {
-                  for (int i = first; i < n; i += requests.length) {
-                    service.order("customer-" + i % 100, 100 + i % 7);
+                  for (int i = first; i < n; i += threads) {
+                    service.order("customer-" + i % customers, 100 + i % 7);
                   }
                 } catch (InterruptedException e) {
                   Thread.currentThread().interrupt();
                 }
-              });
+              },
+              "request-" + t);
       requests[t].start();
     }
     for (Thread t : requests) {
       t.join();
     }
+  }
+
+  public static void main(String[] args) throws Exception {
+    int n = args.length > 0 ? Integer.parseInt(args[0]) : 100_000;
+    OrderTotalsService service = new OrderTotalsService(Files.createTempDirectory("order-totals"));
+    placeOrders(service, n, 100, 4);
     service.close();
     System.out.printf(
         "%,d orders; customer-0 spent %,d cents; %,d orders were in a completed checkpoint%n",

@@ -19,25 +19,7 @@ class OrderTotalsServiceTest {
       expected.merge("customer-" + i % 50, 100L + i % 7, Long::sum);
     }
     OrderTotalsService service = new OrderTotalsService(dir);
-    Thread[] requests = new Thread[4];
-    for (int t = 0; t < requests.length; t++) {
-      int first = t;
-      requests[t] =
-          new Thread(
-              () -> {
-                try {
-                  for (int i = first; i < n; i += 4) {
-                    service.order("customer-" + i % 50, 100 + i % 7);
-                  }
-                } catch (InterruptedException e) {
-                  Thread.currentThread().interrupt();
-                }
-              });
-      requests[t].start();
-    }
-    for (Thread t : requests) {
-      t.join();
-    }
+    OrderTotalsService.placeOrders(service, n, 50, 4);
     service.close();
     expected.forEach(
         (customer, cents) -> assertThat(service.total(customer)).as(customer).isEqualTo(cents));
