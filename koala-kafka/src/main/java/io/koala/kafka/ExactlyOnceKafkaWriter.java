@@ -322,8 +322,21 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T> {
   private void checkSent() {
     Exception e = sendError.get();
     if (e != null) {
+      boolean aborted =
+          e instanceof InvalidProducerEpochException
+              || e instanceof InvalidTxnStateException
+              || e instanceof TransactionAbortedException;
       throw new KafkaSinkException(
-          sink.describe() + ", task " + task + ": a write failed: " + e, e);
+          sink.describe()
+              + ", task "
+              + task
+              + ": a write failed: "
+              + e
+              + (aborted
+                  ? " (the broker aborted an open transaction: property transaction.timeout.ms"
+                      + " must exceed the checkpoint interval plus the time a checkpoint takes)"
+                  : ""),
+          e);
     }
   }
 

@@ -338,7 +338,7 @@ class KafkaSinkTest {
       job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
     fence("eo-counts-out", 2);
-    assertExactCounts(readAllKeyed(out), records);
+    assertExactCounts(out, records);
     System.out.printf(
         "exactly once, %d records, 4 crashes: %d ms%n",
         records, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
@@ -376,7 +376,7 @@ class KafkaSinkTest {
       job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
     fence("loss-counts-out", 2);
-    assertExactCounts(readAllKeyed(out), records);
+    assertExactCounts(out, records);
     System.out.printf(
         "exactly once, a worker lost: %d ms%n",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
@@ -539,6 +539,16 @@ class KafkaSinkTest {
       long deadline = System.nanoTime() + WAIT.toNanos();
       while (!done.test(seen)) {
         if (System.nanoTime() > deadline) {
+          Thread.getAllStackTraces()
+              .forEach(
+                  (t, stack) -> {
+                    if (t.getName().startsWith("koala")) {
+                      System.out.println("THREAD " + t.getName() + " " + t.getState());
+                      for (StackTraceElement f : stack) {
+                        System.out.println("    at " + f);
+                      }
+                    }
+                  });
           throw new AssertionError(
               "timed out after " + WAIT + " reading " + topic + "; latest " + latest(seen));
         }
@@ -589,6 +599,56 @@ class KafkaSinkTest {
       m.merge(kv.key(), kv.value(), Math::max);
     }
     return m;
+  }
+
+  /**
+   * {@link #assertExactCounts} of {@code topic}, read to its end; on a failure, prints what a
+   * second read_committed and a read_uncommitted reader see, per partition (diagnostics).
+   */
+  private static void assertExactCounts(String topic, int records) {
+    try {
+      assertExactCounts(readAllKeyed(topic), records);
+    } catch (AssertionError e) {
+      for (String isolation : List.of("read_committed", "read_uncommitted")) {
+        Map<Integer, Integer> perPartition = new TreeMap<>();
+        Map<Integer, Long> firstK0 = new TreeMap<>();
+        try (KafkaConsumer<String, String> c =
+            new KafkaConsumer<>(
+                kafka.clientProperties(Map.of(ConsumerConfig.ISOLATION_LEVEL_CONFIG, isolation)),
+                new StringDeserializer(),
+                new StringDeserializer())) {
+          List<TopicPartition> parts =
+              c.partitionsFor(topic).stream()
+                  .map(p -> new TopicPartition(topic, p.partition()))
+                  .toList();
+          c.assign(parts);
+          c.seekToBeginning(parts);
+          Map<TopicPartition, Long> end = c.endOffsets(parts);
+          long deadline = System.nanoTime() + WAIT.toNanos();
+          while (parts.stream().anyMatch(p -> c.position(p) < end.get(p))
+              && System.nanoTime() < deadline) {
+            for (ConsumerRecord<String, String> r : c.poll(Duration.ofMillis(100))) {
+              perPartition.merge(r.partition(), 1, Integer::sum);
+              if ("k0".equals(r.key())) {
+                firstK0.putIfAbsent(r.partition(), r.offset());
+              }
+            }
+          }
+          System.out.println(
+              "DIAGNOSTIC "
+                  + isolation
+                  + " "
+                  + topic
+                  + " to "
+                  + end
+                  + ": records per partition "
+                  + perPartition
+                  + ", first k0 at "
+                  + firstK0);
+        }
+      }
+      throw e;
+    }
   }
 
   /** Each key's running counts must be exactly 1..n, n its number of records in [0, records). */
