@@ -36,6 +36,14 @@ public interface SinkContext {
   }
 
   /**
+   * What this sink task's writer returned from {@link SinkWriter#pendingState} at the barrier of
+   * {@link #restoredCheckpoint()}, or null on a fresh start or when it returned null.
+   */
+  default byte[] restoredState() {
+    return null;
+  }
+
+  /**
    * What a writer whose {@link SinkWriter#ready} returned false calls, from any thread, once it can
    * take records again (its consumer caught up): the task then asks {@code ready()} again and goes
    * on. Thread-safe; calls may coalesce, and a call when the task does not wait does no harm.

@@ -11,6 +11,14 @@ package io.koala.connector;
  * after a crash the job rolls back to a checkpoint and a new writer is opened with {@link
  * SinkContext#restoredCheckpoint()}, and the records after that checkpoint are written again.
  * Writers that publish as they go (the default methods) are at-least-once under rollbacks.
+ *
+ * <p>A writer that cannot keep what it prepared outside the job (a Kafka transaction does not
+ * survive its producer) saves it in the checkpoint instead: {@link #pendingState} is asked right
+ * after each {@code prepareCommit(c)}, stored in the task's snapshot of {@code c}, and handed to
+ * the writer restored from {@code c} as {@link SinkContext#restoredState()}. That writer then
+ * publishes what the state holds that is not known to be published already (its sink decides how it
+ * knows: a marker written with the output, say). The state is the writer's own format; it should
+ * carry a version.
  */
 public interface SinkWriter<T> {
   void write(T value, long timestamp) throws Exception;
@@ -34,6 +42,18 @@ public interface SinkWriter<T> {
    * pending for that checkpoint, durably, but does not publish it (the checkpoint may fail).
    */
   default void prepareCommit(long checkpointId) throws Exception {}
+
+  /**
+   * Asked right after {@link #prepareCommit}{@code (c)}, at checkpoint {@code c}'s barrier: what a
+   * writer restored from {@code c} needs to publish everything prepared up to {@code c} that is not
+   * known to be committed (records of uncommitted checkpoints, say), or null when it needs nothing
+   * (the default: what it prepared is durable outside the job). Stored in the task's snapshot of
+   * {@code c} (not in messages), so keep it to what is needed; its size adds to every checkpoint.
+   * The caller does not modify the array, and the writer must not modify it afterwards.
+   */
+  default byte[] pendingState() throws Exception {
+    return null;
+  }
 
   /**
    * Checkpoint {@code checkpointId} is durably recorded: publishes every pending part of a

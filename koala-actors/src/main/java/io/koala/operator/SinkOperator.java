@@ -13,9 +13,18 @@ import io.koala.function.Collector;
 public final class SinkOperator<T> implements Operator<T, Void> {
   private final SinkSpec<T> spec;
   private SinkWriter<T> writer;
+  private byte[] restoredState; // the writer's state in the checkpoint resumed from, or null
 
   public SinkOperator(SinkSpec<T> spec) {
     this.spec = spec;
+  }
+
+  /**
+   * Before {@link #open}: what the writer saved ({@link SinkWriter#pendingState}) in the checkpoint
+   * the task resumes from; null when none.
+   */
+  public void restoreState(byte[] state) {
+    this.restoredState = state;
   }
 
   @Override
@@ -54,6 +63,11 @@ public final class SinkOperator<T> implements Operator<T, Void> {
               }
 
               @Override
+              public byte[] restoredState() {
+                return restoredState;
+              }
+
+              @Override
               public Runnable waker() {
                 return ctx.waker();
               }
@@ -78,6 +92,11 @@ public final class SinkOperator<T> implements Operator<T, Void> {
   @Override
   public void snapshotState(long checkpointId) throws Exception {
     writer.prepareCommit(checkpointId);
+  }
+
+  /** The writer's state at the barrier just snapshotted ({@link SinkWriter#pendingState}). */
+  public byte[] pendingState() throws Exception {
+    return writer.pendingState();
   }
 
   @Override

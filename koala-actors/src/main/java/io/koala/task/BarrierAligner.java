@@ -4,6 +4,7 @@ import io.koala.protocol.CheckpointMessage;
 import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.TaskSetup;
 import java.util.List;
+import java.util.Map;
 
 /**
  * When the task snapshots (DESIGN §8): aligned barriers, as Flink does. A barrier holds the channel
@@ -179,8 +180,10 @@ final class BarrierAligner {
    * order, so what they emit precedes the barrier.
    */
   private void snapshot(long checkpointId, boolean running) {
+    Map<String, byte[]> sinkStates = Map.of(); // a finished sink has published everything
     if (chain.opened() && running) {
       chain.eachOperator(op -> op.snapshotState(checkpointId));
+      sinkStates = chain.sinkStates();
     }
     byte[] metadata =
         new TaskCheckpoint(
@@ -190,7 +193,8 @@ final class BarrierAligner {
                 output.idleSent(),
                 input.endedChannels(),
                 source.positions(checkpointId),
-                keyed == null ? null : keyed.snapshotLocations())
+                keyed == null ? null : keyed.snapshotLocations(),
+                sinkStates)
             .encode();
     lastBarrier = checkpointId;
     services.snapshot(checkpointId, keyed == null ? null : keyed.beginSnapshot(), metadata);

@@ -24,6 +24,7 @@ import io.koala.task.state.KeyedStateBackend;
 import io.koala.task.state.KeyedTimers;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The operators of one task, chained: each emits straight into the next, the last into the task's
@@ -58,7 +59,8 @@ final class OperatorChain {
       KeyedTimers timers,
       EventTime eventTime,
       OutputGate output,
-      long restoredCheckpoint) {}
+      long restoredCheckpoint,
+      Map<String, byte[]> restoredSinkStates) {}
 
   @SuppressWarnings("unchecked")
   OperatorChain(TaskSetup setup, Vertex vertex, TaskMetrics metrics) {
@@ -98,6 +100,9 @@ final class OperatorChain {
 
   /** Opens the operators, last first, each emitting into the next and the last into the output. */
   void open(Environment env) throws Exception {
+    if (sink != null) {
+      sink.restoreState(env.restoredSinkStates().get(tailName()));
+    }
     Output<Object> downstream = env.output()::emit;
     for (int i = ops.size() - 1; i >= 0; i--) {
       ops.get(i).open(new Context(i, downstream, env));
@@ -174,6 +179,25 @@ final class OperatorChain {
 
   void finish() {
     each(FINISH);
+  }
+
+  /**
+   * The state the chain's sink writer keeps in the snapshot just taken ({@link
+   * SinkOperator#pendingState}), by sink name; empty when the chain has no sink or it keeps none.
+   */
+  Map<String, byte[]> sinkStates() {
+    if (sink == null) {
+      return Map.of();
+    }
+    byte[] state;
+    try {
+      state = sink.pendingState();
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(tailName(), e);
+    }
+    return state == null ? Map.of() : Map.of(tailName(), state);
   }
 
   /** Calls {@code hook} on the operators, upstream first, outside any record's key. */

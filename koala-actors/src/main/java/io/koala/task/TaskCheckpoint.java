@@ -8,16 +8,18 @@ import java.io.DataOutputStream;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.TreeMap;
 
 /**
  * What a task's snapshot keeps besides its store (DESIGN §8): the checkpoint it belongs to, its
  * event time, the positions of the source splits it read, and the in-memory part of its key lookup
- * table. Encoded in a fixed, versioned binary form (not Kryo: a checkpoint outlives the classes of
- * the process that wrote it).
+ * table, and what its sink writer needs to publish after a restore. Encoded in a fixed, versioned
+ * binary form (not Kryo: a checkpoint outlives the classes of the process that wrote it).
  *
  * @param checkpointId the barrier the snapshot was taken at
  * @param watermark the watermark the task had applied
@@ -27,6 +29,8 @@ import java.util.TreeMap;
  * @param positions per source split read by the task: its position ({@link
  *     io.koala.connector.SourceReader#positions})
  * @param locations the lookup table's in-memory part; null for a task without keyed state
+ * @param sinkStates per sink operator of the task (by name): its writer's {@link
+ *     io.koala.connector.SinkWriter#pendingState} at the barrier; empty when none returned any
  */
 public record TaskCheckpoint(
     long checkpointId,
@@ -35,13 +39,44 @@ public record TaskCheckpoint(
     boolean idle,
     List<Integer> endedInputs,
     Map<String, Long> positions,
-    KeyLocations.Snapshot locations) {
+    KeyLocations.Snapshot locations,
+    Map<String, byte[]> sinkStates) {
 
-  private static final int VERSION = 2; // 1: a source's positions were numbered partitions
+  // 1: a source's positions were numbered partitions; 2: no sink states
+  private static final int VERSION = 3;
 
   public TaskCheckpoint {
     endedInputs = List.copyOf(endedInputs);
     positions = Collections.unmodifiableMap(new TreeMap<>(positions));
+    TreeMap<String, byte[]> sinks = new TreeMap<>();
+    sinkStates.forEach((name, state) -> sinks.put(name, state.clone()));
+    sinkStates = Collections.unmodifiableMap(sinks);
+  }
+
+  /** A task checkpoint without sink states. */
+  public TaskCheckpoint(
+      long checkpointId,
+      long watermark,
+      long forwardedWatermark,
+      boolean idle,
+      List<Integer> endedInputs,
+      Map<String, Long> positions,
+      KeyLocations.Snapshot locations) {
+    this(
+        checkpointId,
+        watermark,
+        forwardedWatermark,
+        idle,
+        endedInputs,
+        positions,
+        locations,
+        Map.of());
+  }
+
+  /** The saved state of sink operator {@code name}'s writer (a copy), or null when none. */
+  public byte[] sinkState(String name) {
+    byte[] state = sinkStates.get(name);
+    return state == null ? null : state.clone();
   }
 
   /** The encoded form. */
@@ -74,6 +109,11 @@ public record TaskCheckpoint(
           out.writeBoolean(b.drained());
         }
       }
+      out.writeInt(sinkStates.size());
+      for (Map.Entry<String, byte[]> s : sinkStates.entrySet()) {
+        out.writeUTF(s.getKey());
+        writeBytes(out, s.getValue());
+      }
     } catch (IOException e) {
       throw new UncheckedIOException(e);
     }
@@ -88,7 +128,7 @@ public record TaskCheckpoint(
   public static TaskCheckpoint decode(byte[] bytes) {
     try (DataInputStream in = new DataInputStream(new ByteArrayInputStream(bytes))) {
       int version = in.readInt();
-      if (version != VERSION && version != 1) {
+      if (version < 1 || version > VERSION) {
         throw new IllegalArgumentException(
             "task checkpoint format version " + version + ", this version reads 1 to " + VERSION);
       }
@@ -123,13 +163,70 @@ public record TaskCheckpoint(
         }
         locations = new KeyLocations.Snapshot(owned);
       }
+      Map<String, byte[]> sinkStates = new TreeMap<>();
+      if (version >= 3) {
+        int sinks = in.readInt();
+        for (int i = 0; i < sinks; i++) {
+          String name = in.readUTF();
+          byte[] state = readBytes(in);
+          if (state == null) {
+            throw new IllegalArgumentException("sink '" + name + "' has a null state");
+          }
+          sinkStates.put(name, state);
+        }
+      }
       if (in.available() > 0) {
         throw new IllegalArgumentException(in.available() + " bytes after a task checkpoint");
       }
-      return new TaskCheckpoint(id, watermark, forwarded, idle, endedInputs, positions, locations);
+      return new TaskCheckpoint(
+          id, watermark, forwarded, idle, endedInputs, positions, locations, sinkStates);
     } catch (IOException e) {
       throw new IllegalArgumentException("truncated task checkpoint", e);
     }
+  }
+
+  /** Equal fields, sink states compared by content. */
+  @Override
+  public boolean equals(Object o) {
+    return o instanceof TaskCheckpoint t
+        && checkpointId == t.checkpointId
+        && watermark == t.watermark
+        && forwardedWatermark == t.forwardedWatermark
+        && idle == t.idle
+        && endedInputs.equals(t.endedInputs)
+        && positions.equals(t.positions)
+        && Objects.equals(locations, t.locations)
+        && sinkStates.keySet().equals(t.sinkStates.keySet())
+        && sinkStates.entrySet().stream()
+            .allMatch(e -> Arrays.equals(e.getValue(), t.sinkStates.get(e.getKey())));
+  }
+
+  @Override
+  public int hashCode() {
+    return Objects.hash(checkpointId, watermark, positions, sinkStates.keySet());
+  }
+
+  @Override
+  public String toString() {
+    StringBuilder sinks = new StringBuilder();
+    sinkStates.forEach((n, b) -> sinks.append(n).append('=').append(b.length).append(" B "));
+    return "TaskCheckpoint[checkpointId="
+        + checkpointId
+        + ", watermark="
+        + watermark
+        + ", forwardedWatermark="
+        + forwardedWatermark
+        + ", idle="
+        + idle
+        + ", endedInputs="
+        + endedInputs
+        + ", positions="
+        + positions
+        + ", locations="
+        + locations
+        + ", sinkStates=["
+        + sinks.toString().trim()
+        + "]]";
   }
 
   private static void writeBytes(DataOutputStream out, byte[] b) throws IOException {

@@ -25,6 +25,7 @@ import io.koala.store.StateStore;
 import io.koala.store.StoreStats;
 import io.koala.store.Table;
 import io.koala.time.WatermarkTracker;
+import java.util.Map;
 
 /**
  * The data plane of one task as a pure, single-threaded state machine: it consumes channel items
@@ -199,7 +200,8 @@ public final class TaskEngine {
                   keyed == null ? null : keyed.timers(),
                   eventTime,
                   output,
-                  restored == null ? 0 : restored.checkpointId()));
+                  restored == null ? 0 : restored.checkpointId(),
+                  restored == null ? Map.of() : restored.sinkStates()));
           long now = services.currentTimeMillis();
           clock.jobStarted(startMillis);
           if (source.isSource()) {

@@ -49,6 +49,48 @@ class TaskCheckpointTest {
   }
 
   @Test
+  void sinkStatesRoundTripByNameAndAreCopied() {
+    byte[] a = {1, 2, 3};
+    TaskCheckpoint cp =
+        new TaskCheckpoint(
+            5, 0, 0, false, List.of(), Map.of(), null, Map.of("out", a, "audit", new byte[0]));
+    a[0] = 9; // the checkpoint took a copy
+    TaskCheckpoint back = TaskCheckpoint.decode(cp.encode());
+    assertThat(back.sinkState("out")).containsExactly(1, 2, 3);
+    assertThat(back.sinkState("audit")).isEmpty();
+    assertThat(back.sinkState("other")).isNull();
+    assertThat(back).isEqualTo(cp);
+    back.sinkState("out")[1] = 7; // and hands out copies
+    assertThat(back.sinkState("out")).containsExactly(1, 2, 3);
+    assertThat(new TaskCheckpoint(5, 0, 0, false, List.of(), Map.of(), null).sinkStates())
+        .isEmpty();
+  }
+
+  @Test
+  void aVersionTwoCheckpointHasNoSinkStates() throws Exception {
+    ByteArrayOutputStream bytes = new ByteArrayOutputStream();
+    try (DataOutputStream out = new DataOutputStream(bytes)) {
+      out.writeInt(2); // version 2: split positions, no sink states
+      out.writeLong(8); // checkpoint
+      out.writeLong(100); // watermark
+      out.writeLong(90); // forwarded watermark
+      out.writeBoolean(true); // idle
+      out.writeInt(1); // ended inputs
+      out.writeInt(3);
+      out.writeInt(1); // positions
+      out.writeUTF("orders-2");
+      out.writeLong(55);
+      out.writeBoolean(false); // no lookup table
+    }
+    TaskCheckpoint cp = TaskCheckpoint.decode(bytes.toByteArray());
+    assertThat(cp.checkpointId()).isEqualTo(8);
+    assertThat(cp.idle()).isTrue();
+    assertThat(cp.endedInputs()).containsExactly(3);
+    assertThat(cp.positions()).containsExactly(entry("orders-2", 55L));
+    assertThat(cp.sinkStates()).isEmpty();
+  }
+
+  @Test
   void anUnknownVersionOrTruncatedBytesAreRefused() {
     byte[] bytes = new TaskCheckpoint(1, 0, 0, false, List.of(), Map.of(), null).encode();
     byte[] other = bytes.clone();
@@ -80,5 +122,6 @@ class TaskCheckpointTest {
     TaskCheckpoint cp = TaskCheckpoint.decode(bytes.toByteArray());
     assertThat(cp.checkpointId()).isEqualTo(7);
     assertThat(cp.positions()).containsExactly(entry("1", 33L), entry("3", 44L));
+    assertThat(cp.sinkStates()).isEmpty();
   }
 }

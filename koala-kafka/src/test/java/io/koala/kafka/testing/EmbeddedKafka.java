@@ -22,6 +22,7 @@ import org.apache.kafka.clients.producer.KafkaProducer;
 import org.apache.kafka.clients.producer.ProducerConfig;
 import org.apache.kafka.clients.producer.ProducerRecord;
 import org.apache.kafka.clients.producer.RecordMetadata;
+import org.apache.kafka.common.errors.UnknownTopicOrPartitionException;
 import org.apache.kafka.common.serialization.ByteArraySerializer;
 import org.apache.kafka.common.test.KafkaClusterTestKit;
 import org.apache.kafka.common.test.TestKitNodes;
@@ -147,19 +148,32 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /**
    * Waits until each of the first {@code partitions} partitions of {@code topic} has a leader: the
-   * controller answers a creation before the broker leads the new partitions, and a producer that
-   * writes at once sees retriable errors (and, idempotent, out-of-order sequences).
+   * controller answers a creation before the broker leads the new partitions (or even knows the
+   * topic), and a producer that writes at once sees retriable errors (and, idempotent, out-of-order
+   * sequences).
    */
   private void awaitLeaders(String topic, int partitions) {
     long deadline = System.nanoTime() + ADMIN_TIMEOUT.toNanos();
     while (true) {
-      TopicDescription d =
-          await(
-                  "describe topic '" + topic + "'",
-                  admin.describeTopics(List.of(topic)).allTopicNames())
-              .get(topic);
+      TopicDescription d;
+      try {
+        d = admin.describeTopics(List.of(topic)).allTopicNames().get().get(topic);
+      } catch (ExecutionException e) {
+        if (!(e.getCause() instanceof UnknownTopicOrPartitionException)) {
+          throw new IllegalStateException(
+              "embedded Kafka: could not describe topic '" + topic + "': " + e.getCause(), e);
+        }
+        d = null; // the broker has not heard of the new topic yet
+      } catch (InterruptedException e) {
+        Thread.currentThread().interrupt();
+        throw new IllegalStateException("embedded Kafka: interrupted", e);
+      }
       long led =
-          d.partitions().stream().filter(p -> p.leader() != null && !p.leader().isEmpty()).count();
+          d == null
+              ? 0
+              : d.partitions().stream()
+                  .filter(p -> p.leader() != null && !p.leader().isEmpty())
+                  .count();
       if (led >= partitions) {
         return;
       }
