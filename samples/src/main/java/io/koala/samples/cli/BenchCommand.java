@@ -5,6 +5,7 @@ import io.koala.samples.bench.BenchResult;
 import io.koala.samples.bench.BenchSettings;
 import io.koala.samples.bench.CheckpointBench;
 import io.koala.samples.bench.IngestBench;
+import io.koala.samples.bench.KafkaCountBench;
 import io.koala.samples.bench.KeyedCountBench;
 import io.koala.samples.bench.SnapshotBench;
 import io.koala.samples.bench.WindowCountBench;
@@ -36,7 +37,9 @@ final class BenchCommand implements Callable<Integer> {
               + " --state-bytes again and again for --seconds, then restores it once; ingest: 4"
               + " threads put random keys into an ingest source feeding a keyed count, --warmup"
               + " then --seconds measured, then --seconds more with a sink that sleeps 1 ms every"
-              + " 10 records, sampling the heap)")
+              + " 10 records, sampling the heap; kafka-count: a broker in this process, a topic"
+              + " preloaded with uniform keys over --keys, keyed count (LMDB) to a second topic"
+              + " through an exactly-once Kafka sink, a checkpoint every --checkpoint-interval-ms)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -88,7 +91,9 @@ final class BenchCommand implements Callable<Integer> {
   @Option(
       names = "--checkpoint-interval-ms",
       defaultValue = "1000",
-      description = "checkpoint-overhead: the interval in ms (default ${DEFAULT-VALUE}).")
+      description =
+          "checkpoint-overhead, kafka-count: the checkpoint interval in ms (default"
+              + " ${DEFAULT-VALUE}).")
   long checkpointIntervalMs;
 
   enum Workload {
@@ -99,7 +104,8 @@ final class BenchCommand implements Callable<Integer> {
     checkpoint_overhead,
     checkpoint_restart,
     snapshot,
-    ingest;
+    ingest,
+    kafka_count;
 
     @Override
     public String toString() {
@@ -131,6 +137,10 @@ final class BenchCommand implements Callable<Integer> {
       case checkpoint_restart -> print(CheckpointBench.restart(settings, KoalaConfig.load()));
       case snapshot -> print(SnapshotBench.run(settings));
       case ingest -> print(IngestBench.run(settings, KoalaConfig.load()));
+      case kafka_count ->
+          print(
+              KafkaCountBench.run(
+                  settings, KoalaConfig.load(), java.time.Duration.ofMillis(checkpointIntervalMs)));
       case klt -> {
         // a JMH microbenchmark of the key lookup table: --seconds sets its iterations
         KltBench.Result r = KltBench.run(Math.max(1, Math.min(seconds, 10)));
