@@ -34,7 +34,9 @@ public interface KafkaSerializer<T> extends Serializable {
 
   /**
    * Records of the sink's topic, keyed by {@code key} (null: no key), valued by {@code value},
-   * stamped with the value's event time (when it has one), partitioned by the producer.
+   * stamped with the value's event time (when it has one), partitioned by the producer. Kafka's
+   * time-based retention judges records by these timestamps: output of old event times (a replay of
+   * last year's data) may be deleted as soon as it is written; stamp such records otherwise.
    */
   static <T> KafkaSerializer<T> keyValue(Bytes<? super T> key, Bytes<? super T> value) {
     return (v, topic, ts) ->

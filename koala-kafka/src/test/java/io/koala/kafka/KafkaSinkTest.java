@@ -55,6 +55,7 @@ import org.junit.jupiter.api.io.TempDir;
 class KafkaSinkTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
   private static final int KEYS = 37;
+  private static final long EPOCH = System.currentTimeMillis();
   private static EmbeddedKafka kafka;
 
   @BeforeAll
@@ -223,14 +224,18 @@ class KafkaSinkTest {
 
   // --------------------------------------------------------------------------------- in jobs
 
-  /** Record {@code i} of the input: key {@code "k<i mod KEYS>"}, to partition i mod n. */
+  /**
+   * Record {@code i} of the input: key {@code "k<i mod KEYS>"}, to partition i mod n, stamped
+   * {@code i} ms after the test class started (recent: Kafka rolls and deletes segments by their
+   * records' timestamps, and the sink's output records carry these).
+   */
   private static void produce(String topic, int partitions, int from, int to) {
     kafka.produce(
         topic,
         IntStream.range(from, to).boxed().toList(),
         i -> i % partitions,
         i -> ("k" + (i % KEYS)).getBytes(StandardCharsets.UTF_8),
-        i -> 1_000_000L + i);
+        i -> EPOCH + i);
   }
 
   /**

@@ -115,6 +115,10 @@ public final class EmbeddedKafka implements AutoCloseable {
     c.put("group.initial.rebalance.delay.ms", "0");
     c.put("auto.create.topics.enable", "false"); // a test of a missing topic must see one
     c.put("num.partitions", "1");
+    // tests stamp records with small event times (1970): a segment rolls at each append when its
+    // first timestamp is older than segment.ms, and the retention pass 30 s after the start would
+    // delete whatever is older than 7 days, that is every record but the latest
+    c.put("log.retention.ms", "-1");
     // the kit's defaults are for Kafka's own tests of unreleased protocol: a production broker has
     // neither unstable APIs nor unstable features
     c.put("unstable.api.versions.enable", "false");
