@@ -1,5 +1,6 @@
 package io.koala.kafka;
 
+import static java.nio.charset.StandardCharsets.UTF_8;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
@@ -31,6 +32,7 @@ import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.stream.IntStream;
+import java.util.stream.LongStream;
 import org.apache.kafka.clients.admin.TransactionState;
 import org.apache.kafka.clients.consumer.ConsumerConfig;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
@@ -284,6 +286,87 @@ class KafkaSinkTest {
       m.merge("k" + (i % KEYS), 1L, Long::sum);
     }
     return m;
+  }
+
+  @Test
+  void theReadmesKafkaToKafkaWordCountCountsEachWordOnce(@TempDir Path dir) throws Exception {
+    kafka.createTopic("lines", 2);
+    kafka.createTopic("word-counts", 2);
+    List<String> text = List.of("to be or not to be", "that is the question", "to be");
+    kafka.produce(
+        "lines",
+        text,
+        line -> 0,
+        line -> line.getBytes(StandardCharsets.UTF_8),
+        line -> System.currentTimeMillis());
+    Map<String, Long> expected =
+        Map.of(
+            "to",
+            3L,
+            "be",
+            3L,
+            "or",
+            1L,
+            "not",
+            1L,
+            "that",
+            1L,
+            "is",
+            1L,
+            "the",
+            1L,
+            "question",
+            1L);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, 2))) {
+      JobHandle job = runtime.submit(kafkaWordCount(kafka.bootstrapServers()));
+      await("every word counted", () -> latest(readAllKeyed("word-counts")).equals(expected));
+      job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    // each count of each word once: 1..n
+    Map<String, List<Long>> seen = new TreeMap<>();
+    readAllKeyed("word-counts")
+        .forEach(kv -> seen.computeIfAbsent(kv.key(), k -> new ArrayList<>()).add(kv.value()));
+    expected.forEach(
+        (w, n) ->
+            assertThat(seen.get(w))
+                .as(w)
+                .containsExactlyInAnyOrderElementsOf(
+                    LongStream.rangeClosed(1, n).boxed().toList()));
+  }
+
+  /** The README's Kafka-to-Kafka example: words of lines, counted, exactly once. */
+  static Dataflow kafkaWordCount(String servers) {
+    // README-BEGIN
+    KafkaSource<String> lines =
+        KafkaSource.<String>builder("lines")
+            .bootstrapServers(servers)
+            .topic("lines")
+            .deserializer(KafkaDeserializer.utf8Values())
+            .build();
+    KafkaSink<KeyValue<String, Long>> counts =
+        KafkaSink.<KeyValue<String, Long>>builder("counts")
+            .bootstrapServers(servers)
+            .topic("word-counts")
+            .serializer(
+                KafkaSerializer.keyValue(
+                    kv -> kv.key().getBytes(UTF_8),
+                    kv -> Long.toString(kv.value()).getBytes(UTF_8)))
+            .exactlyOnce("word-count") // transactions committed with Koala's checkpoints
+            .build();
+    DataflowBuilder b = Dataflow.builder("kafka-word-count").parallelism(2);
+    b.source(lines)
+        .flatMap(
+            "split",
+            (String line, Collector<String> out) -> {
+              for (String word : line.split(" ")) {
+                out.collect(word);
+              }
+            })
+        .keyBy(word -> word)
+        .count("count")
+        .sink(counts);
+    // README-END
+    return b.build();
   }
 
   private static KoalaConfig config(Path dir, int workers) {
