@@ -121,6 +121,56 @@ class IngestTest {
   }
 
   @Test
+  void aServiceThatReplaysItsLogFromStartedAfterARestartCountsEachRecordOnce(@TempDir Path dir)
+      throws Exception {
+    int records = 30_000;
+    IngestSource<Long> events = SourceSpec.ingest("events", 50_000);
+    KoalaConfig config = CheckpointRecoveryTest.config(dir, Duration.ofHours(1)); // by hand
+    List<KeyValue<Long, Long>> out = new ArrayList<>();
+    long checkpointed;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(counting(events, SinkSpec.collecting("counts")));
+      Ingest<Long> ingest = job.ingest(events);
+      for (int i = 0; i < records / 3; i++) {
+        ingest.put(key(i));
+      }
+      awaitRead(job, records / 3);
+      CheckpointRecoveryTest.checkpoint(job);
+      long deadline = System.nanoTime() + WAIT.toNanos();
+      while (ingest.committed() < records / 3) { // the tasks report the completed checkpoint
+        assertThat(System.nanoTime()).as("committed %d", ingest.committed()).isLessThan(deadline);
+        LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+      }
+      checkpointed = ingest.committed();
+      for (int i = records / 3; i < 2 * records / 3; i++) {
+        ingest.put(key(i)); // accepted, maybe read, in no checkpoint: lost with the service
+      }
+      out.addAll(job.collected("counts")); // what the committed checkpoint covers
+    } // the service goes down with the job running
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(counting(events, SinkSpec.collecting("counts")));
+      Ingest<Long> ingest = job.ingest(events);
+      long from = ingest.started().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(from).as("where the restored job is").isEqualTo(checkpointed);
+      for (long i = from; i < records; i++) { // the service's own log, from record from + 1
+        assertThat(ingest.put(key(i))).isEqualTo(i + 1);
+      }
+      ingest.complete();
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      out.addAll(job.collected("counts"));
+    }
+    assertExactCounts(out, records);
+  }
+
+  private static void awaitRead(JobHandle job, long records) {
+    long deadline = System.nanoTime() + WAIT.toNanos();
+    while (job.metrics().recordsIn("count") < records) {
+      assertThat(System.nanoTime()).as("records read").isLessThan(deadline);
+      LockSupport.parkNanos(Duration.ofMillis(10).toNanos());
+    }
+  }
+
+  @Test
   void aSlowSinkHoldsTheServiceBackWithinTheSourcesCapacity() throws Exception {
     int records = 200_000;
     int capacity = 1_000;
