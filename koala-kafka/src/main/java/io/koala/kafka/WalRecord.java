@@ -32,9 +32,13 @@ record WalRecord(
 
   /** The log's copy of {@code r}. */
   static WalRecord of(ProducerRecord<byte[], byte[]> r) {
-    List<Header> headers = new ArrayList<>();
-    for (Header h : r.headers()) {
-      headers.add(new RecordHeader(h.key(), h.value()));
+    Header[] given = r.headers().toArray();
+    List<Header> headers = List.of(); // most records have none: no list per record for them
+    if (given.length > 0) {
+      headers = new ArrayList<>(given.length);
+      for (Header h : given) {
+        headers.add(new RecordHeader(h.key(), h.value()));
+      }
     }
     return new WalRecord(
         r.topic(),
