@@ -153,6 +153,8 @@ public final class JobCore {
       metrics.onGathered(m);
     } else if (input instanceof JobInput.GetCollected m) {
       results.onGetCollected(m);
+    } else if (input instanceof JobInput.GetStateRoutes m) {
+      onGetStateRoutes(m);
     } else if (input instanceof JobInput.AttachIngest m) {
       ingest.onAttach(m);
     } else if (input instanceof JobInput.Cancel m) {
@@ -287,6 +289,46 @@ public final class JobCore {
 
   long now() {
     return now;
+  }
+
+  /** Answers where keyed operator {@code m.operator()}'s state is queried. */
+  private void onGetStateRoutes(JobInput.GetStateRoutes m) {
+    List<String> queryable = new ArrayList<>();
+    ExecutionPlan.Vertex vertex = null;
+    for (ExecutionPlan.Vertex v : plan.vertices()) {
+      if (v.isKeyed() && v.head().keyedState()) {
+        queryable.add(v.head().id().name());
+        if (v.head().id().name().equals(m.operator())) {
+          vertex = v;
+        }
+      }
+    }
+    String error = null;
+    if (vertex == null) {
+      error =
+          "job "
+              + jobId
+              + " has no keyed operator named '"
+              + m.operator()
+              + "' whose state can be queried"
+              + (queryable.isEmpty() ? "" : " (it has: " + String.join(", ", queryable) + ")");
+    } else if (lifecycle.status().isTerminal()) {
+      error = "job " + jobId + " has ended (" + lifecycle.status() + ")";
+    }
+    if (error != null) {
+      reply(m.replyTo(), new JobReply.StateRoutes(m.operator(), 0, new int[0], List.of(), error));
+      return;
+    }
+    List<TaskId> ids = new ArrayList<>();
+    for (TaskId t : roster.ids()) {
+      if (t.operator().equals(vertex.id()) && !roster.isReleased(t)) {
+        ids.add(t);
+      }
+    }
+    int[] owners = live.routing(vertex.id()).toArray();
+    reply(
+        m.replyTo(),
+        new JobReply.StateRoutes(m.operator(), owners.length, owners, roster.addresses(ids), null));
   }
 
   void emit(JobEffect effect) {

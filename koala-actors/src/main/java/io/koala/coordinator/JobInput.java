@@ -99,6 +99,13 @@ public sealed interface JobInput {
   record AttachIngest(String source, Object client, ReplyTo<JobReply.IngestAttached> replyTo)
       implements JobInput, KoalaMessage {}
 
+  /**
+   * Query client → coordinator: where the state of keyed operator {@code operator} is queried now
+   * (its routing table and its tasks' addresses).
+   */
+  record GetStateRoutes(String operator, ReplyTo<JobReply.StateRoutes> replyTo)
+      implements JobInput, KoalaMessage {}
+
   /** Client → coordinator: cancel the job; reply with the final status. */
   record Cancel(ReplyTo<JobStatus> replyTo) implements JobInput, KoalaMessage {}
 

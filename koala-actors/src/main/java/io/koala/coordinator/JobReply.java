@@ -34,6 +34,16 @@ public sealed interface JobReply extends KoalaMessage {
    */
   record IngestAttached(int parallelism, String error) implements JobReply {}
 
+  /**
+   * Reply to {@link JobInput.GetStateRoutes}: the operator's {@code buckets} and the task index
+   * owning each ({@code owners}, by bucket) as the coordinator knows them now, and the addresses of
+   * its tasks (new and retiring ones included); or {@code error}, when the job cannot be queried
+   * there.
+   */
+  record StateRoutes(
+      String operator, int buckets, int[] owners, List<TaskAddress> tasks, String error)
+      implements JobReply {}
+
   /** Reply to {@link JobInput.GetCollected}: what a collecting sink received so far. */
   record Collected(List<Object> values) implements JobReply {}
 

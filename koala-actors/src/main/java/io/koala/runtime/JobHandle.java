@@ -10,6 +10,7 @@ import io.koala.protocol.DurationText;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.internal.IngestClient;
 import io.koala.runtime.internal.JobClient;
+import io.koala.runtime.internal.StateQueryClient;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
@@ -32,6 +33,7 @@ public final class JobHandle implements AutoCloseable {
 
   private final JobClient job;
   private final Map<String, Ingest<?>> ingests = new HashMap<>(); // guarded by itself
+  private StateQueryClient queries; // guarded by ingests; started at the first query
 
   JobHandle(JobClient job) {
     this.job = job;
@@ -96,6 +98,56 @@ public final class JobHandle implements AutoCloseable {
       return (Ingest<T>)
           ingests.computeIfAbsent(
               source.name(), n -> new Ingest<>(IngestClient.attach(job, source), n));
+    }
+  }
+
+  /**
+   * Reads {@code query}'s state of {@code key} while the job runs. The read goes to the task that
+   * processes the key now, and is answered from wherever the key's state is at that moment: that
+   * task's store or, while a rescale, rebalance or migration has moved the key's bucket but not yet
+   * its state, the store of the task still holding it. Reads of one key never go backwards: a read
+   * made after another was answered returns the same value or a later one (across a recovery from a
+   * failure, the job and its state go back to the checkpoint it restores).
+   *
+   * <p>Completes with the value (an empty {@code Optional}, list or map when the key has no such
+   * state), or exceptionally with a {@link KoalaException} that says why: the operator or state
+   * does not exist or is of another kind, the job has ended, or no answer came within {@code
+   * koala.metrics-timeout} plus 5 s. Completions run on Koala's threads: use the {@code *Async}
+   * stages for blocking work.
+   */
+  public <K, R> CompletionStage<R> query(StateQuery<K, R> query, K key) {
+    java.util.Objects.requireNonNull(key, "key");
+    return queries().read(query.operator(), query.state(), query.kind(), key, query.decoder());
+  }
+
+  /**
+   * How this handle's state queries were answered so far: by the key's owner or by a holder of its
+   * state, and how often a read was redirected or sent again.
+   */
+  public QueryStats queryStats() {
+    StateQueryClient.Stats s = queries().stats();
+    return new QueryStats(s.reads(), s.byOwner(), s.byHolder(), s.redirects(), s.resends());
+  }
+
+  /**
+   * Counts of a handle's state queries.
+   *
+   * @param reads reads answered
+   * @param byOwner answered from the store of the task processing the key
+   * @param byHolder answered from the store of a task still holding the key's state after a
+   *     reconfiguration moved its bucket
+   * @param redirects times a task answered that it does not process the key's bucket (a
+   *     reconfiguration was moving it, or the handle's routing table was out of date)
+   * @param resends reads sent again after getting no answer for a second
+   */
+  public record QueryStats(long reads, long byOwner, long byHolder, long redirects, long resends) {}
+
+  private StateQueryClient queries() {
+    synchronized (ingests) {
+      if (queries == null) {
+        queries = StateQueryClient.start(job);
+      }
+      return queries;
     }
   }
 

@@ -517,12 +517,21 @@ final class EpochParticipant {
   }
 
   /**
+   * The task this task handed {@code bucket} over to in the running reconfiguration (its records
+   * are forwarded there), or -1.
+   */
+  int handedTo(int bucket) {
+    Integer receiver = role == null || !role.handedOver ? null : role.movesOut.get(bucket);
+    return receiver == null ? -1 : receiver;
+  }
+
+  /**
    * Forwards a record of {@code bucket} to its receiver if this task handed the bucket over in the
    * current reconfiguration; returns whether it did.
    */
   private boolean forward(int bucket, Object value, long timestamp, int edge) {
-    Integer receiver = role == null || !role.handedOver ? null : role.movesOut.get(bucket);
-    if (receiver == null) {
+    int receiver = handedTo(bucket);
+    if (receiver == -1) {
       return false;
     }
     output.forwardRecord(role.peerOutPosition.get(receiver), value, timestamp, edge);

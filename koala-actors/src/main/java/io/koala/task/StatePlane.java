@@ -209,12 +209,27 @@ final class StatePlane {
   int locate(Object key) {
     byte[] keyBytes = keys.encode(key);
     int bucket = Buckets.bucketOf(keyBytes, owned.length);
-    if (!owned[bucket]) {
-      return TaskEngine.NOT_OWNER;
-    }
+    return owned[bucket] ? locate(bucket, keyBytes) : TaskEngine.NOT_OWNER;
+  }
+
+  /**
+   * Where the state of the key with bytes {@code keyBytes} in {@code bucket}, an owned bucket, is:
+   * {@link KeyLocations#DELETED} or the index of the task whose store holds it. Reads only.
+   */
+  int locate(int bucket, byte[] keyBytes) {
     try (ReadTxn txn = store.beginRead()) {
       return locations.locate(txn, bucket, keyBytes);
     }
+  }
+
+  /** The task's store, for reads between batches. */
+  StateStore store() {
+    return store;
+  }
+
+  /** Whether the keyed state lives at remote state services, not in the task's store. */
+  boolean remoteState() {
+    return remoteState;
   }
 
   /** The key selector of input edge {@code edge}. */

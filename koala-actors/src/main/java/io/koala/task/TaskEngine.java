@@ -12,6 +12,7 @@ import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.IngestMessage;
 import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.TaskMetricsSnapshot;
@@ -88,6 +89,7 @@ public final class TaskEngine {
   private final TaskStalls stalls;
   private final InputGate.Admission admission; // which channels' first items may run now
   private final InputGate.Admission peerAdmission; // the same, among incoming peer channels
+  private final KeyQueries queries;
   private TaskStatus status = TaskStatus.CREATED;
   private TaskCheckpoint restored; // what start() resumes from, or null
 
@@ -166,6 +168,7 @@ public final class TaskEngine {
     peerAdmission =
         (channel, item, arrival) ->
             epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
+    queries = new KeyQueries(setup.task(), services, keyed, epoch);
   }
 
   private long currentWatermark() {
@@ -295,6 +298,18 @@ public final class TaskEngine {
    */
   public int locateState(Object key) {
     return keyed == null ? NOT_OWNER : keyed.locate(key);
+  }
+
+  /**
+   * A state query: answered from this task's store, or by the holder of the key's state, if this
+   * task processes the key's bucket; else the client is told to ask elsewhere. Between batches.
+   */
+  public void onQuery(QueryMessage.Read read) {
+    boolean serving =
+        status == TaskStatus.RUNNING
+            || status == TaskStatus.FINISHING
+            || status == TaskStatus.FINISHED;
+    queries.onRead(read, serving);
   }
 
   // ---------------------------------------------------------------- inputs

@@ -186,6 +186,12 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.IngestMessage.Hello.class,
         io.koala.protocol.IngestMessage.Consumed.class,
         io.koala.protocol.IngestMessage.Committed.class,
+        io.koala.protocol.QueryMessage.Read.class,
+        io.koala.protocol.QueryMessage.Kind.class,
+        io.koala.protocol.QueryMessage.HolderRead.class,
+        io.koala.protocol.QueryMessage.Found.class,
+        io.koala.protocol.QueryMessage.NotHere.class,
+        io.koala.protocol.QueryMessage.Refused.class,
         io.koala.coordinator.JobReply.IngestAttached.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);

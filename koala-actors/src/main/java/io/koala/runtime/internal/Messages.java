@@ -19,6 +19,10 @@ final class Messages {
           TaskActor.SnapshotWritten.class,
           TaskActor.CrashNow.class,
           TaskActor.StateReplied.class,
+          TaskActor.Query.class,
+          StateQueryClient.Submit.class,
+          StateQueryClient.Retry.class,
+          StateQueryClient.Tick.class,
           io.koala.task.TaskTimer.class,
           Worker.DeployTasks.class,
           Worker.StopJob.class,
@@ -36,6 +40,8 @@ final class Messages {
           ActorReply.class,
           IngestClient.Flush.class,
           io.koala.coordinator.JobInput.AttachIngest.class,
+          io.koala.coordinator.JobInput.GetStateRoutes.class,
+          io.koala.coordinator.JobReply.StateRoutes.class,
           io.koala.coordinator.TaskRestore.class,
           io.koala.coordinator.JobInput.FromAttempt.class,
           io.koala.coordinator.JobInput.TasksDeployed.class,
@@ -93,6 +99,7 @@ final class Messages {
           MetricsAggregator.Reply.class,
           MetricsAggregator.Timeout.class,
           StateServer.Serve.class,
+          StateServer.Answer.class,
           StateService.Read.class,
           StateService.Write.class);
 }

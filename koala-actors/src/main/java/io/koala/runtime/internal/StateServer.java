@@ -3,10 +3,12 @@ package io.koala.runtime.internal;
 import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
 import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.TaskMessage;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
+import io.koala.task.KeyQueries;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -14,18 +16,29 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * The read-only state server of a task (DESIGN §4.2, D1): answers fetches for the state the task
  * holds from LMDB read transactions, in its own mailbox, so a fetch never waits behind the task's
- * data, alignment or backpressure. The worker spawns it beside its task and watches both: when
- * either stops it stops the other, and it closes the store only once both have stopped.
+ * data, alignment or backpressure; and state queries its owner forwards to it as a holder. The
+ * worker spawns it beside its task and watches both: when either stops it stops the other, and it
+ * closes the store only once both have stopped.
  */
 final class StateServer {
 
+  /** What a state server is asked. */
+  sealed interface Command extends KoalaMessage permits Serve, Answer {}
+
   /** Task → state server: answer {@code fetch} to {@code replyTo} (the owner task). */
-  record Serve(StateMessage.Fetch fetch, ActorRef<TaskMessage> replyTo) implements KoalaMessage {}
+  record Serve(StateMessage.Fetch fetch, ActorRef<TaskMessage> replyTo) implements Command {}
+
+  /**
+   * Owner task → state server: answer a state query from this holder's store, to the query's client
+   * ({@link io.koala.task.KeyQueries}).
+   */
+  record Answer(QueryMessage.HolderRead read) implements Command {}
 
   private StateServer() {}
 
-  static Behavior<Serve> create(TaskId task, StateStore store) {
-    return Behaviors.receive(Serve.class)
+  @SuppressWarnings("unchecked")
+  static Behavior<Command> create(TaskId task, StateStore store) {
+    return Behaviors.receive(Command.class)
         .onMessage(
             Serve.class,
             s -> {
@@ -34,6 +47,14 @@ final class StateServer {
                 reply = StateServing.serve(txn, s.fetch(), task);
               }
               s.replyTo().tell(new TaskActor.StateReplied(reply));
+              return Behaviors.same();
+            })
+        .onMessage(
+            Answer.class,
+            a -> {
+              QueryMessage.Read read = a.read().read();
+              ((ActorReply<KoalaMessage>) read.replyTo())
+                  .tell(KeyQueries.answer(read, store, task.index(), true));
               return Behaviors.same();
             })
         .build();

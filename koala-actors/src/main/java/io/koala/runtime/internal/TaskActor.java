@@ -14,6 +14,7 @@ import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.IngestMessage;
 import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.StateServiceAddress;
@@ -93,7 +94,7 @@ final class TaskActor {
   record GetMetrics(ActorRef<TaskMetricsSnapshot> replyTo) implements TaskMessage {}
 
   /** A task, its actor reference and, for a keyed task, its state server (else {@code null}). */
-  record TaskRef(TaskId task, ActorRef<TaskMessage> ref, ActorRef<StateServer.Serve> stateServer)
+  record TaskRef(TaskId task, ActorRef<TaskMessage> ref, ActorRef<StateServer.Command> stateServer)
       implements TaskAddress {}
 
   /** Self: a timer the engine asked for is due. */
@@ -106,6 +107,12 @@ final class TaskActor {
    * held its parked records, and the batches they came in, for up to a second (issue 20).
    */
   record StateReplied(StateMessage.StateReply reply) implements TaskMessage, ControlMessage {}
+
+  /**
+   * Query client → task: a state query ({@link TaskEngine#onQuery}). A {@link ControlMessage}, so
+   * it is answered between batches without waiting behind the data queued in the mailbox.
+   */
+  record Query(QueryMessage.Read read) implements TaskMessage, ControlMessage {}
 
   /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
   record HolderTerminated(TaskId holder) implements TaskMessage {}
@@ -144,7 +151,7 @@ final class TaskActor {
   private final ActorRef<JobInput.OfAttempt> coordinator;
   private final TaskEngine engine;
   private final Map<TaskId, ActorRef<TaskMessage>> refs = new HashMap<>();
-  private final Map<TaskId, ActorRef<StateServer.Serve>> servers = new HashMap<>();
+  private final Map<TaskId, ActorRef<StateServer.Command>> servers = new HashMap<>();
   private final Set<TaskId> watched = new HashSet<>();
   private final List<ActorRef<StateService.Command>> stateServices;
   private final TimerScheduler<TaskMessage> timers;
@@ -257,6 +264,12 @@ final class TaskActor {
         .onMessage(Credit.class, this::onCredit)
         .onMessage(IngestMessage.ToTask.class, this::onIngest)
         .onMessage(StateReplied.class, this::onStateReply)
+        .onMessage(
+            Query.class,
+            q -> {
+              engine.onQuery(q.read());
+              return Behaviors.same();
+            })
         .onMessage(StateMessage.Release.class, this::onRelease)
         .onMessage(
             StateMessage.ServiceFailed.class,
@@ -419,15 +432,19 @@ final class TaskActor {
         return;
       }
       if (target instanceof StateServerAddress server) {
-        ActorRef<StateServer.Serve> ref = servers.get(server.task());
+        ActorRef<StateServer.Command> ref = servers.get(server.task());
         if (ref == null) {
           throw new IllegalStateException(
               "task " + setup.task() + " has no state server address for " + server.task());
         }
-        if (watched.add(server.task())) {
+        if (!(message instanceof QueryMessage.HolderRead) && watched.add(server.task())) {
           ctx.watchWith(ref, new HolderTerminated(server.task())); // C7: a holder's state is gone
         }
-        ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
+        if (message instanceof QueryMessage.HolderRead read) {
+          ref.tell(new StateServer.Answer(read)); // a failed holder fails its owner's fetches
+        } else {
+          ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
+        }
         return;
       }
       if (target == TaskEngine.COORDINATOR) {

@@ -137,7 +137,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
    */
   private static final class Hosted {
     final ActorRef<TaskMessage> task;
-    final ActorRef<StateServer.Serve> server;
+    final ActorRef<StateServer.Command> server;
     final StateStore store;
     final Path directory;
     int alive;
@@ -145,7 +145,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
 
     Hosted(
         ActorRef<TaskMessage> task,
-        ActorRef<StateServer.Serve> server,
+        ActorRef<StateServer.Command> server,
         StateStore store,
         Path directory) {
       this.task = task;
@@ -294,7 +294,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         }
         StateStore store = vertex.isKeyed() ? LmdbStateStore.open(dir, storeOptions) : null;
         ActorRef<TaskMessage> ref;
-        ActorRef<StateServer.Serve> server = null;
+        ActorRef<StateServer.Command> server = null;
         try {
           TaskActor.Incarnation incarnation = TaskActor.Incarnation.fresh(d.attempt());
           if (restore != null) {

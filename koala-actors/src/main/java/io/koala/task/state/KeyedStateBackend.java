@@ -33,11 +33,25 @@ import java.util.Objects;
 public final class KeyedStateBackend implements KeyedStateContext, NamespacedState {
   private static final byte[] NO_NAMESPACE = new byte[0];
 
+  /** {@link #declaredKind}: a {@link ValueState}. */
+  public static final String VALUE = "value";
+
+  /** {@link #declaredKind}: a {@link ListState}. */
+  public static final String LIST = "list";
+
+  /** {@link #declaredKind}: a {@link MapState}. */
+  public static final String MAP = "map";
+
+  /** {@link #declaredKind}: state per namespace, such as a window operator's per window. */
+  public static final String NAMESPACED = "window";
+
   private final String operatorName;
   private final StateStore store;
   private final KryoSerde serde;
   private final KeyEncoder mapKeys;
   private final Map<Integer, String> stateNames = new HashMap<>();
+  private final Map<String, String> stateKinds =
+      new HashMap<>(); // name -> value, list, map, window
 
   private WriteTxn txn;
   private final BatchCache cache = new BatchCache();
@@ -112,7 +126,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ValueState<T> valueState(String name, Codec<T> codec) {
-    int id = declare(name);
+    int id = declare(name, VALUE);
     return new ValueState<>() {
       @Override
       public T value() {
@@ -138,7 +152,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ListState<T> listState(String name, Class<T> elementType) {
-    int id = declare(name);
+    int id = declare(name, LIST);
     Codec<T> codec = Codecs.forClass(elementType, serde);
     return new ListState<>() {
       @Override
@@ -172,7 +186,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <K, V> MapState<K, V> mapState(String name, Class<K> keyType, Class<V> valueType) {
-    int id = declare(name);
+    int id = declare(name, MAP);
     Codec<V> codec = Codecs.forClass(valueType, serde);
     return new MapState<>() {
       @Override
@@ -231,7 +245,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> Value<T> value(String name, Codec<T> codec) {
-    int id = declare(name);
+    int id = declare(name, NAMESPACED);
     return new Value<>() {
       @Override
       public T get(byte[] namespace) {
@@ -257,7 +271,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> Appendable<T> list(String name, Codec<T> codec) {
-    int id = declare(name);
+    int id = declare(name, NAMESPACED);
     return new Appendable<>() {
       @Override
       public List<T> get(byte[] namespace) {
@@ -311,7 +325,21 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return txn;
   }
 
-  private int declare(String name) {
+  /**
+   * The kind of the state named {@code name} as its operator declared it ({@link #VALUE}, {@link
+   * #LIST}, {@link #MAP} or {@link #NAMESPACED}), or {@code null} if it declared none of that name
+   * (yet: operators declare their state when they open).
+   */
+  public String declaredKind(String name) {
+    return stateKinds.get(name);
+  }
+
+  /** The names of the states the operator declared, sorted. */
+  public List<String> declaredStates() {
+    return stateKinds.keySet().stream().sorted().toList();
+  }
+
+  private int declare(String name, String kind) {
     Objects.requireNonNull(name, "state name");
     int id = stateId(name);
     String previous = stateNames.putIfAbsent(id, name);
@@ -327,6 +355,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
                   + name
                   + "' hash to the same id; rename one");
     }
+    stateKinds.put(name, kind);
     return id;
   }
 
@@ -342,6 +371,32 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   public static byte[] valueBytes(ReadTxn txn, int bucket, byte[] keyBytes, String stateName) {
     return txn.get(
         Table.STATE, KeyLayout.stateKey(bucket, keyBytes, stateId(stateName), NO_NAMESPACE));
+  }
+
+  /**
+   * Every store entry of state {@code stateName} of a key, read from a store holding the key's
+   * state, in store order, as (namespace, bytes) pairs: the one entry of a value or list state has
+   * an empty namespace, and a map state has one entry per map key. For state queries.
+   */
+  public static void entries(
+      ReadTxn txn,
+      int bucket,
+      byte[] keyBytes,
+      String stateName,
+      java.util.function.BiConsumer<byte[], byte[]> sink) {
+    byte[] prefix = KeyLayout.statePrefix(bucket, keyBytes, stateId(stateName));
+    txn.scan(
+        Table.STATE,
+        prefix,
+        (k, v) -> {
+          sink.accept(namespaceOf(k, prefix.length), v);
+          return true;
+        });
+  }
+
+  /** The elements of a list state's stored bytes. */
+  public static <T> List<T> listOf(byte[] bytes, Codec<T> codec) {
+    return decodeList(bytes, codec);
   }
 
   private WriteTxn txn() {

@@ -1,0 +1,137 @@
+package io.koala.runtime;
+
+import io.koala.protocol.QueryMessage;
+import io.koala.runtime.internal.StateQueryClient;
+import io.koala.serialization.Codecs;
+import io.koala.serialization.KeyEncoder;
+import io.koala.state.Codec;
+import io.koala.task.state.KeyedStateBackend;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+
+/**
+ * A typed read of one state of a keyed operator, by key, for {@link JobHandle#query}: which
+ * operator (the name given to its stage, as in {@link JobHandle#rescale}), which of its states (the
+ * name it declared the state with), and the types it declared. Immutable; make one per state and
+ * reuse it.
+ *
+ * <pre>{@code
+ * StateQuery<String, Optional<Long>> counts =
+ *     StateQuery.value("counts", "count", String.class, Long.class);
+ * Optional<Long> n = job.query(counts, "koala").toCompletableFuture().join();
+ * }</pre>
+ *
+ * @param <K> the operator's key type
+ * @param <R> what a read returns: an {@link Optional} for value state, a {@link List} for list
+ *     state, a {@link Map} for map state (empty when the key has no such state)
+ */
+public final class StateQuery<K, R> {
+  private final String operator;
+  private final String state;
+  private final QueryMessage.Kind kind;
+  private final StateQueryClient.Decoder<R> decoder;
+
+  private StateQuery(
+      String operator, String state, QueryMessage.Kind kind, StateQueryClient.Decoder<R> decoder) {
+    this.operator = Objects.requireNonNull(operator, "operator");
+    this.state = Objects.requireNonNull(state, "state");
+    this.kind = kind;
+    this.decoder = decoder;
+  }
+
+  /** A {@code ValueState} declared with {@code valueType}. */
+  public static <K, V> StateQuery<K, Optional<V>> value(
+      String operator, String state, Class<K> keyType, Class<V> valueType) {
+    Objects.requireNonNull(keyType, "keyType");
+    Objects.requireNonNull(valueType, "valueType");
+    return new StateQuery<>(
+        operator,
+        state,
+        QueryMessage.Kind.VALUE,
+        (serde, found) ->
+            found.values().isEmpty()
+                ? Optional.empty()
+                : Optional.of(Codecs.forClass(valueType, serde).decode(found.values().get(0))));
+  }
+
+  /** A {@code ValueState} declared with {@code codec}. */
+  public static <K, V> StateQuery<K, Optional<V>> value(
+      String operator, String state, Class<K> keyType, Codec<V> codec) {
+    Objects.requireNonNull(keyType, "keyType");
+    Objects.requireNonNull(codec, "codec");
+    return new StateQuery<>(
+        operator,
+        state,
+        QueryMessage.Kind.VALUE,
+        (serde, found) ->
+            found.values().isEmpty()
+                ? Optional.empty()
+                : Optional.of(codec.decode(found.values().get(0))));
+  }
+
+  /** A {@code ListState} declared with {@code elementType}. */
+  public static <K, E> StateQuery<K, List<E>> list(
+      String operator, String state, Class<K> keyType, Class<E> elementType) {
+    Objects.requireNonNull(keyType, "keyType");
+    Objects.requireNonNull(elementType, "elementType");
+    return new StateQuery<>(
+        operator,
+        state,
+        QueryMessage.Kind.LIST,
+        (serde, found) ->
+            found.values().isEmpty()
+                ? List.of()
+                : List.copyOf(
+                    KeyedStateBackend.listOf(
+                        found.values().get(0), Codecs.forClass(elementType, serde))));
+  }
+
+  /** A {@code MapState} declared with {@code mapKeyType} and {@code valueType}. */
+  public static <K, MK, MV> StateQuery<K, Map<MK, MV>> map(
+      String operator, String state, Class<K> keyType, Class<MK> mapKeyType, Class<MV> valueType) {
+    Objects.requireNonNull(keyType, "keyType");
+    Objects.requireNonNull(mapKeyType, "mapKeyType");
+    Objects.requireNonNull(valueType, "valueType");
+    return new StateQuery<>(
+        operator,
+        state,
+        QueryMessage.Kind.MAP,
+        (serde, found) -> {
+          KeyEncoder mapKeys = new KeyEncoder(serde);
+          Codec<MV> values = Codecs.forClass(valueType, serde);
+          Map<MK, MV> out = new LinkedHashMap<>();
+          for (int i = 0; i < found.values().size(); i++) {
+            out.put(
+                mapKeyType.cast(mapKeys.decode(found.namespaces().get(i))),
+                values.decode(found.values().get(i)));
+          }
+          return java.util.Collections.unmodifiableMap(out);
+        });
+  }
+
+  /** The keyed operator whose state this reads. */
+  public String operator() {
+    return operator;
+  }
+
+  /** The name of the state it reads. */
+  public String state() {
+    return state;
+  }
+
+  QueryMessage.Kind kind() {
+    return kind;
+  }
+
+  StateQueryClient.Decoder<R> decoder() {
+    return decoder;
+  }
+
+  @Override
+  public String toString() {
+    return "StateQuery(" + operator + "." + state + ", " + kind.name().toLowerCase() + ")";
+  }
+}
