@@ -7,6 +7,7 @@ import io.koala.samples.bench.CheckpointBench;
 import io.koala.samples.bench.IngestBench;
 import io.koala.samples.bench.KafkaCountBench;
 import io.koala.samples.bench.KeyedCountBench;
+import io.koala.samples.bench.QueryBench;
 import io.koala.samples.bench.SnapshotBench;
 import io.koala.samples.bench.WindowCountBench;
 import io.koala.samples.bench.klt.KltBench;
@@ -39,7 +40,10 @@ final class BenchCommand implements Callable<Integer> {
               + " then --seconds measured, then --seconds more with a sink that sleeps 1 ms every"
               + " 10 records, sampling the heap; kafka-count: a broker in this process, a topic"
               + " preloaded with uniform keys over --keys, keyed count (LMDB) to a second topic"
-              + " through an exactly-once Kafka sink, a checkpoint every --checkpoint-interval-ms)")
+              + " through an exactly-once Kafka sink, a checkpoint every --checkpoint-interval-ms;"
+              + " query: a keyed count fed at --rate (default 50,000/s) over --keys while 2 threads"
+              + " query random keys' counts, 32 reads in flight each; --warmup, then --seconds / 2"
+              + " steady, then --seconds / 2 from a rescale to twice --parallelism)")
   Workload workload;
 
   @Option(names = "--seconds", defaultValue = "20", description = "Measured seconds (default 20).")
@@ -105,7 +109,8 @@ final class BenchCommand implements Callable<Integer> {
     checkpoint_restart,
     snapshot,
     ingest,
-    kafka_count;
+    kafka_count,
+    query;
 
     @Override
     public String toString() {
@@ -137,6 +142,7 @@ final class BenchCommand implements Callable<Integer> {
       case checkpoint_restart -> print(CheckpointBench.restart(settings, KoalaConfig.load()));
       case snapshot -> print(SnapshotBench.run(settings));
       case ingest -> print(IngestBench.run(settings, KoalaConfig.load()));
+      case query -> print(QueryBench.run(settings, KoalaConfig.load()));
       case kafka_count ->
           print(
               KafkaCountBench.run(
