@@ -200,6 +200,14 @@ class StateQueryTest {
           "the count of key 5",
           WAIT,
           () -> job.query(COUNT, 5L).toCompletableFuture().join().isPresent());
+      // README-BEGIN
+      StateQuery<Long, Optional<Long>> count =
+          StateQuery.value("counter", "count", Long.class, Long.class);
+      Optional<Long> n = job.query(count, 7L).toCompletableFuture().join(); // key 7's count now
+      JobHandle.QueryStats stats = job.queryStats(); // answered by owners or holders, redirected
+      // README-END
+      assertThat(n).isEmpty();
+      assertThat(stats.reads()).isEqualTo(stats.byOwner()).isGreaterThanOrEqualTo(2);
       assertThat(job.query(COUNT, 6L).toCompletableFuture().join()).isEmpty();
       assertThat(
               job.query(StateQuery.list("counter", "recent", Long.class, Long.class), 6L)

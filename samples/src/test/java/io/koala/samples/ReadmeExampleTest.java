@@ -49,7 +49,8 @@ class ReadmeExampleTest {
           "src/test/java/io/koala/samples/ReadmeExampleTest.java",
           "../testkit/src/test/java/io/koala/testkit/ReadmeExamplesIT.java",
           "../koala-cluster/src/test/java/io/koala/cluster/KoalaClusterIT.java",
-          "../koala-kafka/src/test/java/io/koala/kafka/KafkaSinkTest.java");
+          "../koala-kafka/src/test/java/io/koala/kafka/KafkaSinkTest.java",
+          "../koala-actors/src/test/java/io/koala/runtime/StateQueryTest.java");
 
   @Test
   void wordCountRuns() {
