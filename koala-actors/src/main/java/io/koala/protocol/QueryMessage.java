@@ -36,6 +36,31 @@ public sealed interface QueryMessage extends KoalaMessage {
    */
   record HolderRead(Read read, int owner, int holder) implements QueryMessage {}
 
+  /**
+   * Client → task: the state {@code state} (of {@code kind}) of the keys of {@code bucket} after
+   * the key with bytes {@code after} ({@code null}: from the first), in store order (key length,
+   * then bytes), at most {@code limit} keys; answer {@code replyTo} with a {@link Page}.
+   */
+  record Scan(long id, String state, Kind kind, int bucket, byte[] after, int limit, Object replyTo)
+      implements QueryMessage {}
+
+  /**
+   * Owner task → the state server of task {@code holder}: the keys of the scan's bucket in the
+   * holder's store, whichever the owner resolves to it; answered to the owner with {@link
+   * HolderScanned}.
+   */
+  record HolderScan(Scan scan, int owner, int holder) implements QueryMessage {}
+
+  /**
+   * Holder → owner: what {@code holder} has of scan {@code id}: {@code keys} in store order; {@code
+   * more}: it has further keys after the last of them.
+   */
+  record HolderScanned(long id, int holder, List<KeyEntries> keys, boolean more)
+      implements QueryMessage {}
+
+  /** A key's entries of one state: as in {@link Found}. */
+  record KeyEntries(byte[] key, List<byte[]> namespaces, List<byte[]> values) {}
+
   /** What a client receives. */
   sealed interface Answer extends QueryMessage {
     long id();
@@ -50,6 +75,13 @@ public sealed interface QueryMessage extends KoalaMessage {
   record Found(
       long id, int servedBy, boolean byHolder, List<byte[]> namespaces, List<byte[]> values)
       implements Answer {}
+
+  /**
+   * A page of a {@link Scan}, answered by the bucket's owner {@code servedBy}: the keys that have
+   * the state, in store order, each with its entries as the owner or the holder it names has them;
+   * the scan goes on after the key with bytes {@code next}, or the bucket is done ({@code null}).
+   */
+  record Page(long id, int servedBy, List<KeyEntries> keys, byte[] next) implements Answer {}
 
   /**
    * Task {@code task} does not process the bucket now; {@code handedTo} is the task it handed the

@@ -12,9 +12,11 @@ import io.koala.runtime.internal.IngestClient;
 import io.koala.runtime.internal.JobClient;
 import io.koala.runtime.internal.StateQueryClient;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
@@ -118,6 +120,64 @@ public final class JobHandle implements AutoCloseable {
   public <K, R> CompletionStage<R> query(StateQuery<K, R> query, K key) {
     java.util.Objects.requireNonNull(key, "key");
     return queries().read(query.operator(), query.state(), query.kind(), key, query.decoder());
+  }
+
+  /** The most keys one {@link #scan} returns. */
+  public static final int MAX_SCAN_KEYS = 10_000;
+
+  private static final int SCAN_KEYS_PER_REQUEST = 1_000;
+
+  /**
+   * Reads {@code query}'s state of the keys from {@code from} on, at most {@code limit} keys (at
+   * most {@value #MAX_SCAN_KEYS}): meant for operators with small states. Each bucket is read from
+   * its current owner, each key's state from wherever it is at that moment (as {@link #query} does;
+   * a page is read one bucket at a time, so it is not one snapshot of the operator). Keys without
+   * the state are left out. Go on from {@link StateScan#next()}.
+   *
+   * <pre>{@code
+   * StateScan.Cursor at = StateScan.Cursor.all();
+   * do {
+   *   StateScan<String, Optional<Long>> page = job.scan(counts, at, 1_000).toCompletableFuture().join();
+   *   page.entries().forEach(e -> System.out.println(e.getKey() + " " + e.getValue().get()));
+   *   at = page.next().orElse(null);
+   * } while (at != null);
+   * }</pre>
+   */
+  public <K, R> CompletionStage<StateScan<K, R>> scan(
+      StateQuery<K, R> query, StateScan.Cursor from, int limit) {
+    java.util.Objects.requireNonNull(from, "from");
+    if (limit < 1 || limit > MAX_SCAN_KEYS) {
+      throw new IllegalArgumentException(
+          "a scan returns 1 to " + MAX_SCAN_KEYS + " keys; asked for " + limit);
+    }
+    return scanFrom(query, from.bucket, from.endBucket, from.after, limit, new ArrayList<>());
+  }
+
+  @SuppressWarnings("unchecked")
+  private <K, R> CompletionStage<StateScan<K, R>> scanFrom(
+      StateQuery<K, R> query,
+      int bucket,
+      int end,
+      byte[] after,
+      int limit,
+      List<Map.Entry<K, R>> entries) {
+    int ask = Math.min(SCAN_KEYS_PER_REQUEST, limit - entries.size());
+    return queries()
+        .scan(query.operator(), query.state(), query.kind(), bucket, after, ask, query.decoder())
+        .thenCompose(
+            chunk -> {
+              chunk.entries().forEach(e -> entries.add((Map.Entry<K, R>) (Map.Entry<?, ?>) e));
+              int last = end < 0 ? chunk.buckets() : Math.min(end, chunk.buckets());
+              int nextBucket = chunk.next() == null ? bucket + 1 : bucket;
+              if (nextBucket >= last) {
+                return CompletableFuture.completedFuture(new StateScan<>(entries, null));
+              }
+              if (entries.size() >= limit) {
+                return CompletableFuture.completedFuture(
+                    new StateScan<>(entries, new StateScan.Cursor(nextBucket, end, chunk.next())));
+              }
+              return scanFrom(query, nextBucket, end, chunk.next(), limit, entries);
+            });
   }
 
   /**

@@ -222,6 +222,11 @@ final class StatePlane {
     }
   }
 
+  /** The tasks other than this one that hold state of keys of {@code bucket}, an owned bucket. */
+  java.util.Set<Integer> holdersOf(int bucket) {
+    return locations.holdersOf(bucket);
+  }
+
   /** The task's store, for reads between batches. */
   StateStore store() {
     return store;

@@ -305,11 +305,23 @@ public final class TaskEngine {
    * task processes the key's bucket; else the client is told to ask elsewhere. Between batches.
    */
   public void onQuery(QueryMessage.Read read) {
-    boolean serving =
-        status == TaskStatus.RUNNING
-            || status == TaskStatus.FINISHING
-            || status == TaskStatus.FINISHED;
-    queries.onRead(read, serving);
+    queries.onRead(read, servingQueries());
+  }
+
+  /** A scan of a bucket's keys (see {@link #onQuery}). */
+  public void onScan(QueryMessage.Scan scan) {
+    queries.onScan(scan, servingQueries(), services.nanoTime());
+  }
+
+  /** A holder's part of a scan this task runs. */
+  public void onHolderScanned(QueryMessage.HolderScanned m) {
+    queries.onHolderScanned(m);
+  }
+
+  private boolean servingQueries() {
+    return status == TaskStatus.RUNNING
+        || status == TaskStatus.FINISHING
+        || status == TaskStatus.FINISHED;
   }
 
   // ---------------------------------------------------------------- inputs
@@ -412,6 +424,7 @@ public final class TaskEngine {
    */
   public void onTick() {
     metrics.tick(services.currentTimeMillis());
+    queries.expire(services.nanoTime());
     if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
       input.resendCredits();
     }

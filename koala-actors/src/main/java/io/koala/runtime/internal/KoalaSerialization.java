@@ -192,6 +192,11 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.QueryMessage.Found.class,
         io.koala.protocol.QueryMessage.NotHere.class,
         io.koala.protocol.QueryMessage.Refused.class,
+        io.koala.protocol.QueryMessage.Scan.class,
+        io.koala.protocol.QueryMessage.HolderScan.class,
+        io.koala.protocol.QueryMessage.HolderScanned.class,
+        io.koala.protocol.QueryMessage.KeyEntries.class,
+        io.koala.protocol.QueryMessage.Page.class,
         io.koala.coordinator.JobReply.IngestAttached.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);

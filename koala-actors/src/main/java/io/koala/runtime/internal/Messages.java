@@ -100,6 +100,7 @@ final class Messages {
           MetricsAggregator.Timeout.class,
           StateServer.Serve.class,
           StateServer.Answer.class,
+          StateServer.ScanKeys.class,
           StateService.Read.class,
           StateService.Write.class);
 }

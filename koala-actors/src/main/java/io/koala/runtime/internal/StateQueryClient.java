@@ -55,6 +55,13 @@ public final class StateQueryClient {
   /** What a read's answer becomes: decoded with the client's serde. */
   public interface Decoder<R> extends BiFunction<KryoSerde, QueryMessage.Found, R> {}
 
+  /**
+   * A page of a scan of one bucket: its keys with their decoded states, in store order; the scan of
+   * the bucket goes on after {@code next} (null: the bucket is done). {@code buckets}: how many
+   * buckets the operator's keys are spread over.
+   */
+  public record ScanChunk<R>(int buckets, List<Map.Entry<Object, R>> entries, byte[] next) {}
+
   /** Counts of a client's reads. */
   public record Stats(long reads, long byOwner, long byHolder, long redirects, long resends) {}
 
@@ -73,8 +80,11 @@ public final class StateQueryClient {
     final String operator;
     final String state;
     final QueryMessage.Kind kind;
-    final Object key;
-    final Decoder<R> decoder;
+    final Object key; // null for a scan
+    final BiFunction<KryoSerde, QueryMessage.Answer, R> decoder;
+    int scanBucket = -1; // a scan's bucket
+    byte[] after; // a scan's cursor
+    int limit; // a scan's most keys
     final CompletableFuture<R> result = new CompletableFuture<>();
     final long deadline;
     byte[] keyBytes; // encoded once routes are known
@@ -89,7 +99,7 @@ public final class StateQueryClient {
         String state,
         QueryMessage.Kind kind,
         Object key,
-        Decoder<R> decoder,
+        BiFunction<KryoSerde, QueryMessage.Answer, R> decoder,
         long deadline) {
       this.operator = operator;
       this.state = state;
@@ -102,6 +112,9 @@ public final class StateQueryClient {
 
   /** An operator's routing as the coordinator last gave it. */
   private record Routes(int[] owners, Map<Integer, ActorRef<TaskMessage>> tasks) {}
+
+  /** How many buckets each operator has, as its routes said: set on the actor, read on decode. */
+  private final Map<String, Integer> bucketsOf = new ConcurrentHashMap<>();
 
   private StateQueryClient(JobClient job) {
     this.job = job;
@@ -141,13 +154,59 @@ public final class StateQueryClient {
    */
   public <R> CompletionStage<R> read(
       String operator, String state, QueryMessage.Kind kind, Object key, Decoder<R> decoder) {
+    return submit(
+        new Pending<R>(
+            operator,
+            state,
+            kind,
+            key,
+            (serde, answer) -> decoder.apply(serde, (QueryMessage.Found) answer),
+            System.nanoTime() + job.askTimeout().toNanos()));
+  }
+
+  /**
+   * Reads state {@code state} ({@code kind}) of the keys of {@code bucket} after the key with bytes
+   * {@code after} (null: from the first), at most {@code limit} of them, from wherever each key's
+   * state is; completes with a {@link ScanChunk} whose states {@code decoder} decoded.
+   */
+  public <R> CompletionStage<ScanChunk<R>> scan(
+      String operator,
+      String state,
+      QueryMessage.Kind kind,
+      int bucket,
+      byte[] after,
+      int limit,
+      Decoder<R> decoder) {
+    Pending<ScanChunk<R>> p =
+        new Pending<>(
+            operator,
+            state,
+            kind,
+            null,
+            (serde, answer) -> {
+              QueryMessage.Page page = (QueryMessage.Page) answer;
+              KeyEncoder keys = new KeyEncoder(serde);
+              List<Map.Entry<Object, R>> entries = new ArrayList<>(page.keys().size());
+              for (QueryMessage.KeyEntries k : page.keys()) {
+                QueryMessage.Found f =
+                    new QueryMessage.Found(
+                        page.id(), page.servedBy(), false, k.namespaces(), k.values());
+                entries.add(Map.entry(keys.decode(k.key()), decoder.apply(serde, f)));
+              }
+              return new ScanChunk<>(bucketsOf.get(operator), entries, page.next());
+            },
+            System.nanoTime() + job.askTimeout().toNanos());
+    p.scanBucket = bucket;
+    p.after = after;
+    p.limit = limit;
+    return submit(p);
+  }
+
+  private <R> CompletionStage<R> submit(Pending<R> p) {
     String why = closed;
     if (why != null) {
       return CompletableFuture.failedFuture(new KoalaException(why));
     }
-    Pending<R> p =
-        new Pending<>(
-            operator, state, kind, key, decoder, System.nanoTime() + job.askTimeout().toNanos());
     long id = ids.incrementAndGet();
     pending.put(id, p);
     self.tell(new Submit(id));
@@ -212,7 +271,21 @@ public final class StateQueryClient {
         awaitRoutes(id, p.operator);
         return;
       }
-      if (p.keyBytes == null) {
+      if (p.key == null) {
+        if (p.scanBucket >= r.owners().length) {
+          fail(
+              id,
+              "operator '"
+                  + p.operator
+                  + "' spreads its keys over "
+                  + r.owners().length
+                  + " buckets; there is no bucket "
+                  + p.scanBucket,
+              null);
+          return;
+        }
+        p.bucket = p.scanBucket;
+      } else if (p.keyBytes == null) {
         try {
           p.keyBytes = keys.encode(p.key);
         } catch (RuntimeException e) {
@@ -230,10 +303,12 @@ public final class StateQueryClient {
         return;
       }
       p.sentAt = System.nanoTime();
+      ActorReply<Object> replyTo = new ActorReply<>(self);
       ref.tell(
           new TaskActor.Query(
-              new QueryMessage.Read(
-                  id, p.state, p.kind, p.bucket, p.keyBytes, new ActorReply<>(self))));
+              p.key == null
+                  ? new QueryMessage.Scan(id, p.state, p.kind, p.bucket, p.after, p.limit, replyTo)
+                  : new QueryMessage.Read(id, p.state, p.kind, p.bucket, p.keyBytes, replyTo)));
     }
 
     private void awaitRoutes(long id, String operator) {
@@ -266,6 +341,7 @@ public final class StateQueryClient {
         tasks.put(t.task().index(), ((TaskActor.TaskRef) t).ref());
       }
       routes.put(m.operator(), new Routes(m.owners(), tasks));
+      bucketsOf.put(m.operator(), m.owners().length);
       for (long id : waiting) {
         Pending<?> p = pending.get(id);
         if (p != null) {
@@ -280,8 +356,8 @@ public final class StateQueryClient {
       if (p == null) {
         return Behaviors.same(); // answered already (a read sent again), or failed
       }
-      if (a instanceof QueryMessage.Found f) {
-        complete(a.id(), p, f);
+      if (a instanceof QueryMessage.Found || a instanceof QueryMessage.Page) {
+        complete(a.id(), p, a);
       } else if (a instanceof QueryMessage.Refused r) {
         fail(a.id(), r.error(), null);
       } else if (a instanceof QueryMessage.NotHere n) {
@@ -302,17 +378,17 @@ public final class StateQueryClient {
       return Behaviors.same();
     }
 
-    private <R> void complete(long id, Pending<R> p, QueryMessage.Found f) {
+    private <R> void complete(long id, Pending<R> p, QueryMessage.Answer a) {
       R value;
       try {
-        value = p.decoder.apply(serde, f);
+        value = p.decoder.apply(serde, a);
       } catch (RuntimeException e) {
         fail(
             id,
             "cannot decode state '"
                 + p.state
-                + "' of key "
-                + p.key
+                + "' of "
+                + (p.key == null ? "bucket " + p.scanBucket : "key " + p.key)
                 + " of '"
                 + p.operator
                 + "': "
@@ -321,7 +397,9 @@ public final class StateQueryClient {
         return;
       }
       pending.remove(id);
-      (f.byHolder() ? byHolder : byOwner).incrementAndGet();
+      if (a instanceof QueryMessage.Found f) {
+        (f.byHolder() ? byHolder : byOwner).incrementAndGet();
+      }
       p.result.complete(value);
     }
 
@@ -342,8 +420,8 @@ public final class StateQueryClient {
         if (now - p.deadline > 0) {
           fail(
               e.getKey(),
-              "state query of key "
-                  + p.key
+              "state query of "
+                  + (p.key == null ? "bucket " + p.scanBucket : "key " + p.key)
                   + " at '"
                   + p.operator
                   + "' got no answer within "

@@ -23,7 +23,7 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 final class StateServer {
 
   /** What a state server is asked. */
-  sealed interface Command extends KoalaMessage permits Serve, Answer {}
+  sealed interface Command extends KoalaMessage permits Serve, Answer, ScanKeys {}
 
   /** Task → state server: answer {@code fetch} to {@code replyTo} (the owner task). */
   record Serve(StateMessage.Fetch fetch, ActorRef<TaskMessage> replyTo) implements Command {}
@@ -33,6 +33,12 @@ final class StateServer {
    * ({@link io.koala.task.KeyQueries}).
    */
   record Answer(QueryMessage.HolderRead read) implements Command {}
+
+  /**
+   * Owner task → state server: what this holder's store has of a scan's bucket, answered to {@code
+   * owner}.
+   */
+  record ScanKeys(QueryMessage.HolderScan scan, ActorRef<TaskMessage> owner) implements Command {}
 
   private StateServer() {}
 
@@ -55,6 +61,20 @@ final class StateServer {
               QueryMessage.Read read = a.read().read();
               ((ActorReply<KoalaMessage>) read.replyTo())
                   .tell(KeyQueries.answer(read, store, task.index(), true));
+              return Behaviors.same();
+            })
+        .onMessage(
+            ScanKeys.class,
+            k -> {
+              KeyQueries.KeysPage page;
+              try (ReadTxn txn = store.beginRead()) {
+                page = KeyQueries.scan(txn, k.scan().scan(), key -> true);
+              }
+              k.owner()
+                  .tell(
+                      new TaskActor.Query(
+                          new QueryMessage.HolderScanned(
+                              k.scan().scan().id(), task.index(), page.keys(), page.more())));
               return Behaviors.same();
             })
         .build();

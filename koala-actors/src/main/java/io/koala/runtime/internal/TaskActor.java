@@ -112,7 +112,7 @@ final class TaskActor {
    * Query client → task: a state query ({@link TaskEngine#onQuery}). A {@link ControlMessage}, so
    * it is answered between batches without waiting behind the data queued in the mailbox.
    */
-  record Query(QueryMessage.Read read) implements TaskMessage, ControlMessage {}
+  record Query(QueryMessage message) implements TaskMessage, ControlMessage {}
 
   /** Self (DeathWatch): the state server of a task this one fetched from stopped. */
   record HolderTerminated(TaskId holder) implements TaskMessage {}
@@ -267,7 +267,13 @@ final class TaskActor {
         .onMessage(
             Query.class,
             q -> {
-              engine.onQuery(q.read());
+              if (q.message() instanceof QueryMessage.Read r) {
+                engine.onQuery(r);
+              } else if (q.message() instanceof QueryMessage.Scan scan) {
+                engine.onScan(scan);
+              } else {
+                engine.onHolderScanned((QueryMessage.HolderScanned) q.message());
+              }
               return Behaviors.same();
             })
         .onMessage(StateMessage.Release.class, this::onRelease)
@@ -437,11 +443,13 @@ final class TaskActor {
           throw new IllegalStateException(
               "task " + setup.task() + " has no state server address for " + server.task());
         }
-        if (!(message instanceof QueryMessage.HolderRead) && watched.add(server.task())) {
+        if (message instanceof StateMessage.Fetch && watched.add(server.task())) {
           ctx.watchWith(ref, new HolderTerminated(server.task())); // C7: a holder's state is gone
         }
         if (message instanceof QueryMessage.HolderRead read) {
           ref.tell(new StateServer.Answer(read)); // a failed holder fails its owner's fetches
+        } else if (message instanceof QueryMessage.HolderScan scan) {
+          ref.tell(new StateServer.ScanKeys(scan, ctx.getSelf()));
         } else {
           ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
         }

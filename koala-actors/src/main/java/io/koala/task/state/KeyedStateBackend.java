@@ -359,7 +359,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return id;
   }
 
-  private static int stateId(String name) {
+  /** The id under which the store keeps the state named {@code name}. */
+  public static int stateId(String name) {
     return Murmur3.hash32(name.getBytes(StandardCharsets.UTF_8));
   }
 
