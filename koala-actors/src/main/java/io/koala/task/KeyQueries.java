@@ -24,12 +24,15 @@ public final class KeyQueries {
   private final TaskId self;
   private final TaskHost services;
   private final StatePlane keyed; // null: the chain keeps no keyed state
+  private final StateStore store; // null likewise
   private final EpochParticipant epoch;
 
-  KeyQueries(TaskId self, TaskHost services, StatePlane keyed, EpochParticipant epoch) {
+  KeyQueries(
+      TaskId self, TaskHost services, StatePlane keyed, StateStore store, EpochParticipant epoch) {
     this.self = self;
     this.services = services;
     this.keyed = keyed;
+    this.store = store;
     this.epoch = epoch;
   }
 
@@ -50,7 +53,7 @@ public final class KeyQueries {
     if (at == io.koala.keys.KeyLocations.DELETED) {
       services.send(read.replyTo(), found(read, self.index(), false, null, null));
     } else if (at == self.index()) {
-      services.send(read.replyTo(), answer(read, keyed.store(), self.index(), false));
+      services.send(read.replyTo(), answer(read, store, self.index(), false));
     } else {
       services.send(
           new StateServerAddress(new TaskId(self.operator(), at)),
@@ -119,7 +122,7 @@ public final class KeyQueries {
     List<QueryMessage.KeyEntries> all = new ArrayList<>();
     byte[] bound = null; // the scan may go on after it: a source has more beyond it
     KeysPage local;
-    try (ReadTxn txn = keyed.store().beginRead()) {
+    try (ReadTxn txn = store.beginRead()) {
       local = scan(txn, scan, key -> keyed.locate(scan.bucket(), key) == self.index());
     }
     all.addAll(local.keys());

@@ -212,10 +212,7 @@ final class StatePlane {
     return owned[bucket] ? locate(bucket, keyBytes) : TaskEngine.NOT_OWNER;
   }
 
-  /**
-   * Where the state of the key with bytes {@code keyBytes} in {@code bucket}, an owned bucket, is:
-   * {@link KeyLocations#DELETED} or the index of the task whose store holds it. Reads only.
-   */
+  /** Where the state of a key of an owned bucket is: {@link KeyLocations#DELETED} or a task. */
   int locate(int bucket, byte[] keyBytes) {
     try (ReadTxn txn = store.beginRead()) {
       return locations.locate(txn, bucket, keyBytes);
@@ -225,11 +222,6 @@ final class StatePlane {
   /** The tasks other than this one that hold state of keys of {@code bucket}, an owned bucket. */
   java.util.Set<Integer> holdersOf(int bucket) {
     return locations.holdersOf(bucket);
-  }
-
-  /** The task's store, for reads between batches. */
-  StateStore store() {
-    return store;
   }
 
   /** Whether the keyed state lives at remote state services, not in the task's store. */

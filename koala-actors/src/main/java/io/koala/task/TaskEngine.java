@@ -168,7 +168,7 @@ public final class TaskEngine {
     peerAdmission =
         (channel, item, arrival) ->
             epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
-    queries = new KeyQueries(setup.task(), services, keyed, epoch);
+    queries = new KeyQueries(setup.task(), services, keyed, store, epoch);
   }
 
   private long currentWatermark() {
