@@ -23,18 +23,29 @@ public sealed interface QueryMessage extends KoalaMessage {
   record Read(long id, String state, Kind kind, int bucket, byte[] key, Object replyTo)
       implements QueryMessage {}
 
-  /** The kind of state a query reads: it must be the kind the operator declared. */
+  /**
+   * The kind of state a query reads: it must be the kind the operator declared; {@code DECLARED}
+   * reads any kind and has the answer say which, with the types it was declared with.
+   */
   enum Kind {
     VALUE,
     LIST,
-    MAP
+    MAP,
+    DECLARED
   }
+
+  /**
+   * How the operator declared a state: {@code kind} ("value", "list" or "map"), the class of its
+   * values (of a list's elements, of a map's values), null when declared with a codec, and of a
+   * map's keys.
+   */
+  record Declared(String kind, String valueType, String mapKeyType) {}
 
   /**
    * Owner task → the state server of task {@code holder}: answer {@code read} from the holder's
    * store; the owner's lookup table names {@code holder} for the key.
    */
-  record HolderRead(Read read, int owner, int holder) implements QueryMessage {}
+  record HolderRead(Read read, int owner, int holder, Declared declared) implements QueryMessage {}
 
   /**
    * Client → task: the state {@code state} (of {@code kind}) of the keys of {@code bucket} after
@@ -70,10 +81,16 @@ public sealed interface QueryMessage extends KoalaMessage {
    * The key's entries of the state: for value and list state one entry with an empty namespace
    * (none when the key has no such state), for map state one per map key (its encoded key as the
    * namespace). {@code servedBy} is the task whose store was read; {@code byHolder} says that it
-   * was a holder the owner named, not the owner itself.
+   * was a holder the owner named, not the owner itself. {@code declared}: how the state was
+   * declared, for a {@link Kind#DECLARED} read (else null).
    */
   record Found(
-      long id, int servedBy, boolean byHolder, List<byte[]> namespaces, List<byte[]> values)
+      long id,
+      int servedBy,
+      boolean byHolder,
+      List<byte[]> namespaces,
+      List<byte[]> values,
+      Declared declared)
       implements Answer {}
 
   /**

@@ -49,15 +49,18 @@ public final class KeyQueries {
           new QueryMessage.NotHere(read.id(), self.index(), epoch.handedTo(read.bucket())));
       return;
     }
+    QueryMessage.Declared declared = declared(read);
     int at = keyed.locate(read.bucket(), read.key());
     if (at == io.koala.keys.KeyLocations.DELETED) {
-      services.send(read.replyTo(), found(read, self.index(), false, null, null));
+      services.send(
+          read.replyTo(),
+          new QueryMessage.Found(read.id(), self.index(), false, List.of(), List.of(), declared));
     } else if (at == self.index()) {
-      services.send(read.replyTo(), answer(read, store, self.index(), false));
+      services.send(read.replyTo(), answer(read, store, self.index(), false, declared));
     } else {
       services.send(
           new StateServerAddress(new TaskId(self.operator(), at)),
-          new QueryMessage.HolderRead(read, self.index(), at));
+          new QueryMessage.HolderRead(read, self.index(), at, declared));
     }
   }
 
@@ -216,6 +219,9 @@ public final class KeyQueries {
           + (declared.isEmpty() ? "" : " (its states: " + String.join(", ", declared) + ")");
     }
     String asked = queried.name().toLowerCase(java.util.Locale.ROOT);
+    if (queried == QueryMessage.Kind.DECLARED && !kind.equals(KeyedStateBackend.NAMESPACED)) {
+      return null;
+    }
     if (!kind.equals(asked)) {
       return "state '"
           + state
@@ -235,7 +241,11 @@ public final class KeyQueries {
    * state server calls it on its own thread.
    */
   public static QueryMessage.Found answer(
-      QueryMessage.Read read, StateStore store, int servedBy, boolean byHolder) {
+      QueryMessage.Read read,
+      StateStore store,
+      int servedBy,
+      boolean byHolder,
+      QueryMessage.Declared declared) {
     List<byte[]> namespaces = new ArrayList<>(1);
     List<byte[]> values = new ArrayList<>(1);
     try (ReadTxn txn = store.beginRead()) {
@@ -249,7 +259,22 @@ public final class KeyQueries {
             values.add(v);
           });
     }
-    return found(read, servedBy, byHolder, namespaces, values);
+    return new QueryMessage.Found(read.id(), servedBy, byHolder, namespaces, values, declared);
+  }
+
+  /**
+   * How {@code read}'s state was declared, if the read asks (a {@link QueryMessage.Kind#DECLARED}
+   * one).
+   */
+  private QueryMessage.Declared declared(QueryMessage.Read read) {
+    if (read.kind() != QueryMessage.Kind.DECLARED) {
+      return null;
+    }
+    String[] types = keyed.state().declaredTypes(read.state());
+    return new QueryMessage.Declared(
+        keyed.state().declaredKind(read.state()),
+        types == null ? null : types[0],
+        types == null ? null : types[1]);
   }
 
   /** Keys of a bucket with their entries of one state, and whether the store has more. */
@@ -319,19 +344,5 @@ public final class KeyQueries {
         | ((b[p + 1] & 0xFF) << 16)
         | ((b[p + 2] & 0xFF) << 8)
         | (b[p + 3] & 0xFF);
-  }
-
-  private static QueryMessage.Found found(
-      QueryMessage.Read read,
-      int servedBy,
-      boolean byHolder,
-      List<byte[]> namespaces,
-      List<byte[]> values) {
-    return new QueryMessage.Found(
-        read.id(),
-        servedBy,
-        byHolder,
-        namespaces == null ? List.of() : namespaces,
-        values == null ? List.of() : values);
   }
 }

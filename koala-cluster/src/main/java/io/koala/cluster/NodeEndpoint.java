@@ -44,8 +44,11 @@ import org.slf4j.LoggerFactory;
  *   <li>the admin API on the jobs coordinated here: {@code GET /jobs}, {@code GET /jobs/<id>}
  *       (tasks with their placement, the running reconfiguration with its progress, the history of
  *       completed ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
- *       checkpoint|cancel} with query parameters. With {@code koala.node.http.admin-token} set, a
- *       POST needs {@code Authorization: Bearer <token>}.
+ *       checkpoint|cancel} with query parameters;
+ *   <li>{@code GET /jobs/<id>/state/<operator>/<state>?key=K[&keyType=string|long|int]}: one key's
+ *       state of a keyed operator, read from wherever it is while the job runs ({@link
+ *       StateReads}). With {@code koala.node.http.admin-token} set, a POST needs {@code
+ *       Authorization: Bearer <token>}.
  * </ul>
  *
  * <p>Every answer but {@code /metrics} is JSON; an error is {@code {"error": "..."}} with 400 (a
@@ -66,6 +69,7 @@ final class NodeEndpoint implements AutoCloseable {
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
   private final KoalaMeters meters = new KoalaMeters(registry);
+  private final StateReads states = new StateReads();
   private final io.micrometer.core.instrument.binder.jvm.JvmGcMetrics jvmGc =
       new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics();
   private final HttpServer server;
@@ -144,6 +148,7 @@ final class NodeEndpoint implements AutoCloseable {
     }
     server.stop(0);
     executor.shutdownNow();
+    states.close();
     jvmGc.close();
     registry.close();
   }
@@ -217,6 +222,9 @@ final class NodeEndpoint implements AutoCloseable {
     } else if (parts.size() == 2 && parts.get(0).equals("jobs")) {
       requireMethod(method, "GET");
       reply(x, 200, describe(metrics(parts.get(1))));
+    } else if (parts.size() == 5 && parts.get(0).equals("jobs") && parts.get(2).equals("state")) {
+      requireMethod(method, "GET");
+      readState(x, parts.get(1), parts.get(3), parts.get(4), query(x));
     } else if (parts.size() == 3 && parts.get(0).equals("jobs")) {
       requireMethod(method, "POST");
       authorize(x);
@@ -265,6 +273,32 @@ final class NodeEndpoint implements AutoCloseable {
               "no action "
                   + action
                   + " on a job; use rescale, rebalance, migrate, checkpoint or cancel");
+    }
+  }
+
+  /** {@code GET /jobs/<id>/state/<operator>/<state>?key=..}: see {@link StateReads}. */
+  private void readState(
+      HttpExchange x, String jobId, String operator, String state, Map<String, String> q)
+      throws IOException {
+    JobClient job = job(jobId);
+    Duration wait = waitOf(q, DEFAULT_WAIT);
+    CompletionStage<Map<String, Object>> read;
+    try {
+      read = states.read(job, core.coordinatedJobs(), operator, state, q);
+    } catch (IllegalArgumentException e) {
+      throw new Refusal(400, e.getMessage());
+    }
+    try {
+      reply(x, 200, read.toCompletableFuture().get(wait.toMillis(), TimeUnit.MILLISECONDS));
+    } catch (TimeoutException e) {
+      throw new Refusal(503, "no answer within " + wait.toMillis() + " ms");
+    } catch (ExecutionException e) {
+      String why = String.valueOf(e.getCause().getMessage());
+      boolean unknown = why.contains("no keyed operator named") || why.contains("no state named");
+      throw new Refusal(unknown ? 404 : 400, why);
+    } catch (InterruptedException e) {
+      Thread.currentThread().interrupt();
+      throw new Refusal(503, "interrupted");
     }
   }
 

@@ -75,6 +75,21 @@ class NodeEndpointIT {
       String described = get(base + "/jobs/clustered").body();
       assertThat(described).contains("\"task\":\"count#2\"").contains("\"kind\":\"rescale\"");
 
+      HttpResponse<String> count =
+          get(base + "/jobs/clustered/state/count/accumulator?key=5&keyType=long");
+      assertThat(count.statusCode()).as(count.body()).isEqualTo(200);
+      Matcher n = Pattern.compile("\"value\":(\\d+)").matcher(count.body());
+      assertThat(n.find()).as(count.body()).isTrue();
+      long total =
+          KoalaClusterIT.reference(2).get(5L).stream().mapToLong(Long::longValue).max().orElse(0);
+      assertThat(Long.parseLong(n.group(1))).isBetween(1L, total);
+      assertThat(count.body()).contains("\"kind\":\"value\"").contains("\"key\":5");
+      assertThat(get(base + "/jobs/clustered/state/count/nothing?key=5&keyType=long"))
+          .satisfies(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(404))
+          .satisfies(r -> assertThat(r.body()).contains("its states: accumulator"));
+      assertThat(get(base + "/jobs/clustered/state/count/accumulator?key=x&keyType=long").body())
+          .contains("parameter key is x, not a long");
+
       HttpResponse<String> refused =
           post(base + "/jobs/clustered/rescale?operator=nothing&parallelism=2", TOKEN);
       assertThat(refused.statusCode()).as(refused.body()).isEqualTo(409);

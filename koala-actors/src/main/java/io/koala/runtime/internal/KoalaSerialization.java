@@ -197,6 +197,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.QueryMessage.HolderScanned.class,
         io.koala.protocol.QueryMessage.KeyEntries.class,
         io.koala.protocol.QueryMessage.Page.class,
+        io.koala.protocol.QueryMessage.Declared.class,
         io.koala.coordinator.JobReply.IngestAttached.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);

@@ -190,7 +190,7 @@ public final class StateQueryClient {
               for (QueryMessage.KeyEntries k : page.keys()) {
                 QueryMessage.Found f =
                     new QueryMessage.Found(
-                        page.id(), page.servedBy(), false, k.namespaces(), k.values());
+                        page.id(), page.servedBy(), false, k.namespaces(), k.values(), null);
                 entries.add(Map.entry(keys.decode(k.key()), decoder.apply(serde, f)));
               }
               return new ScanChunk<>(bucketsOf.get(operator), entries, page.next());

@@ -60,7 +60,7 @@ final class StateServer {
             a -> {
               QueryMessage.Read read = a.read().read();
               ((ActorReply<KoalaMessage>) read.replyTo())
-                  .tell(KeyQueries.answer(read, store, task.index(), true));
+                  .tell(KeyQueries.answer(read, store, task.index(), true, a.read().declared()));
               return Behaviors.same();
             })
         .onMessage(

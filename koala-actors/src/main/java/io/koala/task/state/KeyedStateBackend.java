@@ -50,6 +50,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   private final KryoSerde serde;
   private final KeyEncoder mapKeys;
   private final Map<Integer, String> stateNames = new HashMap<>();
+  private final Map<String, String[]> stateTypes = new HashMap<>(); // value class, map key class
   private final Map<String, String> stateKinds =
       new HashMap<>(); // name -> value, list, map, window
 
@@ -121,7 +122,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ValueState<T> valueState(String name, Class<T> type) {
-    return valueState(name, Codecs.forClass(type, serde));
+    ValueState<T> state = valueState(name, Codecs.forClass(type, serde));
+    stateTypes.put(name, new String[] {type.getName(), null});
+    return state;
   }
 
   @Override
@@ -153,6 +156,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   @Override
   public <T> ListState<T> listState(String name, Class<T> elementType) {
     int id = declare(name, LIST);
+    stateTypes.put(name, new String[] {elementType.getName(), null});
     Codec<T> codec = Codecs.forClass(elementType, serde);
     return new ListState<>() {
       @Override
@@ -187,6 +191,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   @Override
   public <K, V> MapState<K, V> mapState(String name, Class<K> keyType, Class<V> valueType) {
     int id = declare(name, MAP);
+    stateTypes.put(name, new String[] {valueType.getName(), keyType.getName()});
     Codec<V> codec = Codecs.forClass(valueType, serde);
     return new MapState<>() {
       @Override
@@ -332,6 +337,14 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
    */
   public String declaredKind(String name) {
     return stateKinds.get(name);
+  }
+
+  /**
+   * The class names a state was declared with: of its values (a list's elements, a map's values;
+   * null when declared with a codec), and of a map's keys (else null); null for no such state.
+   */
+  public String[] declaredTypes(String name) {
+    return stateTypes.containsKey(name) ? stateTypes.get(name).clone() : null;
   }
 
   /** The names of the states the operator declared, sorted. */

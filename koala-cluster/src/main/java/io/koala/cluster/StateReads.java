@@ -1,0 +1,135 @@
+package io.koala.cluster;
+
+import io.koala.protocol.QueryMessage;
+import io.koala.runtime.internal.JobClient;
+import io.koala.runtime.internal.StateQueryClient;
+import io.koala.serialization.Codecs;
+import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
+import io.koala.state.Codec;
+import io.koala.task.state.KeyedStateBackend;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletionStage;
+
+/**
+ * The node endpoint's state reads, {@code GET /jobs/<id>/state/<operator>/<state>?key=K}: one key's
+ * state, read as {@code JobHandle.query} reads it (from wherever the key's state is, never going
+ * backwards) and decoded with the types the operator declared the state with. {@code keyType} says
+ * how to read {@code key}: {@code string} (default), {@code long} or {@code int}. Keeps one query
+ * client per job coordinated on the node.
+ */
+final class StateReads implements AutoCloseable {
+  private final Map<String, StateQueryClient> clients = new HashMap<>(); // guarded by this
+
+  /** The answer's body, or a failed stage; bad parameters throw IllegalArgumentException. */
+  CompletionStage<Map<String, Object>> read(
+      JobClient job,
+      Set<String> coordinated,
+      String operator,
+      String state,
+      Map<String, String> params) {
+    String text = params.get("key");
+    if (text == null) {
+      throw new IllegalArgumentException("parameter key is missing");
+    }
+    Object key = key(text, params.getOrDefault("keyType", "string"));
+    return client(job, coordinated)
+        .read(
+            operator,
+            state,
+            QueryMessage.Kind.DECLARED,
+            key,
+            (serde, found) -> {
+              Map<String, Object> body = new LinkedHashMap<>();
+              body.put("job", job.jobId());
+              body.put("operator", operator);
+              body.put("state", state);
+              body.put("key", key);
+              body.put("kind", found.declared().kind());
+              body.put("found", !found.values().isEmpty());
+              body.put("value", decode(found, serde, operator, state));
+              return body;
+            });
+  }
+
+  private static Object key(String text, String type) {
+    try {
+      return switch (type) {
+        case "string" -> text;
+        case "long" -> Long.parseLong(text);
+        case "int" -> Integer.parseInt(text);
+        default ->
+            throw new IllegalArgumentException(
+                "parameter keyType is " + type + "; allowed: string, long, int");
+      };
+    } catch (NumberFormatException e) {
+      throw new IllegalArgumentException("parameter key is " + text + ", not a " + type);
+    }
+  }
+
+  private static Object decode(
+      QueryMessage.Found found, KryoSerde serde, String operator, String state) {
+    QueryMessage.Declared d = found.declared();
+    if (d.valueType() == null) {
+      throw new IllegalArgumentException(
+          "state '"
+              + state
+              + "' of operator '"
+              + operator
+              + "' is declared with a codec: read it from the service with StateQuery.value(..,"
+              + " codec)");
+    }
+    Codec<?> values = Codecs.forClass(type(d.valueType()), serde);
+    switch (d.kind()) {
+      case KeyedStateBackend.VALUE:
+        return found.values().isEmpty() ? null : values.decode(found.values().get(0));
+      case KeyedStateBackend.LIST:
+        return found.values().isEmpty()
+            ? List.of()
+            : new ArrayList<>(KeyedStateBackend.listOf(found.values().get(0), values));
+      default:
+        KeyEncoder keys = new KeyEncoder(serde);
+        Map<Object, Object> map = new LinkedHashMap<>();
+        for (int i = 0; i < found.values().size(); i++) {
+          map.put(keys.decode(found.namespaces().get(i)), values.decode(found.values().get(i)));
+        }
+        return map;
+    }
+  }
+
+  private static Class<?> type(String name) {
+    try {
+      ClassLoader loader = Thread.currentThread().getContextClassLoader();
+      return Class.forName(
+          name, false, loader == null ? StateReads.class.getClassLoader() : loader);
+    } catch (ClassNotFoundException e) {
+      throw new IllegalArgumentException("class " + name + " of the state is not on this node");
+    }
+  }
+
+  /** The query client of {@code job}; those of jobs no longer coordinated here are closed. */
+  private synchronized StateQueryClient client(JobClient job, Set<String> coordinated) {
+    clients
+        .entrySet()
+        .removeIf(
+            e -> {
+              if (coordinated.contains(e.getKey())) {
+                return false;
+              }
+              e.getValue().close("job " + e.getKey() + " is no longer coordinated on this node");
+              return true;
+            });
+    return clients.computeIfAbsent(job.jobId(), id -> StateQueryClient.start(job));
+  }
+
+  @Override
+  public synchronized void close() {
+    clients.values().forEach(c -> c.close("the node endpoint has stopped"));
+    clients.clear();
+  }
+}
