@@ -1,9 +1,16 @@
 package io.koala.runtime;
 
+import com.typesafe.config.Config;
+import com.typesafe.config.ConfigFactory;
+import com.typesafe.config.ConfigValueFactory;
 import io.koala.dataflow.Dataflow;
+import io.koala.protocol.ChannelSettings;
 import io.koala.runtime.internal.ActorRuntime;
+import io.koala.runtime.internal.HostSettings;
+import io.koala.runtime.internal.journal.JournalConfig;
 import java.nio.file.Path;
 import java.util.Objects;
+import org.apache.pekko.actor.typed.ActorSystem;
 
 /**
  * Runs dataflows. The embedded runtime starts {@code koala.workers} virtual workers in this JVM,
@@ -24,13 +31,75 @@ public final class KoalaRuntime implements AutoCloseable {
   private final KoalaConfig config;
 
   private KoalaRuntime(KoalaConfig config) {
+    this(config, new ActorRuntime(config));
+  }
+
+  private KoalaRuntime(KoalaConfig config, ActorRuntime core) {
     this.config = config;
-    this.core = new ActorRuntime(config);
+    this.core = core;
   }
 
   /** Starts an embedded runtime. */
   public static KoalaRuntime embedded(KoalaConfig config) {
     return new KoalaRuntime(Objects.requireNonNull(config, "config"));
+  }
+
+  /**
+   * Starts an embedded runtime in {@code host}, the application's own ActorSystem: its coordinators
+   * and workers are actors there ({@code koala.worker-systems = shared}), and closing the runtime
+   * stops them and leaves {@code host} running. Create {@code host} with the settings {@link
+   * #hostConfig} gives:
+   *
+   * <pre>{@code
+   * Config settings = ConfigFactory.load();
+   * KoalaConfig koala = KoalaConfig.from(settings);
+   * ActorSystem<Void> system =
+   *     ActorSystem.create(Behaviors.empty(), "orders", KoalaRuntime.hostConfig(settings, koala));
+   * KoalaRuntime runtime = KoalaRuntime.embeddedIn(system, koala);
+   * }</pre>
+   *
+   * @throws ConfigurationException naming each setting of {@code host} that Koala cannot run with
+   *     (Koala's serializer not bound, the checkpoint journal's plugins missing, a frame smaller
+   *     than Koala's with remoting)
+   */
+  public static KoalaRuntime embeddedIn(ActorSystem<?> host, KoalaConfig config) {
+    @SuppressWarnings("unchecked")
+    ActorSystem<Void> system = (ActorSystem<Void>) Objects.requireNonNull(host, "host");
+    return new KoalaRuntime(
+        Objects.requireNonNull(config, "config"), ActorRuntime.inHost(system, config));
+  }
+
+  /**
+   * {@code application}'s settings with what Koala needs of an ActorSystem it runs in ({@link
+   * #embeddedIn}): with checkpoints, its journal's plugins (under {@code koala.data-dir}, which
+   * must be set); with remoting, a frame of at least 1 MiB. Nothing the application set is
+   * overridden: a setting it made that Koala cannot run with fails, naming its path.
+   *
+   * @throws ConfigurationException naming each conflicting setting
+   */
+  public static Config hostConfig(Config application, KoalaConfig config) {
+    Config reference = ConfigFactory.defaultReference();
+    Config app = application.withFallback(reference).resolve();
+    Config needs = ConfigFactory.empty();
+    if (!app.getString("pekko.actor.provider").equals("local")) {
+      needs =
+          needs.withValue(
+              "pekko.remote.artery.advanced.maximum-frame-size",
+              ConfigValueFactory.fromAnyRef(ChannelSettings.FRAME_BYTES));
+    }
+    if (config.checkpointing()) {
+      if (config.dataDir() == null) {
+        throw new ConfigurationException(
+            "koala.data-dir is not set: a runtime in the application's ActorSystem keeps its"
+                + " checkpoint journal there");
+      }
+      needs =
+          JournalConfig.from(config.underlying(), config.dataDir())
+              .pekkoConfig()
+              .withFallback(needs)
+              .resolve();
+    }
+    return HostSettings.merge(app, needs, reference);
   }
 
   /** Starts an embedded runtime with the application's configuration. */

@@ -7,6 +7,7 @@ import io.koala.protocol.DurationText;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.HostSettings;
 import io.koala.runtime.internal.NodeRuntime;
 import io.koala.runtime.internal.SystemSettings;
 import io.koala.runtime.internal.journal.JournalConfig;
@@ -186,10 +187,14 @@ public final class KoalaCluster implements AutoCloseable {
    * koala.node.seed-nodes}, the split-brain resolver (keep-majority) downing a member unreachable
    * for {@code koala.node.down-unreachable-after}, Koala's serializer with Java serialization off,
    * the {@code before-cluster-shutdown} phase long enough for {@code koala.cluster.leave-timeout},
-   * and with checkpoints the checkpoint-metadata journal. These settings win over {@code config}'s;
-   * the rest of {@code config} (other Pekko settings included) is kept.
+   * and with checkpoints the checkpoint-metadata journal. None overrides a setting {@code config}
+   * makes: where the application chose otherwise, its logging, Java serialization and downing
+   * choices are kept, so are a larger frame size and a longer phase, and any other difference fails
+   * with the setting's path (for example {@code pekko.cluster.seed-nodes}: set {@code
+   * koala.node.seed-nodes} instead). The rest of {@code config} is kept.
    *
-   * @throws ConfigurationException naming the first invalid setting
+   * @throws ConfigurationException naming the first invalid setting, or every Pekko setting of
+   *     {@code config} that Koala cannot run with
    */
   public static Config systemConfig(Config config) {
     Config c = config.withFallback(ConfigFactory.defaultReference()).resolve();
@@ -258,7 +263,7 @@ public final class KoalaCluster implements AutoCloseable {
       }
       node = JournalConfig.from(c, koala.dataDir()).pekkoConfig().withFallback(node);
     }
-    return node.withFallback(c);
+    return HostSettings.merge(c, node.resolve(), ConfigFactory.defaultReference());
   }
 
   /**

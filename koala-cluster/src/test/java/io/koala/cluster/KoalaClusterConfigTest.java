@@ -66,8 +66,8 @@ class KoalaClusterConfigTest {
     assertThat(c.getDuration("pekko.coordinated-shutdown.phases.before-cluster-shutdown.timeout"))
         .isGreaterThan(Duration.ofMinutes(2));
     assertThat(c.getBoolean("pekko.actor.allow-java-serialization"))
-        .as("Java serialization, which the application turned on")
-        .isFalse();
+        .as("Java serialization, which the application turned on: its choice is kept")
+        .isTrue();
     assertThat(c.getInt("pekko.log-dead-letters"))
         .as("the application's other settings")
         .isEqualTo(3);
@@ -231,5 +231,34 @@ class KoalaClusterConfigTest {
   private static void terminate(ActorSystem<?> system) throws Exception {
     system.terminate();
     system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
+  }
+
+  @Test
+  void koalaOverridesNoPekkoSettingOfTheApplicationAndNamesEachConflict() {
+    Config kept =
+        KoalaCluster.systemConfig(
+            config(
+                "pekko.remote.artery.advanced.maximum-frame-size = 4 MiB\n"
+                    + "pekko.cluster.split-brain-resolver.active-strategy = keep-oldest\n"));
+    assertThat(kept.getBytes("pekko.remote.artery.advanced.maximum-frame-size"))
+        .as("a larger frame than Koala needs")
+        .isEqualTo(4L << 20);
+    assertThat(kept.getString("pekko.cluster.split-brain-resolver.active-strategy"))
+        .isEqualTo("keep-oldest");
+
+    assertThatThrownBy(
+            () ->
+                KoalaCluster.systemConfig(
+                    config(
+                        "pekko.actor.provider = remote\n"
+                            + "pekko.cluster.seed-nodes = [\"pekko://x@h:1\"]\n"
+                            + "pekko.remote.artery.advanced.maximum-frame-size = 64 KiB\n")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("pekko.actor.provider = \"remote\" where Koala needs \"cluster\"")
+        .hasMessageContaining("pekko.cluster.seed-nodes")
+        .hasMessageContaining("set koala.node.seed-nodes instead")
+        .hasMessageContaining(
+            "pekko.remote.artery.advanced.maximum-frame-size = \"64 KiB\" where Koala needs at"
+                + " least 1048576");
   }
 }

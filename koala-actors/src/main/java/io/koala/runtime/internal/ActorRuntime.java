@@ -2,7 +2,6 @@ package io.koala.runtime.internal;
 
 import com.typesafe.config.Config;
 import io.koala.KoalaException;
-import io.koala.coordinator.JobCore;
 import io.koala.coordinator.JobInput;
 import io.koala.coordinator.JobReply;
 import io.koala.coordinator.JobSetup;
@@ -65,6 +64,10 @@ public final class ActorRuntime implements AutoCloseable {
   private final List<ActorRef<Worker.Command>> workers = new ArrayList<>(); // guarded by this
   private final Set<Integer> leavingWorkers = ConcurrentHashMap.newKeySet();
   private final boolean node; // on a cluster node: the ActorSystem is the application's
+  // embedded in the application's ActorSystem, which it leaves running: its actors stop on close
+  private final boolean inAppSystem;
+  private final String names; // prefix of its actors' names, unique in a shared ActorSystem
+  private final List<ActorRef<?>> inHost = new java.util.concurrent.CopyOnWriteArrayList<>();
   private final List<ActorSystem<Void>> workerSystems = new ArrayList<>(); // separate systems only
   private final Set<Integer> lostWorkers = ConcurrentHashMap.newKeySet();
   private volatile boolean closing;
@@ -86,7 +89,19 @@ public final class ActorRuntime implements AutoCloseable {
 
   /** Starts the systems and workers of an embedded runtime. */
   public ActorRuntime(KoalaConfig config) {
-    this(config, null);
+    this(config, null, null);
+  }
+
+  /**
+   * An embedded runtime whose coordinators and workers run in {@code host}, the application's
+   * ActorSystem ({@code koala.worker-systems = shared} only), checked for what Koala needs ({@link
+   * HostSettings#problems}). Closing it stops its actors and leaves {@code host} running.
+   *
+   * @throws io.koala.runtime.ConfigurationException naming each setting of {@code host} Koala
+   *     cannot run with
+   */
+  public static ActorRuntime inHost(ActorSystem<Void> host, KoalaConfig config) {
+    return new ActorRuntime(config, null, Objects.requireNonNull(host, "host"));
   }
 
   /**
@@ -97,13 +112,27 @@ public final class ActorRuntime implements AutoCloseable {
    * running.
    */
   public static ActorRuntime onNode(ActorSystem<Void> system, KoalaConfig config) {
-    return new ActorRuntime(config, Objects.requireNonNull(system, "system"));
+    return new ActorRuntime(config, Objects.requireNonNull(system, "system"), null);
   }
 
-  private ActorRuntime(KoalaConfig config, ActorSystem<Void> nodeSystem) {
+  private ActorRuntime(
+      KoalaConfig config, ActorSystem<Void> nodeSystem, ActorSystem<Void> hostSystem) {
     this.config = config;
     this.node = nodeSystem != null;
+    this.inAppSystem = hostSystem != null;
     int n = RUNTIMES.incrementAndGet();
+    this.names = inAppSystem ? "koala-" + n + "-" : "";
+    if (inAppSystem && config.checkpointing() && config.dataDir() == null) {
+      throw new io.koala.runtime.ConfigurationException(
+          "koala.data-dir is not set: a runtime in the application's ActorSystem keeps its"
+              + " checkpoint journal there, and the system's settings name it"
+              + " (KoalaRuntime.hostConfig)");
+    }
+    if (inAppSystem && config.separateSystems()) {
+      throw new io.koala.runtime.ConfigurationException(
+          "koala.worker-systems = \"separate\" starts ActorSystems of Koala's own; a runtime in"
+              + " the application's ActorSystem runs its workers there: use \"shared\"");
+    }
     try {
       if (config.dataDir() == null) {
         dataDir = Files.createTempDirectory("koala-");
@@ -160,21 +189,35 @@ public final class ActorRuntime implements AutoCloseable {
       }
       LOG.info("Koala runtime started on node {}, data in {}", main.address(), dataDir);
       return;
-    } else if (config.checkpointing()) {
-      // the checkpoint-metadata journal lives with the coordinators, in the main system
-      JournalConfig journal = JournalConfig.from(config.underlying(), dataDir);
-      journal.createSchema();
-      journalSettings = journal.settings();
-      sharedJournal = false;
+    }
+    // the checkpoint-metadata journal lives with the coordinators, in the main system
+    JournalConfig journal =
+        config.checkpointing() ? JournalConfig.from(config.underlying(), dataDir) : null;
+    if (journal != null) {
+      journal.createSchema(); // before its plugins first connect
+    }
+    journalSettings = journal == null ? null : journal.settings();
+    sharedJournal = false;
+    if (inAppSystem) {
+      List<String> problems =
+          HostSettings.problems(
+              hostSystem.settings().config(), journal == null ? null : journal.pekkoConfig());
+      if (!problems.isEmpty()) {
+        throw new io.koala.runtime.ConfigurationException(
+            "ActorSystem "
+                + hostSystem.name()
+                + " cannot run Koala: "
+                + String.join("; ", problems));
+      }
+      main = hostSystem;
+    } else {
       main =
           ActorSystem.create(
-              Behaviors.empty(), "koala-" + n, journal.pekkoConfig().withFallback(pekko).resolve());
-    } else {
-      journalSettings = null;
-      sharedJournal = false;
-      main = ActorSystem.create(Behaviors.empty(), "koala-" + n, pekko);
+              Behaviors.empty(),
+              "koala-" + n,
+              journal == null ? pekko : journal.pekkoConfig().withFallback(pekko).resolve());
+      systems.add(main);
     }
-    systems.add(main);
     try {
       for (Class<?> type : config.types()) {
         KoalaSerialization.registry(main).register(type);
@@ -188,10 +231,11 @@ public final class ActorRuntime implements AutoCloseable {
           systems.add(host);
         }
         ActorRef<StateService.Command> ref =
-            host.systemActorOf(
-                StateService.create(i, dataDir.resolve("state-service-" + i), config.store()),
-                "state-service-" + i,
-                Props.empty());
+            started(
+                host.systemActorOf(
+                    StateService.create(i, dataDir.resolve("state-service-" + i), config.store()),
+                    names + "state-service-" + i,
+                    Props.empty()));
         services.add(ActorRefResolver.get(host).toSerializationFormat(ref));
       }
       for (int w = 0; w < config.workers(); w++) {
@@ -218,8 +262,9 @@ public final class ActorRuntime implements AutoCloseable {
                     resolve(host, services),
                     checkpointRoot,
                     copier),
-                "worker-" + w,
+                names + "worker-" + w,
                 Props.empty());
+        started(ref);
         // Seen from the main system: through remoting when the worker lives elsewhere.
         String address = ActorRefResolver.get(host).toSerializationFormat(ref);
         workers.add(ActorRefResolver.get(main).resolveActorRef(address));
@@ -233,6 +278,14 @@ public final class ActorRuntime implements AutoCloseable {
         config.workers(),
         systems.size(),
         dataDir);
+  }
+
+  /** {@code ref}, kept to be stopped on close when the runtime is in the application's system. */
+  private <T> ActorRef<T> started(ActorRef<T> ref) {
+    if (inAppSystem) {
+      inHost.add(ref);
+    }
+    return ref;
   }
 
   /** The actors named by {@code addresses}, as {@code system} reaches them. */
@@ -267,26 +320,7 @@ public final class ActorRuntime implements AutoCloseable {
       }
     }
     if (restoreFrom != null) {
-      if (!config.checkpointing()) {
-        throw new io.koala.runtime.ConfigurationException(
-            "restoring job "
-                + jobId
-                + " from "
-                + restoreFrom
-                + " needs checkpoints: koala.checkpoint.interval is off");
-      }
-      Path job = restoreFrom.getParent();
-      if (job == null || !job.getFileName().toString().equals(jobId)) {
-        throw new io.koala.runtime.ConfigurationException(
-            "cannot restore job "
-                + jobId
-                + " from "
-                + restoreFrom
-                + ": a checkpoint restores only the job it was taken of (<job>/chk-<id>,"
-                + " here "
-                + (job == null ? "none" : job.getFileName())
-                + ")");
-      }
+      CheckpointFiles.checkRestore(jobId, restoreFrom, config.checkpointing());
     }
     WorkerPool pool = pool();
     if (pool == null || pool.placeable().isEmpty()) {
@@ -316,15 +350,18 @@ public final class ActorRuntime implements AutoCloseable {
     if (!node) {
       completion.whenComplete((s, e) -> catalog.remove(jobId));
     }
-    String names = node ? jobId + "-" + n : jobId; // a node runs a job again under its name
+    // a node runs a job again under its name
+    String name = names + (node ? jobId + "-" + n : jobId);
     ActorRef<JobReply.StatusChanged> listener =
-        main.systemActorOf(
-            JobListener.create(jobId, status, completion), names + "-listener", Props.empty());
+        started(
+            main.systemActorOf(
+                JobListener.create(jobId, status, completion), name + "-listener", Props.empty()));
     ActorRef<JobInput> coordinator =
-        main.systemActorOf(
-            coordinator(jobId, plan, pool, restoreFrom, listener, false),
-            names + "-coordinator",
-            Props.empty());
+        started(
+            main.systemActorOf(
+                coordinator(jobId, plan, pool, restoreFrom, listener, false),
+                name + "-coordinator",
+                Props.empty()));
     JobClient job = new JobClient(jobId, coordinator, status, completion, main, askTimeout());
     submitted.add(job);
     hosted.put(jobId, coordinator);
@@ -404,7 +441,7 @@ public final class ActorRuntime implements AutoCloseable {
                     + ", which has not defined its dataflow: every node defines the dataflows of"
                     + " the cluster's jobs (KoalaCluster.define)";
             LOG.error(why);
-            return undefinedJob(why);
+            return JobCoordinator.undefinedJob(why);
           }
           return Behaviors.withStash(
               10_000,
@@ -461,47 +498,19 @@ public final class ActorRuntime implements AutoCloseable {
       boolean sharded) {
     List<ActorRef<Worker.Command>> workersNow = workersNow();
     JobSetup job =
-        new JobSetup(
+        JobCoordinator.setup(
+            config,
             jobId,
             plan,
             workersNow.size(),
             pool,
-            config.channels(),
-            config.protocol(),
-            config.bucketsPerStep(),
-            config.drain(),
-            config.deployTimeout(),
-            config.reconfigurationStepTimeout(),
-            checkpointRoot == null
-                ? null
-                : new JobSetup.Checkpointing(
-                    config.checkpointInterval(),
-                    config.checkpointsRetained(),
-                    config.maxRestarts(),
-                    config.restartBackoff(),
-                    config.redeployTimeout()),
+            checkpointRoot != null,
             sharded,
             restoreFrom,
-            config.scaleOnJoin(),
-            listener == null ? null : new ActorReply<>(listener),
-            true);
+            listener == null ? null : new ActorReply<>(listener));
     return JobCoordinator.create(
         new JobCoordinator.Setup(
             job, workersNow, checkpointRoot, journalSettings, config.metricsTimeout()));
-  }
-
-  /** A coordinator that can only say why its job cannot run here. */
-  private static Behavior<JobInput> undefinedJob(String why) {
-    return Behaviors.receive(JobInput.class)
-        .onMessage(
-            JobInput.Subscribe.class,
-            m -> {
-              m.listener()
-                  .tell(
-                      new JobReply.StatusChanged(JobStatus.FAILED, JobCore.coordinatorError(why)));
-              return Behaviors.same();
-            })
-        .build();
   }
 
   /**
@@ -522,7 +531,7 @@ public final class ActorRuntime implements AutoCloseable {
   }
 
   private void registerTypes(Dataflow dataflow) {
-    List<ActorSystem<Void>> all = node ? List.of(main) : systems;
+    List<ActorSystem<Void>> all = node || inAppSystem ? List.of(main) : systems;
     for (ActorSystem<Void> s : all) {
       TypeRegistry registry = KoalaSerialization.registry(s);
       for (Class<?> type : dataflow.plan().types()) {
@@ -752,6 +761,9 @@ public final class ActorRuntime implements AutoCloseable {
       if (job.completion().complete(JobStatus.CANCELLED)) {
         job.status().set(JobStatus.CANCELLED);
       }
+    }
+    if (inAppSystem) {
+      HostedActors.stop(main, inHost, Duration.ofSeconds(30));
     }
     List<ActorSystem<Void>> reversed = new ArrayList<>(systems);
     java.util.Collections.reverse(reversed);

@@ -134,4 +134,33 @@ final class CheckpointFiles {
       log.warn("job {}: cannot delete its checkpoints: {}", jobId, e.toString());
     }
   }
+
+  /**
+   * Checks that job {@code jobId} can be restored from {@code restoreFrom}: checkpoints are on, and
+   * the checkpoint is one of that job's ({@code <job>/chk-<id>}).
+   *
+   * @throws io.koala.runtime.ConfigurationException saying why not
+   */
+  static void checkRestore(String jobId, Path restoreFrom, boolean checkpointing) {
+    if (!checkpointing) {
+      throw new io.koala.runtime.ConfigurationException(
+          "restoring job "
+              + jobId
+              + " from "
+              + restoreFrom
+              + " needs checkpoints: koala.checkpoint.interval is off");
+    }
+    Path job = restoreFrom.getParent();
+    if (job == null || !job.getFileName().toString().equals(jobId)) {
+      throw new io.koala.runtime.ConfigurationException(
+          "cannot restore job "
+              + jobId
+              + " from "
+              + restoreFrom
+              + ": a checkpoint restores only the job it was taken of (<job>/chk-<id>,"
+              + " here "
+              + (job == null ? "none" : job.getFileName())
+              + ")");
+    }
+  }
 }

@@ -7,8 +7,12 @@ import io.koala.coordinator.CoordinatorState;
 import io.koala.coordinator.JobCore;
 import io.koala.coordinator.JobEffect;
 import io.koala.coordinator.JobInput;
+import io.koala.coordinator.JobReply;
 import io.koala.coordinator.JobSetup;
+import io.koala.coordinator.ReplyTo;
 import io.koala.coordinator.TaskAddress;
+import io.koala.coordinator.WorkerPool;
+import io.koala.job.JobStatus;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
 import io.koala.protocol.KoalaMessage;
@@ -118,6 +122,57 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     }
     this.core = new JobCore(job, System.currentTimeMillis(), ctx.getLog());
     carryOut(core.start());
+  }
+
+  /** The setup of job {@code jobId}'s core from the runtime's {@code config}. */
+  static JobSetup setup(
+      KoalaConfig config,
+      String jobId,
+      ExecutionPlan plan,
+      int workers,
+      WorkerPool pool,
+      boolean checkpointing,
+      boolean sharded,
+      Path restoreFrom,
+      ReplyTo<JobReply.StatusChanged> listener) {
+    return new JobSetup(
+        jobId,
+        plan,
+        workers,
+        pool,
+        config.channels(),
+        config.protocol(),
+        config.bucketsPerStep(),
+        config.drain(),
+        config.deployTimeout(),
+        config.reconfigurationStepTimeout(),
+        checkpointing
+            ? new JobSetup.Checkpointing(
+                config.checkpointInterval(),
+                config.checkpointsRetained(),
+                config.maxRestarts(),
+                config.restartBackoff(),
+                config.redeployTimeout())
+            : null,
+        sharded,
+        restoreFrom,
+        config.scaleOnJoin(),
+        listener,
+        true);
+  }
+
+  /** A coordinator that can only say why its job cannot run here. */
+  static Behavior<JobInput> undefinedJob(String why) {
+    return Behaviors.receive(JobInput.class)
+        .onMessage(
+            JobInput.Subscribe.class,
+            m -> {
+              m.listener()
+                  .tell(
+                      new JobReply.StatusChanged(JobStatus.FAILED, JobCore.coordinatorError(why)));
+              return Behaviors.same();
+            })
+        .build();
   }
 
   @Override
