@@ -140,6 +140,15 @@ public final class KoalaRuntime implements AutoCloseable {
             Objects.requireNonNull(options, "options").restoreFrom().orElse(null)));
   }
 
+  /**
+   * The jobs submitted on this runtime that have not ended, in submission order: a new handle on
+   * each call, for jobs whose own handle the caller does not keep (a metrics binder watching every
+   * job, say). A job leaves the list once its {@link JobHandle#completion()} completes.
+   */
+  public java.util.List<JobHandle> jobs() {
+    return core.submittedJobs().stream().map(JobHandle::new).toList();
+  }
+
   public KoalaConfig config() {
     return config;
   }

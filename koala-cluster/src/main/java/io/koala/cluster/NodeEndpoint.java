@@ -6,8 +6,10 @@ import io.koala.connector.Json;
 import io.koala.job.JobMetrics;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
+import io.koala.micrometer.KoalaMetrics;
 import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.routing.PartitionPolicy;
+import io.koala.runtime.JobHandle;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.JobClient;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -68,7 +70,7 @@ final class NodeEndpoint implements AutoCloseable {
   private final String adminToken; // empty: no token needed
   private final PrometheusMeterRegistry registry =
       new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-  private final KoalaMeters meters = new KoalaMeters(registry);
+  private final KoalaMetrics jobs; // the coordinated jobs' meters, polled at each scrape
   private final StateReads states = new StateReads();
   private final io.micrometer.core.instrument.binder.jvm.JvmGcMetrics jvmGc =
       new io.micrometer.core.instrument.binder.jvm.JvmGcMetrics();
@@ -90,6 +92,12 @@ final class NodeEndpoint implements AutoCloseable {
     this.notReady = notReady;
     this.alive = alive;
     this.adminToken = adminToken;
+    this.jobs =
+        KoalaMetrics.builder(this::coordinatedJobs)
+            .workerNames(workerNodes)
+            .pollInterval(Duration.ZERO)
+            .build();
+    jobs.bindTo(registry);
     this.server = HttpServer.create(address, 0);
     this.executor =
         Executors.newFixedThreadPool(
@@ -150,6 +158,7 @@ final class NodeEndpoint implements AutoCloseable {
     executor.shutdownNow();
     states.close();
     jvmGc.close();
+    jobs.close();
     registry.close();
   }
 
@@ -332,17 +341,17 @@ final class NodeEndpoint implements AutoCloseable {
   }
 
   private String scrape() {
-    List<MetricRows.Row> rows = new ArrayList<>();
-    List<String> nodes = workerNodes.get();
-    for (String id : core.coordinatedJobs()) {
-      try {
-        rows.addAll(MetricRows.of(metrics(id), nodes));
-      } catch (Refusal e) {
-        LOG.debug("job {} has no metrics now: {}", id, e.getMessage()); // it moved or ended
-      }
-    }
-    meters.update(rows);
+    jobs.refresh();
     return registry.scrape();
+  }
+
+  /** The jobs coordinated on this node now. */
+  private List<JobHandle> coordinatedJobs() {
+    List<JobHandle> out = new ArrayList<>();
+    for (String id : core.coordinatedJobs()) {
+      core.coordinated(id).map(JobHandle::of).ifPresent(out::add);
+    }
+    return out;
   }
 
   private JobMetrics metrics(String jobId) {

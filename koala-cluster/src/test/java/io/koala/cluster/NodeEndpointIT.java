@@ -72,6 +72,10 @@ class NodeEndpointIT {
               value(after, "koala_job_reconfiguration_last_duration_seconds", "job=\"clustered\""))
           .isPositive();
       assertThat(after).contains("task=\"count#2\"");
+      assertThat(value(after, "koala_task_batch_latency_seconds_count", "task=\"count#0\""))
+          .as("the batch latency is a histogram")
+          .isPositive();
+      assertThat(after).contains("koala_task_batch_latency_seconds_bucket{");
       String described = get(base + "/jobs/clustered").body();
       assertThat(described).contains("\"task\":\"count#2\"").contains("\"kind\":\"rescale\"");
 

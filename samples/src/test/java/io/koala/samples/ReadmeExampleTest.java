@@ -39,8 +39,9 @@ import org.junit.jupiter.api.Test;
 /**
  * The README's examples, compiled and run. Every Java block of the README must appear in one of the
  * regions between {@code README-BEGIN} and {@code README-END} below or in the testkit's {@code
- * ReadmeExamplesIT} (the examples of "Testing your dataflow"), the cluster's {@code KoalaClusterIT}
- * or koala-kafka's {@code KafkaSinkTest}.
+ * ReadmeExamplesIT} (the examples of "Testing your dataflow"), the cluster's {@code
+ * KoalaClusterIT}, koala-kafka's {@code KafkaSinkTest}, koala-actors' {@code StateQueryTest} or
+ * koala-micrometer's {@code KoalaMetricsTest}.
  */
 class ReadmeExampleTest {
   /** The test classes holding the README's examples: this one, and the testkit's. */
@@ -50,7 +51,8 @@ class ReadmeExampleTest {
           "../testkit/src/test/java/io/koala/testkit/ReadmeExamplesIT.java",
           "../koala-cluster/src/test/java/io/koala/cluster/KoalaClusterIT.java",
           "../koala-kafka/src/test/java/io/koala/kafka/KafkaSinkTest.java",
-          "../koala-actors/src/test/java/io/koala/runtime/StateQueryTest.java");
+          "../koala-actors/src/test/java/io/koala/runtime/StateQueryTest.java",
+          "../koala-micrometer/src/test/java/io/koala/micrometer/KoalaMetricsTest.java");
 
   @Test
   void wordCountRuns() {

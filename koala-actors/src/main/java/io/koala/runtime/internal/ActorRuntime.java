@@ -557,6 +557,11 @@ public final class ActorRuntime implements AutoCloseable {
     return out;
   }
 
+  /** The jobs submitted through this runtime that have not ended, in submission order. */
+  public List<JobClient> submittedJobs() {
+    return List.copyOf(submitted);
+  }
+
   /** The ids of the jobs whose coordinators run in this runtime now (ended ones included). */
   public Set<String> coordinatedJobs() {
     return Set.copyOf(hosted.keySet());

@@ -1,4 +1,4 @@
-package io.koala.cluster;
+package io.koala.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
@@ -8,6 +8,7 @@ import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationProgress;
+import io.koala.job.ReconfigurationReport;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.StatePlaneStats;
@@ -18,8 +19,8 @@ import java.util.Map;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
-/** The rows a node exports for a job: names, kinds, tags and values from one snapshot. */
-class MetricRowsTest {
+/** The rows of a job: names, kinds, tags and values from one snapshot. */
+class MeterRowsTest {
   private static final TaskId COUNT_0 = new TaskId(new OperatorId("count"), 0);
   private static final TaskId COUNT_1 = new TaskId(new OperatorId("count"), 1);
 
@@ -52,7 +53,7 @@ class MetricRowsTest {
         new StatePlaneStats(
             new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0, 0},
             2_000_000_000L,
-            Map.of(1, TaskMetricsSnapshot.encode(h)),
+            Map.of(1, TaskMetricsSnapshot.encode(h), 2, TaskMetricsSnapshot.encode(h)),
             10,
             2,
             0,
@@ -60,20 +61,30 @@ class MetricRowsTest {
         operators);
   }
 
-  private static MetricRows.Row row(List<MetricRows.Row> rows, String name, String task) {
+  private static MeterRows.Value row(List<MeterRows.Row> rows, String name, String task) {
     return rows.stream()
         .filter(r -> r.name().equals(name))
         .filter(r -> task == null || task.equals(r.tags().get("task")))
+        .map(MeterRows.Value.class::cast)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no row " + name + " for " + task + " in " + rows));
   }
 
-  private static MetricRows.Row operatorRow(
-      List<MetricRows.Row> rows, String name, String operator) {
+  private static MeterRows.Value operatorRow(
+      List<MeterRows.Row> rows, String name, String operator) {
     return rows.stream()
         .filter(r -> r.name().equals(name) && operator.equals(r.tags().get("operator")))
+        .map(MeterRows.Value.class::cast)
         .findFirst()
         .orElseThrow(() -> new AssertionError("no row " + name + " for " + operator));
+  }
+
+  private static MeterRows.Latencies latencies(List<MeterRows.Row> rows, String name, String task) {
+    return rows.stream()
+        .filter(r -> r.name().equals(name) && task.equals(r.tags().get("task")))
+        .map(MeterRows.Latencies.class::cast)
+        .findFirst()
+        .orElseThrow(() -> new AssertionError("no row " + name + " for " + task + " in " + rows));
   }
 
   @Test
@@ -92,14 +103,28 @@ class MetricRowsTest {
             2,
             new CheckpointStats(5, 9, 1_500, 64_000),
             progress);
-    List<MetricRows.Row> rows = MetricRows.of(m, List.of("pekko://koala@a:1", "pekko://koala@b:2"));
+    List<MeterRows.Row> rows =
+        MeterRows.of(m, List.of("pekko://koala@a:1", "pekko://koala@b:2")).rows();
 
-    MetricRows.Row status = row(rows, "koala.job.status", null);
-    assertThat(status.tags()).containsEntry("job", "orders").containsEntry("status", "RUNNING");
+    List<MeterRows.Value> status =
+        rows.stream()
+            .filter(r -> r.name().equals("koala.job.status"))
+            .map(MeterRows.Value.class::cast)
+            .toList();
+    assertThat(status)
+        .as("one gauge per status, 1 for the current one")
+        .extracting(r -> r.tags().get("status"), MeterRows.Value::value)
+        .containsExactly(
+            tuple("DEPLOYING", 0.0),
+            tuple("RUNNING", 1.0),
+            tuple("FINISHED", 0.0),
+            tuple("FAILED", 0.0),
+            tuple("CANCELLED", 0.0));
+    assertThat(status).allMatch(r -> r.tags().get("job").equals("orders"));
     assertThat(row(rows, "koala.job.rollbacks", null).value()).isEqualTo(2);
-    assertThat(row(rows, "koala.job.rollbacks", null).kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(row(rows, "koala.job.rollbacks", null).kind()).isEqualTo(MeterRows.Kind.COUNTER);
     assertThat(row(rows, "koala.job.reconfiguration.active", null).value()).isEqualTo(1);
-    MetricRows.Row eta = row(rows, "koala.job.reconfiguration.eta.seconds", null);
+    MeterRows.Value eta = row(rows, "koala.job.reconfiguration.eta.seconds", null);
     assertThat(eta.value()).isEqualTo(2.5);
     assertThat(eta.tags()).containsEntry("operator", "count").containsEntry("phase", "DRAINING");
     assertThat(row(rows, "koala.job.reconfiguration.holder.bytes", null).value()).isEqualTo(5_000);
@@ -108,9 +133,11 @@ class MetricRowsTest {
         .isEqualTo(1.5);
     assertThat(row(rows, "koala.job.checkpoint.last.bytes", null).value()).isEqualTo(64_000);
 
-    MetricRows.Row in = row(rows, "koala.task.records.in", "count#1");
+    MeterRows.Value in = row(rows, "koala.task.records.in", "count#1");
     assertThat(in.value()).isEqualTo(500);
-    assertThat(in.kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(in.kind())
+        .as("a task's total restarts with it")
+        .isEqualTo(MeterRows.Kind.RUN_COUNTER);
     assertThat(in.tags())
         .containsEntry("job", "orders")
         .containsEntry("operator", "count")
@@ -124,15 +151,10 @@ class MetricRowsTest {
             r ->
                 r.name().equals("koala.task.watermark.lag.seconds")
                     && "count#1".equals(r.tags().get("task")));
-    List<MetricRows.Row> latency =
-        rows.stream()
-            .filter(r -> r.name().equals("koala.task.batch.latency.seconds"))
-            .filter(r -> "count#0".equals(r.tags().get("task")))
-            .toList();
-    assertThat(latency)
-        .extracting(r -> r.tags().get("quantile"))
-        .containsExactly("0.5", "0.99", "1.0");
-    assertThat(latency.get(2).value()).isBetween(0.0079, 0.0081);
+    MeterRows.Latencies latency = latencies(rows, "koala.task.batch.latency", "count#0");
+    assertThat(latency.nanos().getTotalCount()).isEqualTo(2);
+    assertThat(latency.nanos().getMaxValue()).isBetween(7_900_000L, 8_100_000L);
+    assertThat(latency.tags()).containsEntry("worker", "pekko://koala@a:1");
   }
 
   @Test
@@ -148,8 +170,8 @@ class MetricRowsTest {
             0,
             CheckpointStats.NONE,
             null);
-    List<MetricRows.Row> rows = MetricRows.of(m, List.of("pekko://koala@a:1"));
-    List<MetricRows.Row> stalls =
+    List<MeterRows.Row> rows = MeterRows.of(m, List.of("pekko://koala@a:1")).rows();
+    List<MeterRows.Row> stalls =
         rows.stream().filter(r -> r.name().equals("koala.task.stall.seconds")).toList();
     assertThat(stalls)
         .extracting(r -> r.tags().get("reason"))
@@ -161,15 +183,14 @@ class MetricRowsTest {
             "blocked_output",
             "alignment",
             "sink_busy");
-    assertThat(stalls.get(0).value()).isEqualTo(1.5);
-    assertThat(stalls.get(4).value()).isEqualTo(0.25);
-    assertThat(stalls.get(0).kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(stalls)
+        .extracting(r -> ((MeterRows.Value) r).value())
+        .containsExactly(1.5, 0.0, 0.0, 0.0, 0.25, 0.0, 0.0);
+    assertThat(((MeterRows.Value) stalls.get(0)).kind()).isEqualTo(MeterRows.Kind.RUN_COUNTER);
     assertThat(row(rows, "koala.task.hold.seconds", "count#0").value()).isEqualTo(2.0);
-    List<MetricRows.Row> trips =
-        rows.stream().filter(r -> r.name().equals("koala.task.fetch.round.trip.seconds")).toList();
-    assertThat(trips).allMatch(r -> "1".equals(r.tags().get("holder")));
-    assertThat(trips).extracting(r -> r.tags().get("quantile")).containsExactly("0.5", "0.99");
-    assertThat(trips.get(1).value()).isBetween(0.0079, 0.0081);
+    MeterRows.Latencies trips = latencies(rows, "koala.task.fetch.round.trip", "count#0");
+    assertThat(trips.nanos().getTotalCount()).as("both holders' round trips").isEqualTo(4);
+    assertThat(trips.tags()).doesNotContainKey("holder");
     assertThat(row(rows, "koala.task.releases.sent", "count#0").value()).isEqualTo(10);
     assertThat(row(rows, "koala.task.release.messages.sent", "count#0").value()).isEqualTo(2);
   }
@@ -192,14 +213,17 @@ class MetricRowsTest {
             0,
             CheckpointStats.NONE,
             null);
-    List<MetricRows.Row> rows = MetricRows.of(m, List.of("pekko://koala@a:1"));
+    List<MeterRows.Row> rows = MeterRows.of(m, List.of("pekko://koala@a:1")).rows();
 
-    List<MetricRows.Row> in =
-        rows.stream().filter(r -> r.name().equals("koala.operator.records.in")).toList();
+    List<MeterRows.Value> in =
+        rows.stream()
+            .filter(r -> r.name().equals("koala.operator.records.in"))
+            .map(MeterRows.Value.class::cast)
+            .toList();
     assertThat(in)
-        .extracting(r -> r.tags().get("operator"), MetricRows.Row::value)
+        .extracting(r -> r.tags().get("operator"), MeterRows.Value::value)
         .containsExactly(tuple("count", 1_000.0), tuple("out", 900.0));
-    assertThat(in.get(1).kind()).isEqualTo(MetricRows.Kind.COUNTER);
+    assertThat(in.get(1).kind()).isEqualTo(MeterRows.Kind.RUN_COUNTER);
     assertThat(in.get(1).tags())
         .containsExactly(
             entry("job", "orders"),
@@ -208,9 +232,9 @@ class MetricRowsTest {
             entry("worker", "pekko://koala@a:1"));
     assertThat(operatorRow(rows, "koala.operator.records.out", "count").value()).isEqualTo(900);
     assertThat(operatorRow(rows, "koala.operator.records.out", "out").value()).isZero();
-    MetricRows.Row rate = operatorRow(rows, "koala.operator.records.in.rate", "out");
+    MeterRows.Value rate = operatorRow(rows, "koala.operator.records.in.rate", "out");
     assertThat(rate.value()).isEqualTo(90.0);
-    assertThat(rate.kind()).isEqualTo(MetricRows.Kind.GAUGE);
+    assertThat(rate.kind()).isEqualTo(MeterRows.Kind.GAUGE);
     assertThat(operatorRow(rows, "koala.operator.late.records", "count").value()).isEqualTo(3);
     assertThat(row(rows, "koala.task.records.in", "count#0").tags())
         .as("the task's rows keep the head's name")
@@ -230,13 +254,49 @@ class MetricRowsTest {
             0,
             CheckpointStats.NONE,
             null);
-    List<MetricRows.Row> rows = MetricRows.of(m, List.of());
+    List<MeterRows.Row> rows = MeterRows.of(m, List.of()).rows();
     assertThat(row(rows, "koala.job.reconfiguration.active", null).value()).isZero();
     assertThat(rows)
-        .extracting(MetricRows.Row::name)
+        .extracting(MeterRows.Row::name)
         .doesNotContain(
             "koala.job.reconfiguration.eta.seconds",
             "koala.job.checkpoint.last.bytes",
             "koala.job.reconfiguration.last.duration.seconds");
+  }
+
+  private static ReconfigurationReport report(long epoch, String operator, String kind, long ms) {
+    return new ReconfigurationReport(
+        epoch, operator, kind, List.of(0), List.of(0, 1), List.of(3), 1, ms, 0, 0, 0, 0, 0, 0, 0);
+  }
+
+  @Test
+  void completedReconfigurationsAreAHistoryOfDurationsByOperatorAndKind() {
+    JobMetrics m =
+        new JobMetrics(
+            "orders",
+            JobStatus.RUNNING,
+            10_000,
+            List.of(),
+            List.of(
+                report(1, "count", "rescale", 1_500),
+                report(2, "join", "migrate", 700),
+                report(3, "count", "rescale", 2_500)),
+            Map.of(),
+            0,
+            CheckpointStats.NONE,
+            null);
+    List<MeterRows.Row> rows = MeterRows.of(m, List.of()).rows();
+    assertThat(rows)
+        .filteredOn(r -> r.name().equals("koala.job.reconfiguration.duration"))
+        .extracting(
+            r -> r.tags().get("operator"),
+            r -> r.tags().get("kind"),
+            r -> ((MeterRows.Durations) r).nanos())
+        .containsExactly(
+            tuple("count", "rescale", List.of(1_500_000_000L, 2_500_000_000L)),
+            tuple("join", "migrate", List.of(700_000_000L)));
+    assertThat(row(rows, "koala.job.reconfigurations", null).value()).isEqualTo(3);
+    assertThat(row(rows, "koala.job.reconfiguration.last.duration.seconds", null).value())
+        .isEqualTo(2.5);
   }
 }
