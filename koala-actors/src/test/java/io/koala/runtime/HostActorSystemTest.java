@@ -13,6 +13,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.JobStatus;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import org.apache.pekko.actor.typed.ActorSystem;
@@ -78,6 +79,30 @@ class HostActorSystemTest {
       host.terminate();
       host.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
     }
+  }
+
+  @Test
+  void theReadmeExampleStartsARuntimeInTheServicesSystem(@TempDir Path dataDir) throws Exception {
+    DataflowBuilder b = Dataflow.builder("numbers").parallelism(2);
+    b.source(SourceSpec.collection("numbers", List.of(1L, 2L, 2L)))
+        .keyBy(x -> x)
+        .count("count")
+        .sink(SinkSpec.collecting("counts"));
+    Dataflow dataflow = b.build();
+    JobStatus status;
+    // README-BEGIN
+    Config settings = ConfigFactory.load();
+    KoalaConfig koala = KoalaConfig.from(settings).withDataDir(dataDir);
+    ActorSystem<Void> system =
+        ActorSystem.create(Behaviors.empty(), "orders", KoalaRuntime.hostConfig(settings, koala));
+    try (KoalaRuntime runtime = KoalaRuntime.embeddedIn(system, koala)) {
+      status = runtime.submit(dataflow).await(Duration.ofSeconds(30));
+    }
+    // README-END
+    assertThat(status).isEqualTo(JobStatus.FINISHED);
+    assertThat(system.getWhenTerminated().toCompletableFuture().isDone()).isFalse();
+    system.terminate();
+    system.getWhenTerminated().toCompletableFuture().get(30, TimeUnit.SECONDS);
   }
 
   @Test

@@ -40,8 +40,8 @@ import org.junit.jupiter.api.Test;
  * The README's examples, compiled and run. Every Java block of the README must appear in one of the
  * regions between {@code README-BEGIN} and {@code README-END} below or in the testkit's {@code
  * ReadmeExamplesIT} (the examples of "Testing your dataflow"), the cluster's {@code
- * KoalaClusterIT}, koala-kafka's {@code KafkaSinkTest}, koala-actors' {@code StateQueryTest} or
- * koala-micrometer's {@code KoalaMetricsTest}.
+ * KoalaClusterIT}, koala-kafka's {@code KafkaSinkTest}, koala-actors' {@code StateQueryTest} and
+ * {@code HostActorSystemTest}, or koala-micrometer's {@code KoalaMetricsTest}.
  */
 class ReadmeExampleTest {
   /** The test classes holding the README's examples: this one, and the testkit's. */
@@ -52,6 +52,7 @@ class ReadmeExampleTest {
           "../koala-cluster/src/test/java/io/koala/cluster/KoalaClusterIT.java",
           "../koala-kafka/src/test/java/io/koala/kafka/KafkaSinkTest.java",
           "../koala-actors/src/test/java/io/koala/runtime/StateQueryTest.java",
+          "../koala-actors/src/test/java/io/koala/runtime/HostActorSystemTest.java",
           "../koala-micrometer/src/test/java/io/koala/micrometer/KoalaMetricsTest.java");
 
   @Test
