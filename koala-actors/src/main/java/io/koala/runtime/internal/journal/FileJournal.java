@@ -65,7 +65,7 @@ public final class FileJournal extends AsyncWriteJournal {
         for (PersistentRepr repr : CollectionConverters.asJava(write.payload())) {
           events.add(new JournalFile.Event(repr.sequenceNr(), serialization.serialize(repr).get()));
         }
-      } catch (RuntimeException e) {
+      } catch (Exception e) { // Try.get rethrows the serializer's exception, checked or not
         // rejected: not written, and the events after it in the batch are still written
         results.add(Optional.of(e));
         continue;
@@ -79,7 +79,7 @@ public final class FileJournal extends AsyncWriteJournal {
           file(e.getKey()).append(e.getValue());
         }
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // I/O, or a serializer's exception that Try.get rethrows
       return Futures.failed(e);
     }
     return Futures.successful(results);
@@ -92,7 +92,7 @@ public final class FileJournal extends AsyncWriteJournal {
         file(persistenceId).deleteTo(toSequenceNr);
       }
       return Futures.successful(null);
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // I/O, or a serializer's exception that Try.get rethrows
       return Futures.failed(e);
     }
   }
@@ -116,7 +116,7 @@ public final class FileJournal extends AsyncWriteJournal {
                         serialization.deserialize(e.payload(), PersistentRepr.class).get()));
       }
       return Futures.successful(null);
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // I/O, or a serializer's exception that Try.get rethrows
       return Futures.failed(e);
     }
   }
@@ -127,7 +127,7 @@ public final class FileJournal extends AsyncWriteJournal {
       synchronized (this) {
         return Futures.successful(file(persistenceId).highestSequenceNr());
       }
-    } catch (IOException | RuntimeException e) {
+    } catch (Exception e) { // I/O, or a serializer's exception that Try.get rethrows
       return Futures.failed(e);
     }
   }

@@ -65,9 +65,10 @@ public final class JournalConfig {
   /** The shared-database name of the embedded store (under {@code shared-databases}). */
   public static final String EMBEDDED_DATABASE = "koala-metadata";
 
-  /** The file store's plugins (config paths, defined in Koala's {@code reference.conf}). */
+  /** The file store's journal plugin (a config path, in Koala's {@code reference.conf}). */
   static final String FILE_JOURNAL_PLUGIN = "koala-file-journal";
 
+  /** The file store's snapshot plugin: Pekko's local snapshot store, in the data directory. */
   static final String FILE_SNAPSHOT_PLUGIN = "koala-file-snapshot-store";
 
   private static final String SHARED_DATABASES = "pekko-persistence-jdbc.shared-databases";
