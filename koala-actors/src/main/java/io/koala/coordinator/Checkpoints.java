@@ -21,7 +21,7 @@ import java.util.Set;
  *
  * <pre>
  *   idle --trigger--> PENDING --every snapshot and client barrier--> {@link Persist}
- *        <------ persisted: {@link CheckpointMessage.CheckpointCommitted} to every task ---+
+ *        &lt;------ persisted: {@link CheckpointMessage.CheckpointCommitted} to every task ---+
  * </pre>
  *
  * <p>A checkpoint covers every running task (through the barrier the sources emit: each reports its

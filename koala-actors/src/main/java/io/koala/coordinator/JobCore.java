@@ -31,7 +31,7 @@ import org.slf4j.LoggerFactory;
  *
  *   RUNNING --task failed / stopped / deploy failed--> stop every task; attempt + 1
  *       ^                                                  | restart-backoff
- *       +--- all tasks restored and started <-- redeploy the latest checkpoint's tasks
+ *       +--- all tasks restored and started &lt;-- redeploy the latest checkpoint's tasks
  * </pre>
  *
  * <p>The decisions live in parts named after what they decide, which this class wires together and

@@ -17,7 +17,7 @@ import java.util.List;
  *   offers wait until every task has said hello (the start position is then known);
  *   record s (from 1) -> task (s-1) mod P, its stripe index (s-1) / P;
  *   committed = min over tasks i of (committed_i * P + i)  (records up to it are all in the job);
- *   held = last - committed <= capacity.
+ *   held = last - committed &lt;= capacity.
  * </pre>
  */
 public final class IngestLedger {

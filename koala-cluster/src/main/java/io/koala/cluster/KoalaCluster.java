@@ -67,8 +67,9 @@ import org.slf4j.LoggerFactory;
  * koala.cluster.coordinator-role} (any member when empty), remembered in that journal: when its
  * node leaves or is downed, it starts again on another such member and resumes the job from the
  * journal's latest checkpoint, as after a failure. A job id then names one run: once the job has
- * ended, submitting its dataflow again fails (give it another name). With the embedded journal
- * (each node's own), a job is coordinated on the node it was submitted on and ends with it.
+ * ended, submitting its dataflow again fails (give it another name). With each node's own journal
+ * (the default {@code file} store, or {@code embedded}), a job is coordinated on the node it was
+ * submitted on and ends with it.
  */
 public final class KoalaCluster implements AutoCloseable {
   private static final Logger LOG = LoggerFactory.getLogger(KoalaCluster.class);

@@ -69,7 +69,7 @@ import org.slf4j.LoggerFactory;
  * cluster members: a node that joins comes Up and takes tasks (with {@code
  * koala.cluster.scale-on-join}), one that leaves has its tasks moved off first, one that is downed
  * has them recovered from checkpoints. A job is coordinated on the node it was submitted on (with
- * the embedded journal) and ends with it.
+ * each node's own journal, the default file store) and ends with it.
  *
  * <p>Thread-safe: the methods are synchronized, so one node starts, leaves or is downed at a time.
  * Their waits are bounded; one that runs out throws a {@link KoalaException} saying what did not

@@ -570,7 +570,7 @@ public final class ActorRuntime implements AutoCloseable {
   /**
    * Job {@code jobId}, when its coordinator runs in this runtime: for operating on it (metrics,
    * reconfigurations, checkpoints, cancellation) through this runtime's methods. The view's status
-   * and completion are not kept up to date; {@link #metrics} has the job's status.
+   * and completion are not kept up to date; {@link JobClient#metrics} has the job's status.
    */
   public java.util.Optional<JobClient> coordinated(String jobId) {
     ActorRef<JobInput> ref = hosted.get(jobId);

@@ -17,25 +17,31 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Locale;
 import java.util.Map;
+import java.util.function.Predicate;
 
 /**
  * The validated {@code koala.journal} configuration and the Pekko configuration it implies for the
  * checkpoint-metadata journal (DESIGN §8).
  *
- * <p>With {@code koala.journal.store = embedded} (the default) the journal and snapshot plugins
- * (pekko-persistence-jdbc) share one connection pool to an H2 database in file mode under {@code
- * <data-dir>/metadata}: no server, one database per data directory, so two ActorSystems with
- * different data directories in one JVM never share it, and a system restarted on the same
- * directory sees the previous journal. {@link #createSchema()} creates the plugin's tables on first
- * start. With {@code store = jdbc} the application configures the plugins itself (PostgreSQL for a
- * multi-node deployment, see {@code docs/checkpoint-metadata.md}) and creates their schema.
+ * <p>With {@code koala.journal.store = file} (the default) the journal is Koala's {@link
+ * FileJournal} under {@code <data-dir>/metadata/journal} and the snapshots Pekko's local snapshot
+ * store under {@code <data-dir>/metadata/snapshots}: no database, one journal per data directory,
+ * so two ActorSystems with different data directories in one JVM never share it, and a system
+ * restarted on the same directory sees the previous journal. The other two stores run on
+ * pekko-persistence-jdbc, which koala-actors does not bring: the application adds it (and its
+ * database's driver). With {@code store = embedded} the journal and snapshot plugins share one
+ * connection pool to an H2 database in file mode under {@code <data-dir>/metadata}, whose tables
+ * {@link #createSchema()} creates on first start. With {@code store = jdbc} the application
+ * configures the plugins itself (PostgreSQL for a multi-node deployment, see {@code
+ * docs/checkpoint-metadata.md}) and creates their schema.
  *
  * <p>Start-up sequence:
  *
  * <pre>{@code
  * JournalConfig journal = JournalConfig.from(config, dataDir); // validates, names bad paths
- * journal.createSchema();                                       // embedded: tables if missing
+ * journal.createSchema();                                       // embedded: H2 tables if missing
  * ActorSystem.create(guardian, name, journal.pekkoConfig().withFallback(config));
  * context.spawn(JobJournal.create(jobId, journal.settings()), "journal");
  * }</pre>
@@ -43,37 +49,68 @@ import java.util.Map;
 public final class JournalConfig {
   /** Where the journal is stored. */
   public enum Store {
+    /** Koala's {@link FileJournal} and Pekko's local snapshot store under the data directory. */
+    FILE,
     /** H2 in file mode under the data directory, configured and created by Koala. */
     EMBEDDED,
     /** pekko-persistence-jdbc as the application configures it (for example PostgreSQL). */
-    JDBC
+    JDBC;
+
+    /** Its value of {@code koala.journal.store}. */
+    public String configName() {
+      return name().toLowerCase(Locale.ROOT);
+    }
   }
 
   /** The shared-database name of the embedded store (under {@code shared-databases}). */
   public static final String EMBEDDED_DATABASE = "koala-metadata";
 
+  /** The file store's journal plugin (a config path, in Koala's {@code reference.conf}). */
+  static final String FILE_JOURNAL_PLUGIN = "koala-file-journal";
+
+  /** The file store's snapshot plugin: Pekko's local snapshot store, in the data directory. */
+  static final String FILE_SNAPSHOT_PLUGIN = "koala-file-snapshot-store";
+
   private static final String SHARED_DATABASES = "pekko-persistence-jdbc.shared-databases";
   private static final String H2_SCHEMA = "schema/h2/h2-create-schema.sql";
+  private static final String JDBC_PLUGIN_CLASS =
+      "org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal";
+  private static final String H2_DRIVER_CLASS = "org.h2.Driver";
 
   private final Store store;
   private final JournalSettings settings;
-  private final Path databaseDir;
+  private final Path metadataDir;
   private final int connections;
 
-  private JournalConfig(Config config, Path dataDir) {
+  private JournalConfig(Config config, Path dataDir, Predicate<String> onClasspath) {
     String storeName = string(config, "koala.journal.store");
     this.store =
         switch (storeName) {
+          case "file" -> Store.FILE;
           case "embedded" -> Store.EMBEDDED;
           case "jdbc" -> Store.JDBC;
           default ->
               throw new ConfigurationException(
                   "koala.journal.store = \""
                       + storeName
-                      + "\" is invalid; allowed: \"embedded\", \"jdbc\"");
+                      + "\" is invalid; allowed: \"file\", \"embedded\", \"jdbc\"");
         };
-    String journalPlugin = string(config, "koala.journal.journal-plugin");
-    String snapshotPlugin = string(config, "koala.journal.snapshot-plugin");
+    if (store != Store.FILE) {
+      requireClass(onClasspath, JDBC_PLUGIN_CLASS, "org.apache.pekko:pekko-persistence-jdbc_2.13");
+    }
+    if (store == Store.EMBEDDED) {
+      requireClass(onClasspath, H2_DRIVER_CLASS, "com.h2database:h2");
+    }
+    String journalPlugin =
+        pluginOrDefault(
+            config,
+            "koala.journal.journal-plugin",
+            store == Store.FILE ? FILE_JOURNAL_PLUGIN : "jdbc-journal");
+    String snapshotPlugin =
+        pluginOrDefault(
+            config,
+            "koala.journal.snapshot-plugin",
+            store == Store.FILE ? FILE_SNAPSHOT_PLUGIN : "jdbc-snapshot-store");
     Duration minBackoff = duration(config, "koala.journal.restart.min-backoff");
     Duration maxBackoff = duration(config, "koala.journal.restart.max-backoff");
     if (maxBackoff.compareTo(minBackoff) < 0) {
@@ -96,22 +133,22 @@ public final class JournalConfig {
     this.connections = intIn(config, "koala.journal.embedded.connections", 1, 64);
     requirePlugin(config, journalPlugin, "koala.journal.journal-plugin");
     requirePlugin(config, snapshotPlugin, "koala.journal.snapshot-plugin");
-    if (store == Store.EMBEDDED) {
+    if (store == Store.JDBC) {
+      this.metadataDir = null;
+      requireDatabase(config, journalPlugin);
+      requireDatabase(config, snapshotPlugin);
+    } else {
       if (dataDir == null) {
         throw new ConfigurationException(
-            "koala.journal.store = \"embedded\" needs a data directory (koala.data-dir)");
+            "koala.journal.store = \"" + storeName + "\" needs a data directory (koala.data-dir)");
       }
-      this.databaseDir = dataDir.toAbsolutePath().normalize().resolve("metadata");
-      if (databaseDir.toString().contains(";")) {
+      this.metadataDir = dataDir.toAbsolutePath().normalize().resolve("metadata");
+      if (store == Store.EMBEDDED && metadataDir.toString().contains(";")) {
         throw new ConfigurationException(
             "koala.data-dir must not contain ';' with koala.journal.store = \"embedded\" (it"
                 + " would end the H2 database URL): "
-                + databaseDir);
+                + metadataDir);
       }
-    } else {
-      this.databaseDir = null;
-      requireDatabase(config, journalPlugin);
-      requireDatabase(config, snapshotPlugin);
     }
   }
 
@@ -119,13 +156,19 @@ public final class JournalConfig {
    * Reads and validates {@code koala.journal} from {@code config} (Koala's and the plugins'
    * defaults fill what it lacks).
    *
-   * @param dataDir the runtime's data directory; the embedded database lives in its {@code
-   *     metadata} subdirectory (may be {@code null} with {@code store = jdbc})
-   * @throws ConfigurationException naming the first invalid path
+   * @param dataDir the runtime's data directory; the file journal or the embedded database lives in
+   *     its {@code metadata} subdirectory (may be {@code null} with {@code store = jdbc})
+   * @throws ConfigurationException naming the first invalid path, or the artifact to add when the
+   *     store needs pekko-persistence-jdbc or H2 and the classpath lacks it
    */
   public static JournalConfig from(Config config, Path dataDir) {
+    return from(config, dataDir, JournalConfig::loadable);
+  }
+
+  /** {@link #from(Config, Path)}, with {@code onClasspath} telling whether a class is there. */
+  static JournalConfig from(Config config, Path dataDir, Predicate<String> onClasspath) {
     return new JournalConfig(
-        config.withFallback(ConfigFactory.defaultReference()).resolve(), dataDir);
+        config.withFallback(ConfigFactory.defaultReference()).resolve(), dataDir, onClasspath);
   }
 
   public Store store() {
@@ -140,7 +183,19 @@ public final class JournalConfig {
   /** The directory of the embedded database. */
   public Path databaseDir() {
     requireEmbedded();
-    return databaseDir;
+    return metadataDir;
+  }
+
+  /** The directory of the file store's journal files. */
+  public Path journalDir() {
+    requireStore(Store.FILE);
+    return metadataDir.resolve("journal");
+  }
+
+  /** The directory of the file store's snapshots. */
+  public Path snapshotDir() {
+    requireStore(Store.FILE);
+    return metadataDir.resolve("snapshots");
   }
 
   /**
@@ -151,17 +206,26 @@ public final class JournalConfig {
    */
   public String jdbcUrl() {
     requireEmbedded();
-    return "jdbc:h2:file:" + databaseDir.resolve("koala") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
+    return "jdbc:h2:file:" + metadataDir.resolve("koala") + ";DB_CLOSE_ON_EXIT=FALSE;WRITE_DELAY=0";
   }
 
   /**
-   * The Pekko settings to lay over the ActorSystem's configuration: with the embedded store, the
-   * plugins' shared H2 database; with {@code jdbc}, nothing (the application's configuration holds
-   * it all).
+   * The Pekko settings to lay over the ActorSystem's configuration: with the file store, the
+   * plugins' directories; with the embedded store, the plugins' shared H2 database; with {@code
+   * jdbc}, nothing (the application's configuration holds it all).
    */
   public Config pekkoConfig() {
     if (store == Store.JDBC) {
       return ConfigFactory.empty();
+    }
+    if (store == Store.FILE) {
+      return ConfigFactory.empty()
+          .withValue(
+              settings.journalPluginId() + ".dir",
+              ConfigValueFactory.fromAnyRef(journalDir().toString()))
+          .withValue(
+              settings.snapshotPluginId() + ".dir",
+              ConfigValueFactory.fromAnyRef(snapshotDir().toString()));
     }
     Config reference = ConfigFactory.defaultReference();
     Config db =
@@ -199,20 +263,21 @@ public final class JournalConfig {
 
   /**
    * With the embedded store, creates the database and the plugin's tables (its own H2 script) if
-   * they do not exist yet; idempotent. Call it before the ActorSystem starts. With {@code jdbc} it
-   * does nothing: the schema there is the operator's.
+   * they do not exist yet; idempotent. Call it before the ActorSystem starts. With {@code file} it
+   * does nothing (the plugins create their files as they write); with {@code jdbc} neither: the
+   * schema there is the operator's.
    *
    * @return whether anything was created
    * @throws StoreException when the database cannot be opened or the script fails
    */
   public boolean createSchema() {
-    if (store == Store.JDBC) {
+    if (store != Store.EMBEDDED) {
       return false;
     }
     try {
-      Files.createDirectories(databaseDir);
+      Files.createDirectories(metadataDir);
     } catch (IOException e) {
-      throw new StoreException("cannot create the journal directory " + databaseDir, e);
+      throw new StoreException("cannot create the journal directory " + metadataDir, e);
     }
     synchronized (JournalConfig.class) {
       try (Connection c = DriverManager.getConnection(jdbcUrl(), "sa", "")) {
@@ -236,9 +301,7 @@ public final class JournalConfig {
 
   /** The plugin's H2 DDL, made idempotent (its one index lacks {@code IF NOT EXISTS}). */
   private static String h2Script() {
-    ClassLoader loader =
-        org.apache.pekko.persistence.jdbc.journal.JdbcAsyncWriteJournal.class.getClassLoader();
-    try (InputStream in = loader.getResourceAsStream(H2_SCHEMA)) {
+    try (InputStream in = JournalConfig.class.getClassLoader().getResourceAsStream(H2_SCHEMA)) {
       if (in == null) {
         throw new StoreException(H2_SCHEMA + " not found with pekko-persistence-jdbc");
       }
@@ -256,12 +319,51 @@ public final class JournalConfig {
   }
 
   private void requireEmbedded() {
-    if (store != Store.EMBEDDED) {
-      throw new IllegalStateException("koala.journal.store is \"jdbc\", not \"embedded\"");
+    requireStore(Store.EMBEDDED);
+  }
+
+  private void requireStore(Store expected) {
+    if (store != expected) {
+      throw new IllegalStateException(
+          "koala.journal.store is \""
+              + store.configName()
+              + "\", not \""
+              + expected.configName()
+              + "\"");
     }
   }
 
   // ------------------------------------------------------------------ validation
+
+  private static boolean loadable(String className) {
+    try {
+      Class.forName(className, false, JournalConfig.class.getClassLoader());
+      return true;
+    } catch (ClassNotFoundException | LinkageError e) {
+      return false;
+    }
+  }
+
+  /** A store that needs a library koala-actors does not bring names the artifact to add. */
+  private void requireClass(Predicate<String> onClasspath, String className, String artifact) {
+    if (!onClasspath.test(className)) {
+      throw new ConfigurationException(
+          "koala.journal.store = \""
+              + store.configName()
+              + "\" needs "
+              + artifact
+              + " on the classpath ("
+              + className
+              + " is missing): add it to the application's dependencies, at the version"
+              + " docs/checkpoint-metadata.md names, or use koala.journal.store = \"file\"");
+    }
+  }
+
+  /** A plugin path, or {@code fallback} (the store's own plugin) when the setting is empty. */
+  private static String pluginOrDefault(Config config, String setting, String fallback) {
+    String plugin = string(config, setting);
+    return plugin.isBlank() ? fallback : plugin;
+  }
 
   private static void requirePlugin(Config config, String plugin, String setting) {
     if (!config.hasPath(plugin + ".class")) {

@@ -1,9 +1,11 @@
 /**
  * The durable checkpoint-metadata journal of a job (DESIGN §8): {@link
  * io.koala.runtime.internal.journal.JobJournal}, an event-sourced actor per job on Pekko
- * Persistence, and {@link io.koala.runtime.internal.journal.JournalConfig}, which sets up its store
- * (pekko-persistence-jdbc on an embedded H2 database in file mode by default, or on PostgreSQL).
- * The journal knows nothing of checkpoints beyond their ids: it keeps the coordinator's encoded
- * metadata as opaque bytes. Not API: anything here may change.
+ * Persistence, {@link io.koala.runtime.internal.journal.JournalConfig}, which sets up its store,
+ * and {@link io.koala.runtime.internal.journal.FileJournal}, the default store's journal plugin
+ * (files under the data directory; the other stores run on pekko-persistence-jdbc, on H2 or
+ * PostgreSQL, which the application adds). The journal knows nothing of checkpoints beyond their
+ * ids: it keeps the coordinator's encoded metadata as opaque bytes. Not API: anything here may
+ * change.
  */
 package io.koala.runtime.internal.journal;

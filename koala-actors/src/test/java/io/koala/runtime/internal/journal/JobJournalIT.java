@@ -14,11 +14,6 @@ import io.koala.runtime.internal.journal.JobJournal.RequestAck;
 import io.koala.runtime.internal.journal.JobJournal.RequestDone;
 import io.koala.runtime.internal.journal.JobJournal.RequestDoneAck;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
@@ -32,11 +27,12 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * The journal on its embedded store (pekko-persistence-jdbc on H2 in file mode): what one
- * ActorSystem records, the next one on the same data directory recovers; two data directories are
- * two databases. Every message crosses Koala's serializer ({@code serialize-messages = on}).
+ * The journal on a store under the data directory (each subclass runs these tests on one: {@link
+ * FileJobJournalIT}, {@link EmbeddedJobJournalIT}): what one ActorSystem records, the next one on
+ * the same data directory recovers; two data directories are two journals. Every message crosses
+ * Koala's serializer ({@code serialize-messages = on}).
  */
-class JobJournalIT {
+abstract class JobJournalIT {
   private static final Duration TIMEOUT = Duration.ofSeconds(10);
 
   @TempDir Path dir;
@@ -51,9 +47,22 @@ class JobJournalIT {
 
   // ------------------------------------------------------------------ harness
 
-  /** A system on {@code dataDir} with the embedded journal, its schema created first. */
+  /** The {@code koala.journal.store} these tests run on. */
+  abstract JournalConfig.Store store();
+
+  /**
+   * The sequence numbers of {@code jobId}'s events still stored (deleted ones are gone), read while
+   * the journal is idle.
+   */
+  abstract List<Long> storedEvents(JournalConfig journal, String jobId);
+
+  /** A system on {@code dataDir} with the journal on {@link #store()}, its schema created first. */
   private Node start(Path dataDir, String overrides) {
-    Config app = ConfigFactory.parseString(overrides).withFallback(ConfigFactory.load());
+    Config app =
+        ConfigFactory.parseString(overrides)
+            .withFallback(
+                ConfigFactory.parseString("koala.journal.store = " + store().configName()))
+            .withFallback(ConfigFactory.load());
     JournalConfig journal = JournalConfig.from(app, dataDir);
     journal.createSchema();
     ActorTestKit kit =
@@ -125,26 +134,6 @@ class JobJournalIT {
       b[i] = (byte) (id * 31 + i);
     }
     return b;
-  }
-
-  /** Rows of {@code jobId}'s events still in the embedded database (deleted ones are gone). */
-  static List<Long> storedEvents(JournalConfig journal, String jobId) {
-    try (Connection c = DriverManager.getConnection(journal.jdbcUrl(), "sa", "");
-        PreparedStatement s =
-            c.prepareStatement(
-                "SELECT \"sequence_number\" FROM \"event_journal\" WHERE \"persistence_id\" = ?"
-                    + " AND NOT \"deleted\" ORDER BY 1")) {
-      s.setString(1, JobJournal.persistenceIdOf(jobId).id());
-      List<Long> out = new ArrayList<>();
-      try (ResultSet rs = s.executeQuery()) {
-        while (rs.next()) {
-          out.add(rs.getLong(1));
-        }
-      }
-      return out;
-    } catch (SQLException e) {
-      throw new IllegalStateException(e);
-    }
   }
 
   // ------------------------------------------------------------------ tests
@@ -313,9 +302,11 @@ class JobJournalIT {
   @Test
   void measuresFirstStartAndRecordRoundTrip() {
     long t0 = System.nanoTime();
-    Config app = ConfigFactory.load();
+    Config app =
+        ConfigFactory.parseString("koala.journal.store = " + store().configName())
+            .withFallback(ConfigFactory.load());
     JournalConfig journal = JournalConfig.from(app, dir);
-    assertThat(journal.createSchema()).isTrue();
+    assertThat(journal.createSchema()).isEqualTo(store() == JournalConfig.Store.EMBEDDED);
     long schema = System.nanoTime() - t0;
     ActorTestKit kit =
         ActorTestKit.create("journal", journal.pekkoConfig().withFallback(app).resolve());
@@ -334,7 +325,9 @@ class JobJournalIT {
     }
     Collections.sort(rounds);
     System.out.printf(
-        "journal timings: schema creation %.1f ms, first start to recovered %.1f ms,"
+        "journal timings ("
+            + store().configName()
+            + "): schema creation %.1f ms, first start to recovered %.1f ms,"
             + " RecordCheckpoint round trip median %.2f ms, p90 %.2f ms, max %.2f ms (n=%d)%n",
         schema / 1e6,
         firstReady / 1e6,

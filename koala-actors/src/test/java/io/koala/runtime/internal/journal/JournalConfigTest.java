@@ -38,9 +38,33 @@ class JournalConfigTest {
     return ConfigFactory.parseString(hocon);
   }
 
+  private static final Config EMBEDDED = parse("koala.journal.store = embedded");
+
   @Test
-  void theDefaultIsAnEmbeddedH2DatabaseUnderTheDataDirectory() {
+  void theDefaultIsTheFileJournalUnderTheDataDirectory() {
     JournalConfig journal = JournalConfig.from(ConfigFactory.empty(), dir);
+    assertThat(journal.store()).isEqualTo(JournalConfig.Store.FILE);
+    Path metadata = dir.toAbsolutePath().resolve("metadata");
+    assertThat(journal.journalDir()).isEqualTo(metadata.resolve("journal"));
+    assertThat(journal.snapshotDir()).isEqualTo(metadata.resolve("snapshots"));
+    assertThat(journal.settings().journalPluginId()).isEqualTo("koala-file-journal");
+    assertThat(journal.settings().snapshotPluginId()).isEqualTo("koala-file-snapshot-store");
+    Config pekko = journal.pekkoConfig().withFallback(ConfigFactory.load()).resolve();
+    assertThat(pekko.getString("koala-file-journal.class")).isEqualTo(FileJournal.class.getName());
+    assertThat(pekko.getString("koala-file-journal.dir"))
+        .isEqualTo(journal.journalDir().toString());
+    // Pekko's local snapshot store, in the data directory
+    assertThat(pekko.getString("koala-file-snapshot-store.class"))
+        .isEqualTo(pekko.getString("pekko.persistence.snapshot-store.local.class"));
+    assertThat(pekko.getString("koala-file-snapshot-store.dir"))
+        .isEqualTo(journal.snapshotDir().toString());
+    assertThat(journal.createSchema()).isFalse();
+    assertThat(journal.settings().snapshotEvery()).isEqualTo(100);
+  }
+
+  @Test
+  void theEmbeddedStoreIsAnH2DatabaseUnderTheDataDirectory() {
+    JournalConfig journal = JournalConfig.from(EMBEDDED, dir);
     assertThat(journal.store()).isEqualTo(JournalConfig.Store.EMBEDDED);
     assertThat(journal.databaseDir()).isEqualTo(dir.toAbsolutePath().resolve("metadata"));
     assertThat(journal.jdbcUrl()).startsWith("jdbc:h2:file:" + dir.toAbsolutePath());
@@ -57,8 +81,36 @@ class JournalConfigTest {
 
   @Test
   void twoDataDirectoriesMeanTwoDatabases() {
-    assertThat(JournalConfig.from(ConfigFactory.empty(), dir.resolve("a")).jdbcUrl())
-        .isNotEqualTo(JournalConfig.from(ConfigFactory.empty(), dir.resolve("b")).jdbcUrl());
+    assertThat(JournalConfig.from(EMBEDDED, dir.resolve("a")).jdbcUrl())
+        .isNotEqualTo(JournalConfig.from(EMBEDDED, dir.resolve("b")).jdbcUrl());
+  }
+
+  @Test
+  void aStoreOnPekkoPersistenceJdbcNamesTheArtifactsMissingFromTheClasspath() {
+    // koala-actors does not bring them: without them, each store names what to add
+    assertThatThrownBy(() -> JournalConfig.from(EMBEDDED, dir, className -> false))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.journal.store = \"embedded\"")
+        .hasMessageContaining("org.apache.pekko:pekko-persistence-jdbc_2.13")
+        .hasMessageContaining("docs/checkpoint-metadata.md");
+    assertThatThrownBy(
+            () ->
+                JournalConfig.from(EMBEDDED, dir, className -> !className.equals("org.h2.Driver")))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("com.h2database:h2");
+    assertThatThrownBy(() -> JournalConfig.from(parse(POSTGRES), null, className -> false))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.journal.store = \"jdbc\"")
+        .hasMessageContaining("org.apache.pekko:pekko-persistence-jdbc_2.13");
+    // the file store needs neither
+    assertThat(JournalConfig.from(ConfigFactory.empty(), dir, className -> false).store())
+        .isEqualTo(JournalConfig.Store.FILE);
+    // and the jdbc store needs no H2
+    assertThat(
+            JournalConfig.from(
+                    parse(POSTGRES), null, className -> !className.equals("org.h2.Driver"))
+                .store())
+        .isEqualTo(JournalConfig.Store.JDBC);
   }
 
   @Test
@@ -66,7 +118,7 @@ class JournalConfigTest {
     assertThatThrownBy(() -> JournalConfig.from(parse("koala.journal.store = mysql"), dir))
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("koala.journal.store")
-        .hasMessageContaining("\"embedded\", \"jdbc\"");
+        .hasMessageContaining("\"file\", \"embedded\", \"jdbc\"");
     assertThatThrownBy(() -> JournalConfig.from(parse("koala.journal.snapshot-every = 0"), dir))
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("koala.journal.snapshot-every");
