@@ -1,11 +1,8 @@
 package io.koala.job;
 
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.TaskId;
-import io.koala.protocol.KoalaMessage;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,8 +33,7 @@ public record JobMetrics(
     Map<TaskId, Integer> placement,
     int rollbacks,
     CheckpointStats checkpoints,
-    ReconfigurationProgress reconfiguring)
-    implements KoalaMessage {
+    ReconfigurationProgress reconfiguring) {
 
   public JobMetrics {
     java.util.Objects.requireNonNull(checkpoints, "checkpoints");

@@ -1,7 +1,5 @@
 package io.koala.job;
 
-import io.koala.protocol.KoalaMessage;
-
 /**
  * The reconfiguration a job is running now (one at a time, DESIGN §6), as of a metrics snapshot.
  *
@@ -25,5 +23,4 @@ public record ReconfigurationProgress(
     long startedMillis,
     int queued,
     long holderBytes,
-    double etaSeconds)
-    implements KoalaMessage {}
+    double etaSeconds) {}

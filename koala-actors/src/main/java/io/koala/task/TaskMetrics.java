@@ -1,11 +1,11 @@
 package io.koala.task;
 
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;

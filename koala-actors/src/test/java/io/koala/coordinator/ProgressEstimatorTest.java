@@ -4,10 +4,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.coordinator.EpochDriver.Phase;
 import io.koala.job.ReconfigurationProgress;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Set;
 import org.HdrHistogram.Histogram;

@@ -6,7 +6,7 @@ import io.koala.connector.Json;
 import io.koala.job.JobMetrics;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
-import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.JobClient;

@@ -6,8 +6,10 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.typesafe.config.Config;
 import io.koala.coordinator.Change;
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
@@ -15,12 +17,10 @@ import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Idle;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.Watermark;
 import io.koala.runtime.ConfigurationException;
@@ -178,8 +178,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.ServiceWrite.class,
         StateMessage.WriteBarrier.class,
         StateMessage.ServiceFailed.class,
-        io.koala.protocol.StatePlaneStats.class,
-        io.koala.protocol.StatePlaneStats.Stall.class,
+        io.koala.job.StatePlaneStats.class,
+        io.koala.job.StatePlaneStats.Stall.class,
         io.koala.protocol.IngestMessage.Attach.class,
         io.koala.protocol.IngestMessage.Batch.class,
         io.koala.protocol.IngestMessage.End.class,

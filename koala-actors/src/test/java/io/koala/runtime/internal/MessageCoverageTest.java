@@ -9,10 +9,17 @@ import com.tngtech.archunit.core.importer.ClassFileImporter;
 import com.tngtech.archunit.core.importer.ImportOption;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
+import io.koala.coordinator.JobInput;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.deploy.DeploymentPlan;
 import io.koala.function.KeyValue;
+import io.koala.job.CheckpointStats;
+import io.koala.job.ErrorInfo;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
@@ -21,12 +28,9 @@ import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.serialization.TypeRegistry;
 import io.koala.task.TaskTimer;
@@ -89,9 +93,17 @@ class MessageCoverageTest {
     return out;
   }
 
+  /**
+   * API values that travel as whole messages although they are no {@link KoalaMessage} (an internal
+   * type): {@code reference.conf} binds each to Koala's serializer by name.
+   */
+  static final List<Class<?>> BOUND_API_VALUES =
+      List.of(JobMetrics.class, TaskMetricsSnapshot.class);
+
   static Stream<Class<?>> messageClasses() {
     List<Class<?>> all = new ArrayList<>(concreteImplementationsOf(KoalaMessage.class));
     all.addAll(concreteImplementationsOf(ChannelItem.class));
+    all.addAll(BOUND_API_VALUES);
     return all.stream();
   }
 
@@ -104,8 +116,8 @@ class MessageCoverageTest {
             Credit.class,
             TaskSetup.class,
             TaskSetup.InputSpec.class,
-            ErrorInfo.class,
             TaskMetricsSnapshot.class,
+            JobMetrics.class,
             RecordBatch.class,
             EndOfChannel.class,
             TaskActor.Start.class,
@@ -213,16 +225,30 @@ class MessageCoverageTest {
 
   @Test
   void errorInfoRoundTrips() {
-    ErrorInfo e =
-        ErrorInfo.of(
-            "count",
-            new TaskId(new OperatorId("count"), 1),
-            "some-key",
-            new IllegalStateException("boom"));
-    assertThat(roundTrip(e)).isEqualTo(e);
+    TaskId task = new TaskId(new OperatorId("count"), 1);
+    ErrorInfo e = ErrorInfo.of("count", task, "some-key", new IllegalStateException("boom"));
+    JobInput.TaskFailed failed = new JobInput.TaskFailed(task, e);
+    assertThat(roundTrip(failed)).isEqualTo(failed);
     ErrorInfo noKey =
         ErrorInfo.of("src", new TaskId(new OperatorId("src"), 0), null, new RuntimeException());
-    assertThat(roundTrip(noKey)).isEqualTo(noKey);
+    JobInput.DeployFailed deploy = new JobInput.DeployFailed(1, noKey);
+    assertThat(roundTrip(deploy)).isEqualTo(deploy);
+  }
+
+  @Test
+  void theApiValuesBoundToTheSerializerRoundTripWhole() {
+    JobMetrics m =
+        new JobMetrics(
+            "job-1",
+            JobStatus.RUNNING,
+            5,
+            List.of(),
+            List.of(),
+            Map.of(new TaskId(new OperatorId("count"), 0), 1),
+            0,
+            CheckpointStats.NONE,
+            null);
+    assertThat(roundTrip(m)).isEqualTo(m);
   }
 
   @Test

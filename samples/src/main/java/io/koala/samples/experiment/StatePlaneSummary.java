@@ -1,10 +1,10 @@
 package io.koala.samples.experiment;
 
 import io.koala.job.JobMetrics;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.Map;

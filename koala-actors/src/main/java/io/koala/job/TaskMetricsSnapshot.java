@@ -1,4 +1,4 @@
-package io.koala.protocol;
+package io.koala.job;
 
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
@@ -42,8 +42,7 @@ public record TaskMetricsSnapshot(
     long lateRecords,
     Reconfiguration reconfiguration,
     StatePlaneStats statePlane,
-    List<OperatorCounts> operators)
-    implements KoalaMessage {
+    List<OperatorCounts> operators) {
 
   public TaskMetricsSnapshot {
     operators = List.copyOf(operators);
@@ -94,8 +93,7 @@ public record TaskMetricsSnapshot(
       long recordsIn,
       long recordsOut,
       double recordsInPerSecond,
-      long lateRecords)
-      implements KoalaMessage {
+      long lateRecords) {
     public OperatorCounts {
       Objects.requireNonNull(operator, "operator");
     }
@@ -120,7 +118,7 @@ public record TaskMetricsSnapshot(
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
    * @param waitingBytes what the records the task keeps waiting now (parked, and held for a peer
-   *     marker) count for against its budget, {@link ChannelSettings#maxWaitingBytes}
+   *     marker) count for against its budget, {@code koala.channel.max-waiting-bytes}
    * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
    *     keys known to be local in moved buckets (the exact entries are in the store)
    * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
@@ -138,8 +136,7 @@ public record TaskMetricsSnapshot(
       long waitingBytes,
       long lookupTableBytes,
       long keysDrained,
-      long piggybackedKeys)
-      implements KoalaMessage {
+      long piggybackedKeys) {
     /** Nothing reconfigured. */
     public static final Reconfiguration NONE =
         new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);

@@ -1,4 +1,4 @@
-package io.koala.protocol;
+package io.koala.job;
 
 import java.nio.ByteBuffer;
 import java.util.Map;
@@ -26,8 +26,7 @@ public record StatePlaneStats(
     long releasesSent,
     long releaseMessagesSent,
     long releasesApplied,
-    long releaseApplyNanos)
-    implements KoalaMessage {
+    long releaseApplyNanos) {
 
   /** Why a task's loop stopped while it had work queued. */
   public enum Stall {
