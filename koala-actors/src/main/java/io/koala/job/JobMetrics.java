@@ -8,7 +8,6 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.HdrHistogram.Histogram;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
@@ -133,12 +132,9 @@ public record JobMetrics(
   }
 
   /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */
-  public Histogram batchLatency(String operator) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    for (TaskMetricsSnapshot t : tasksOf(operator)) {
-      h.add(t.latencyHistogram());
-    }
-    return h;
+  public LatencyHistogram batchLatency(String operator) {
+    return LatencyHistogram.sum(
+        tasksOf(operator).stream().map(TaskMetricsSnapshot::batchLatency).toList());
   }
 
   /**
@@ -159,15 +155,11 @@ public record JobMetrics(
    * Round trips of the fetches the tasks of {@code operator} sent, from sending a request to
    * running its reply, in nanoseconds, over every holder.
    */
-  public Histogram fetchRoundTrips(String operator) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    for (TaskMetricsSnapshot t : tasksOf(operator)) {
-      StatePlaneStats sp = t.statePlane();
-      for (int holder : sp.fetchRoundTrips().keySet()) {
-        h.add(sp.fetchRoundTrips(holder));
-      }
-    }
-    return h;
+  public LatencyHistogram fetchRoundTrips(String operator) {
+    return LatencyHistogram.sum(
+        tasksOf(operator).stream()
+            .flatMap(t -> t.statePlane().fetchRoundTrips().values().stream())
+            .toList());
   }
 
   /** Records available at the sources but not yet read. */

@@ -1,9 +1,6 @@
 package io.koala.job;
 
-import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.zip.DataFormatException;
-import org.HdrHistogram.Histogram;
 
 /**
  * Where one task's time went while it waited (its processing loop stopped with work queued) and
@@ -13,7 +10,7 @@ import org.HdrHistogram.Histogram;
  * @param holdNanos time during which records were held for a sender's peer marker (§6.6); it
  *     overlaps the stalls, since other records flow meanwhile
  * @param fetchRoundTrips per holder (the task index of the operator, or a state service's number),
- *     the compressed HdrHistogram of the nanoseconds from sending a fetch to running its reply
+ *     the nanoseconds from sending a fetch to running its reply
  * @param releasesSent keys this task released at their former holders (one entry per key)
  * @param releaseMessagesSent release messages those keys went out in
  * @param releasesApplied keys whose copy this task, as a former holder, deleted on release
@@ -22,7 +19,7 @@ import org.HdrHistogram.Histogram;
 public record StatePlaneStats(
     long[] stallNanos,
     long holdNanos,
-    Map<Integer, byte[]> fetchRoundTrips,
+    Map<Integer, LatencyHistogram> fetchRoundTrips,
     long releasesSent,
     long releaseMessagesSent,
     long releasesApplied,
@@ -81,15 +78,7 @@ public record StatePlaneStats(
   }
 
   /** The fetch round trips to {@code holder} (nanoseconds); empty when none was measured. */
-  public Histogram fetchRoundTrips(int holder) {
-    byte[] encoded = fetchRoundTrips.get(holder);
-    if (encoded == null) {
-      return new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    }
-    try {
-      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(encoded), 0);
-    } catch (DataFormatException e) {
-      throw new IllegalStateException("corrupt fetch round-trip histogram of holder " + holder, e);
-    }
+  public LatencyHistogram fetchRoundTrips(int holder) {
+    return fetchRoundTrips.getOrDefault(holder, LatencyHistogram.EMPTY);
   }
 }

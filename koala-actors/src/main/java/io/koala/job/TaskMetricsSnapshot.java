@@ -2,11 +2,8 @@ package io.koala.job;
 
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
-import java.util.zip.DataFormatException;
-import org.HdrHistogram.Histogram;
 
 /**
  * Metrics of one task at one instant: the task's own, and those of each operator of its chain.
@@ -14,7 +11,7 @@ import org.HdrHistogram.Histogram;
  * @param recordsIn records consumed (read, for a source): those of the head of its chain
  * @param recordsOut records sent to downstream tasks on the chain's main output
  * @param recordsInPerSecond rate over the last full second
- * @param batchLatency compressed HdrHistogram of per-batch processing time in nanoseconds
+ * @param batchLatency per-batch processing time, in nanoseconds
  * @param lagRecords for a source: records available but not yet read
  * @param lagSeconds for a source: age of the oldest available record not yet read
  * @param backpressured whether the task is waiting for credit from downstream
@@ -32,7 +29,7 @@ public record TaskMetricsSnapshot(
     double recordsInPerSecond,
     double recordsOutPerSecond,
     long batches,
-    byte[] batchLatency,
+    LatencyHistogram batchLatency,
     long lagRecords,
     double lagSeconds,
     long stateBytes,
@@ -45,11 +42,9 @@ public record TaskMetricsSnapshot(
     List<OperatorCounts> operators) {
 
   public TaskMetricsSnapshot {
+    java.util.Objects.requireNonNull(batchLatency, "batchLatency");
     operators = List.copyOf(operators);
   }
-
-  /** The largest duration the histograms of a snapshot record: longer ones count as this. */
-  public static final long MAX_NANOS = 60_000_000_000L;
 
   /**
    * The status of a retired task that held state until its owners had drained it all, and then
@@ -140,24 +135,5 @@ public record TaskMetricsSnapshot(
     /** Nothing reconfigured. */
     public static final Reconfiguration NONE =
         new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  }
-
-  /** The batch latency histogram. */
-  public Histogram latencyHistogram() {
-    try {
-      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(batchLatency), 0);
-    } catch (DataFormatException e) {
-      throw new IllegalStateException("corrupt latency histogram of " + task, e);
-    }
-  }
-
-  /** {@code h} compressed, as a snapshot's {@code batchLatency} carries it. */
-  public static byte[] encode(Histogram h) {
-    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
-    int n = h.encodeIntoCompressedByteBuffer(buf);
-    byte[] out = new byte[n];
-    buf.flip();
-    buf.get(out);
-    return out;
   }
 }

@@ -113,7 +113,7 @@ class TaskEngineTest {
     assertThat(m.batches()).isEqualTo(2);
     assertThat(m.stateEntries()).as("one counter per key").isEqualTo(3);
     assertThat(m.backpressured()).isFalse();
-    assertThat(m.latencyHistogram().getTotalCount()).isEqualTo(2);
+    assertThat(m.batchLatency().count()).isEqualTo(2);
     assertThat(services.failures).isEmpty();
   }
 

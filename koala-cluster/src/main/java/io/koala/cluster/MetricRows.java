@@ -1,6 +1,7 @@
 package io.koala.cluster;
 
 import io.koala.job.JobMetrics;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.StatePlaneStats;
@@ -11,7 +12,6 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 
 /**
  * The metrics a node exports for a job it coordinates, as rows: a pure translation of a {@link
@@ -174,15 +174,15 @@ final class MetricRows {
               t.recordsInPerSecond(),
               "records consumed per second, over the last second"));
       rows.add(new Row("koala.task.batches", Kind.COUNTER, task, t.batches(), "batches handled"));
-      Histogram h = t.latencyHistogram();
-      if (h.getTotalCount() > 0) {
+      LatencyHistogram h = t.batchLatency();
+      if (h.count() > 0) {
         for (double q : QUANTILES) {
           rows.add(
               new Row(
                   "koala.task.batch.latency.seconds",
                   Kind.GAUGE,
                   tags(task, "quantile", String.valueOf(q)),
-                  h.getValueAtPercentile(q * 100) / 1e9,
+                  h.percentile(q * 100) / 1e9,
                   "per-batch processing time"));
         }
         rows.add(
@@ -190,7 +190,7 @@ final class MetricRows {
                 "koala.task.batch.latency.seconds",
                 Kind.GAUGE,
                 tags(task, "quantile", "1.0"),
-                h.getMaxValue() / 1e9,
+                h.max() / 1e9,
                 "per-batch processing time"));
       }
       rows.add(
@@ -304,14 +304,14 @@ final class MetricRows {
             sp.holdNanos() / 1e9,
             "time the task held records until a sender's peer marker (overlaps the stalls)"));
     for (int holder : sp.fetchRoundTrips().keySet()) {
-      Histogram h = sp.fetchRoundTrips(holder);
+      LatencyHistogram h = sp.fetchRoundTrips(holder);
       for (double q : QUANTILES) {
         rows.add(
             new Row(
                 "koala.task.fetch.round.trip.seconds",
                 Kind.GAUGE,
                 tags(task, "holder", String.valueOf(holder), "quantile", String.valueOf(q)),
-                h.getValueAtPercentile(q * 100) / 1e9,
+                h.percentile(q * 100) / 1e9,
                 "time from sending a fetch to a holder to running its reply"));
       }
     }

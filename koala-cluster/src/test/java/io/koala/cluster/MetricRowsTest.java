@@ -7,6 +7,7 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.StatePlaneStats;
 import io.koala.job.TaskMetricsSnapshot;
@@ -15,7 +16,6 @@ import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 /** The rows a node exports for a job: names, kinds, tags and values from one snapshot. */
@@ -29,9 +29,7 @@ class MetricRowsTest {
 
   private static TaskMetricsSnapshot task(
       TaskId id, long in, long stateBytes, long watermark, List<OperatorCounts> operators) {
-    Histogram h = new Histogram(60_000_000_000L, 2);
-    h.recordValue(2_000_000); // 2 ms
-    h.recordValue(8_000_000); // 8 ms
+    LatencyHistogram h = LatencyHistogram.of(2_000_000, 8_000_000); // 2 ms, 8 ms
     return new TaskMetricsSnapshot(
         id,
         "RUNNING",
@@ -40,7 +38,7 @@ class MetricRowsTest {
         100.0,
         50.0,
         2,
-        TaskMetricsSnapshot.encode(h),
+        h,
         0,
         0,
         stateBytes,
@@ -52,7 +50,7 @@ class MetricRowsTest {
         new StatePlaneStats(
             new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0, 0},
             2_000_000_000L,
-            Map.of(1, TaskMetricsSnapshot.encode(h)),
+            Map.of(1, h),
             10,
             2,
             0,

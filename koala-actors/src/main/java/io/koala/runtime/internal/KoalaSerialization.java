@@ -9,6 +9,7 @@ import io.koala.coordinator.Change;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
@@ -102,6 +103,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
     registry.register(ForwardedBatch.class, r -> new ForwardedBatchSerializer());
     registry.register(StateMessage.KeyRef.class, r -> new KeyRefSerializer());
+    registry.register(LatencyHistogram.class, r -> new LatencyHistogramSerializer());
     registry.register(StateMessage.KeyState.class, r -> new KeyStateSerializer());
     registry.register(
         EndOfChannel.class,
@@ -252,6 +254,23 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
   }
 
   /** Writes a key as its bucket and bytes, without the record's field-by-field framing. */
+  /** A latency histogram as its compressed encoding. */
+  static final class LatencyHistogramSerializer extends Serializer<LatencyHistogram> {
+    LatencyHistogramSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, LatencyHistogram h) {
+      writeBytes(output, h.toCompressed());
+    }
+
+    @Override
+    public LatencyHistogram read(Kryo kryo, Input input, Class<? extends LatencyHistogram> type) {
+      return LatencyHistogram.fromCompressed(readBytes(input));
+    }
+  }
+
   static final class KeyRefSerializer extends Serializer<StateMessage.KeyRef> {
     KeyRefSerializer() {
       setImmutable(true);
