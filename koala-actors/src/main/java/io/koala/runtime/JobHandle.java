@@ -26,8 +26,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class JobHandle implements AutoCloseable {
   static {
-    // Koala's own test hooks (io.koala.runtime.testing) reach the job this way, not through the API
-    JobClient.openHandles(h -> h.job);
+    // Koala's own code in other packages (the cluster's runtime, the test hooks in
+    // io.koala.runtime.testing) makes handles and reaches their job this way, not through the API
+    JobClient.openHandles(h -> h.job, JobHandle::new);
   }
 
   private final JobClient job;
@@ -35,14 +36,6 @@ public final class JobHandle implements AutoCloseable {
 
   JobHandle(JobClient job) {
     this.job = job;
-  }
-
-  /**
-   * The handle of {@code job}: for Koala's own runtimes in other modules (the cluster's). Not part
-   * of the user API; users get handles from {@code submit}.
-   */
-  public static JobHandle of(JobClient job) {
-    return new JobHandle(job);
   }
 
   public String id() {

@@ -282,7 +282,7 @@ public final class KoalaCluster implements AutoCloseable {
    *     jobs are coordinated on the node they are submitted on)
    */
   public JobHandle submit(Dataflow dataflow) {
-    return JobHandle.of(node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null));
+    return node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null).handle();
   }
 
   /**

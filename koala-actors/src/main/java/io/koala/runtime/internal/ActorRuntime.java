@@ -189,7 +189,8 @@ public final class ActorRuntime implements AutoCloseable {
         }
         ActorRef<StateService.Command> ref =
             host.systemActorOf(
-                StateService.create(i, dataDir.resolve("state-service-" + i), config.store()),
+                StateService.create(
+                    i, dataDir.resolve("state-service-" + i), EngineSettings.of(config).store()),
                 "state-service-" + i,
                 Props.empty());
         services.add(ActorRefResolver.get(host).toSerializationFormat(ref));
@@ -213,7 +214,7 @@ public final class ActorRuntime implements AutoCloseable {
                     dataDir.resolve("worker-" + w),
                     catalog,
                     KoalaSerialization.registry(host),
-                    config.store(),
+                    EngineSettings.of(config).store(),
                     config.deleteJobState(),
                     resolve(host, services),
                     checkpointRoot,
@@ -466,10 +467,10 @@ public final class ActorRuntime implements AutoCloseable {
             plan,
             workersNow.size(),
             pool,
-            config.channels(),
-            config.protocol(),
+            EngineSettings.of(config).channels(),
+            EngineSettings.of(config).protocol(),
             config.bucketsPerStep(),
-            config.drain(),
+            EngineSettings.of(config).drain(),
             config.deployTimeout(),
             config.reconfigurationStepTimeout(),
             checkpointRoot == null
@@ -597,7 +598,7 @@ public final class ActorRuntime implements AutoCloseable {
             dataDir.resolve("worker"),
             catalog,
             KoalaSerialization.registry(main),
-            config.store(),
+            EngineSettings.of(config).store(),
             config.deleteJobState(),
             List.of(),
             checkpointRoot,
