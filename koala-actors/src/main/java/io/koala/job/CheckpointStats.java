@@ -1,9 +1,9 @@
 package io.koala.job;
 
 /**
- * A job's checkpoints as its coordinator saw them (DESIGN §8): how many it committed since it
- * started, and the latest one's id, duration (from its trigger to its commit) and size (the bytes
- * of its tasks' snapshot files).
+ * A job's checkpoints as its coordinator saw them: how many it committed since it started, and the
+ * latest one's id, duration (from its trigger to its commit) and size (the bytes of its tasks'
+ * snapshot files).
  */
 public record CheckpointStats(
     long completed, long lastId, long lastDurationMillis, long lastBytes) {

@@ -13,9 +13,9 @@ import java.util.stream.Stream;
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
  * as long as they hold state), one report per completed reconfiguration, the worker each task of
  * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
- * checkpoint (or to its start) since its coordinator started ({@code rollbacks}, DESIGN §8; a
- * coordinator that took over from another on a cluster counts its takeover as one), its {@code
- * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none).
+ * checkpoint (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that
+ * took over from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
+ * reconfiguration running now ({@code reconfiguring}, null when none).
  *
  * <p>Tasks are named by the first operator of the chain they run ({@link
  * io.koala.plan.TaskId#operator()}): the helpers about tasks ({@link #tasksOf}, {@link
@@ -59,7 +59,7 @@ public record JobMetrics(
         .sum();
   }
 
-  /** Keys drained from tasks a scale-in or migration retired (DESIGN §6.5), over the whole job. */
+  /** Keys drained from tasks a scale-in or migration retired, over the whole job. */
   public long keysDrained() {
     return tasks.stream().mapToLong(t -> t.reconfiguration().keysDrained()).sum();
   }

@@ -1,7 +1,7 @@
 package io.koala.job;
 
 /**
- * The reconfiguration a job is running now (one at a time, DESIGN §6), as of a metrics snapshot.
+ * The reconfiguration a job is running now (one at a time), as of a metrics snapshot.
  *
  * @param change what was asked, e.g. {@code Rescale[operator=count, parallelism=4, ...]}
  * @param operator the operator whose tasks it reconfigures

@@ -7,8 +7,8 @@ import java.util.Map;
  * what its side of the state plane cost, cumulative since the task started.
  *
  * @param stallNanos time stalled, by {@link Stall} (indexed by ordinal)
- * @param holdNanos time during which records were held for a sender's peer marker (§6.6); it
- *     overlaps the stalls, since other records flow meanwhile
+ * @param holdNanos time during which records were held for a sender's peer marker; it overlaps the
+ *     stalls, since other records flow meanwhile
  * @param fetchRoundTrips per holder (the task index of the operator, or a state service's number),
  *     the nanoseconds from sending a fetch to running its reply
  * @param releasesSent keys this task released at their former holders (one entry per key)
@@ -30,13 +30,13 @@ public record StatePlaneStats(
     /** An item waits for records parked before it (their state is being fetched). */
     PARKED_GATE,
     /**
-     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
-     * them parked for their state.
+     * Records from upstream wait: the records the task keeps waiting fill its budget, most of them
+     * parked for their state.
      */
     PARKED_LIMIT,
     /**
-     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
-     * them held during a reconfiguration for a sender's peer marker (§6.6).
+     * Records from upstream wait: the records the task keeps waiting fill its budget, most of them
+     * held during a reconfiguration for a sender's peer marker.
      */
     HELD_LIMIT,
     /** The task's emulated capacity allows no batch now (experiments only). */

@@ -108,7 +108,7 @@ public record TaskMetricsSnapshot(
    *     stop-and-restart, pushed with a hand-over)
    * @param stateBytesFetched bytes of state installed from other tasks
    * @param recordsForwarded records of handed-over buckets sent on to their new owner
-   * @param recordsHeld records held until a peer marker (§6.6)
+   * @param recordsHeld records held until a peer marker
    * @param bucketsHandedOver buckets given up
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
@@ -116,7 +116,7 @@ public record TaskMetricsSnapshot(
    *     marker) count for against its budget, {@code koala.channel.max-waiting-bytes}
    * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
    *     keys known to be local in moved buckets (the exact entries are in the store)
-   * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
+   * @param keysDrained keys installed from retiring holders by a forced full transfer
    * @param piggybackedKeys of those, the keys that came with a fetch's reply
    */
   public record Reconfiguration(

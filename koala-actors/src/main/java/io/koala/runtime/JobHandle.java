@@ -142,12 +142,12 @@ public final class JobHandle implements AutoCloseable {
   }
 
   /**
-   * Takes a checkpoint now (DESIGN §8): completes with its id once it is committed, or
-   * exceptionally with a {@link KoalaException} when checkpoints are off ({@code
-   * koala.checkpoint.interval = off}) or the job ends first. A checkpoint waits for a running
-   * reconfiguration to end; one triggered after this call and abandoned by a rollback is taken
-   * again. With checkpoints on, a collecting sink's results become visible only as checkpoints
-   * commit (or when the job ends), so this also publishes everything processed before the call.
+   * Takes a checkpoint now: completes with its id once it is committed, or exceptionally with a
+   * {@link KoalaException} when checkpoints are off ({@code koala.checkpoint.interval = off}) or
+   * the job ends first. A checkpoint waits for a running reconfiguration to end; one triggered
+   * after this call and abandoned by a rollback is taken again. With checkpoints on, a collecting
+   * sink's results become visible only as checkpoints commit (or when the job ends), so this also
+   * publishes everything processed before the call.
    *
    * <pre>{@code
    * long id = job.checkpoint().toCompletableFuture().join();

@@ -372,7 +372,7 @@ public final class KoalaConfig {
 
   /**
    * How long a reconfiguration may go without any task reporting progress before the job fails
-   * (DESIGN §6.8: without checkpoints, a stuck reconfiguration fails the job loudly).
+   * (without checkpoints, a stuck reconfiguration fails the job loudly).
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;

@@ -29,8 +29,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Koala on a node of a Pekko cluster (DESIGN §9). Every node runs a worker; the jobs submitted on a
- * node are coordinated there and place their tasks on every member's worker:
+ * Koala on a node of a Pekko cluster. Every node runs a worker; the jobs submitted on a node are
+ * coordinated there and place their tasks on every member's worker:
  *
  * <ul>
  *   <li>a member that comes Up takes tasks from then on, and with {@code

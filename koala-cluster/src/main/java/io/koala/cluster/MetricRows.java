@@ -285,7 +285,10 @@ final class MetricRows {
     }
   }
 
-  /** A task's stalls by reason, its §6.6 hold, its fetch round trips per holder, its releases. */
+  /**
+   * A task's stalls by reason, the time it held records for a peer marker, its fetch round trips
+   * per holder, its releases.
+   */
   private static void statePlane(List<Row> rows, Map<String, String> task, StatePlaneStats sp) {
     for (Stall reason : Stall.values()) {
       rows.add(
