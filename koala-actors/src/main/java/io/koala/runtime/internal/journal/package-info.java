@@ -6,4 +6,7 @@
  * The journal knows nothing of checkpoints beyond their ids: it keeps the coordinator's encoded
  * metadata as opaque bytes. Not API: anything here may change.
  */
+@Internal
 package io.koala.runtime.internal.journal;
+
+import io.koala.Internal;
