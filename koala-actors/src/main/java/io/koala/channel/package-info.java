@@ -3,4 +3,7 @@
  * ({@link io.koala.channel.InputChannel}, {@link io.koala.channel.OutputChannel}), and the builders
  * of record and forwarded batches. Plain Java.
  */
+@Internal
 package io.koala.channel;
+
+import io.koala.Internal;

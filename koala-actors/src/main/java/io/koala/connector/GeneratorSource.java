@@ -5,11 +5,11 @@ import io.koala.function.TimestampFunction;
 import java.util.Objects;
 
 /**
- * A generated replayable log (DESIGN §4.3): record {@code i} (a global index) is {@code
- * generator.generate(i, seed)}; partition {@code p} of {@code P} holds the indices {@code i ≡ p
- * (mod P)}. Records become available with wall-clock time following a {@link RateSchedule},
- * whatever the dataflow's speed, so lag is measurable. By default a record's event time is the
- * wall-clock time at which it became available. Immutable; every setter returns a copy.
+ * A generated replayable log: record {@code i} (a global index) is {@code generator.generate(i,
+ * seed)}; partition {@code p} of {@code P} holds the indices {@code i ≡ p (mod P)}. Records become
+ * available with wall-clock time following a {@link RateSchedule}, whatever the dataflow's speed,
+ * so lag is measurable. By default a record's event time is the wall-clock time at which it became
+ * available. Immutable; every setter returns a copy.
  */
 public final class GeneratorSource<T> implements LogSource<T> {
   private final String name;

@@ -1,10 +1,10 @@
 package io.koala.connector;
 
 /**
- * A source over a replayable log cut into numbered partitions (DESIGN §4.3): record {@code n} of a
- * partition never changes, so a partition's position is the offset of its next record. Source task
- * {@code t} of {@code p} reads the partitions whose number modulo {@code p} is {@code t}; split
- * {@code "3"} is partition 3. The collection and generator sources are logs.
+ * A source over a replayable log cut into numbered partitions: record {@code n} of a partition
+ * never changes, so a partition's position is the offset of its next record. Source task {@code t}
+ * of {@code p} reads the partitions whose number modulo {@code p} is {@code t}; split {@code "3"}
+ * is partition 3. The collection and generator sources are logs.
  */
 public interface LogSource<T> extends SourceSpec<T> {
 

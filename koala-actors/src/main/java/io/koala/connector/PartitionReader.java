@@ -3,8 +3,8 @@ package io.koala.connector;
 import io.koala.function.WatermarkStrategy;
 
 /**
- * Reads one partition of a replayable log (DESIGN §4.3). Record {@code n} of a partition is always
- * the same record, so a source can restart from any offset. Called by one task thread at a time.
+ * Reads one partition of a replayable log. Record {@code n} of a partition is always the same
+ * record, so a source can restart from any offset. Called by one task thread at a time.
  */
 public interface PartitionReader<T> {
 

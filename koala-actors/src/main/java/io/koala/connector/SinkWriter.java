@@ -3,14 +3,14 @@ package io.koala.connector;
 /**
  * Writes the records of one sink task. Called by one thread at a time.
  *
- * <p>Exactly-once output (DESIGN §8): when the job takes checkpoints ({@link
- * SinkContext#checkpointing()}), the writer sees, in order, {@link #write}s, then {@link
- * #prepareCommit}{@code (c)} at checkpoint {@code c}'s barrier, more writes, {@code
- * prepareCommit(c')}, ..., and, asynchronously, {@link #commit}{@code (c)} once {@code c} is
- * durably recorded. A transactional writer keeps what it wrote invisible until it is committed;
- * after a crash the job rolls back to a checkpoint and a new writer is opened with {@link
- * SinkContext#restoredCheckpoint()}, and the records after that checkpoint are written again.
- * Writers that publish as they go (the default methods) are at-least-once under rollbacks.
+ * <p>Exactly-once output: when the job takes checkpoints ({@link SinkContext#checkpointing()}), the
+ * writer sees, in order, {@link #write}s, then {@link #prepareCommit}{@code (c)} at checkpoint
+ * {@code c}'s barrier, more writes, {@code prepareCommit(c')}, ..., and, asynchronously, {@link
+ * #commit}{@code (c)} once {@code c} is durably recorded. A transactional writer keeps what it
+ * wrote invisible until it is committed; after a crash the job rolls back to a checkpoint and a new
+ * writer is opened with {@link SinkContext#restoredCheckpoint()}, and the records after that
+ * checkpoint are written again. Writers that publish as they go (the default methods) are
+ * at-least-once under rollbacks.
  *
  * <p>A writer that cannot keep what it prepared outside the job (a Kafka transaction does not
  * survive its producer) saves it in the checkpoint instead: {@link #pendingState} is asked right

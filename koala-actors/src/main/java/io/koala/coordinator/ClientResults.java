@@ -1,13 +1,13 @@
 package io.koala.coordinator;
 
 import io.koala.channel.InputChannel;
+import io.koala.job.ErrorInfo;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.CheckpointBarrier;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.TaskSetup;

@@ -2,10 +2,10 @@ package io.koala.coordinator;
 
 import static io.koala.job.ReconfigurationException.Reason.JOB_ENDING;
 
+import io.koala.job.ErrorInfo;
 import io.koala.job.ReconfigurationException;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.ErrorInfo;
 import io.koala.routing.PartitionPolicy;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -370,7 +370,7 @@ final class EpochRunner {
   }
 
   /** The running reconfiguration's progress, given the tasks' metrics, or null when none runs. */
-  ReconfigurationProgress progress(List<io.koala.protocol.TaskMetricsSnapshot> tasks) {
+  ReconfigurationProgress progress(List<io.koala.job.TaskMetricsSnapshot> tasks) {
     if (active == null) {
       return null;
     }

@@ -2,12 +2,12 @@ package io.koala.coordinator;
 
 import io.koala.deploy.DeploymentPlan;
 import io.koala.deploy.LiveDeployment;
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.TaskMessage;
 import java.time.Duration;
 import java.util.ArrayList;

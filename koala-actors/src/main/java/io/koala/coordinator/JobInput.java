@@ -1,13 +1,13 @@
 package io.koala.coordinator;
 
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.nio.file.Path;
 import java.util.List;
 

@@ -1,7 +1,7 @@
 package io.koala.coordinator;
 
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
-import io.koala.protocol.ErrorInfo;
 import java.util.LinkedHashSet;
 import java.util.Set;
 

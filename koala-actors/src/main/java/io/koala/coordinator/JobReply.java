@@ -1,9 +1,9 @@
 package io.koala.coordinator;
 
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import java.util.List;
 

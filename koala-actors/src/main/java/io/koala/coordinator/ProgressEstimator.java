@@ -1,8 +1,8 @@
 package io.koala.coordinator;
 
 import io.koala.job.ReconfigurationProgress;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Set;
 

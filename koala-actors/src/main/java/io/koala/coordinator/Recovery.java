@@ -1,10 +1,10 @@
 package io.koala.coordinator;
 
 import io.koala.checkpoint.CheckpointException;
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
 import io.koala.protocol.DurationText;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.TaskSetup;
 import java.nio.file.Path;
 import java.util.ArrayList;

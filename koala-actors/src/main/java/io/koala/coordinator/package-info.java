@@ -8,4 +8,7 @@
  * deterministic simulator both host the core, so every decision the simulator checks is the one
  * users run. No Pekko, no I/O, no clock: time comes with each input.
  */
+@Internal
 package io.koala.coordinator;
+
+import io.koala.Internal;

@@ -48,9 +48,9 @@ public class Stage<T> {
 
   /**
    * Limits each task of the operator that produces this stage to {@code recordsPerSecond} records
-   * per second (a token bucket). Meant for experiments on a machine with few cores (DESIGN §4.7):
-   * an emulated capacity makes "4 tasks cannot keep up, 8 can" true without 8 cores. A task
-   * chaining several limited operators runs at the lowest limit.
+   * per second (a token bucket). Meant for experiments on a machine with few cores: an emulated
+   * capacity makes "4 tasks cannot keep up, 8 can" true without 8 cores. A task chaining several
+   * limited operators runs at the lowest limit.
    */
   public Stage<T> capacity(double recordsPerSecond) {
     draftOfCapacity(recordsPerSecond).capacity = recordsPerSecond;

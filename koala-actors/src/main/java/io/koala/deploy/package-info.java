@@ -3,4 +3,7 @@
  * and the deployment as reconfigurations change it ({@link io.koala.deploy.LiveDeployment}). Plain
  * Java.
  */
+@Internal
 package io.koala.deploy;
+
+import io.koala.Internal;

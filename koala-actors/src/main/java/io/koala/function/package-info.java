@@ -5,5 +5,7 @@
  * and windows ({@link io.koala.function.WatermarkStrategy}, {@link
  * io.koala.function.WindowAssigner}), and {@link io.koala.function.DataflowDefinitionException}.
  * Below both the DSL and the operators. Plain Java.
+ *
+ * <p>API (docs/api.md): no public signature here names a type of an internal package.
  */
 package io.koala.function;

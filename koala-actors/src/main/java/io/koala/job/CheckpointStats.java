@@ -1,14 +1,12 @@
 package io.koala.job;
 
-import io.koala.protocol.KoalaMessage;
-
 /**
- * A job's checkpoints as its coordinator saw them (DESIGN §8): how many it committed since it
- * started, and the latest one's id, duration (from its trigger to its commit) and size (the bytes
- * of its tasks' snapshot files).
+ * A job's checkpoints as its coordinator saw them: how many it committed since it started, and the
+ * latest one's id, duration (from its trigger to its commit) and size (the bytes of its tasks'
+ * snapshot files).
  */
-public record CheckpointStats(long completed, long lastId, long lastDurationMillis, long lastBytes)
-    implements KoalaMessage {
+public record CheckpointStats(
+    long completed, long lastId, long lastDurationMillis, long lastBytes) {
 
   /** No checkpoint committed yet (or checkpoints off). */
   public static final CheckpointStats NONE = new CheckpointStats(0, 0, 0, 0);

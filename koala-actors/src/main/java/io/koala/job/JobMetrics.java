@@ -1,25 +1,21 @@
 package io.koala.job;
 
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.TaskId;
-import io.koala.protocol.KoalaMessage;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
-import org.HdrHistogram.Histogram;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
  * as long as they hold state), one report per completed reconfiguration, the worker each task of
  * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
- * checkpoint (or to its start) since its coordinator started ({@code rollbacks}, DESIGN §8; a
- * coordinator that took over from another on a cluster counts its takeover as one), its {@code
- * checkpoints}, and the reconfiguration running now ({@code reconfiguring}, null when none).
+ * checkpoint (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that
+ * took over from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
+ * reconfiguration running now ({@code reconfiguring}, null when none).
  *
  * <p>Tasks are named by the first operator of the chain they run ({@link
  * io.koala.plan.TaskId#operator()}): the helpers about tasks ({@link #tasksOf}, {@link
@@ -36,8 +32,7 @@ public record JobMetrics(
     Map<TaskId, Integer> placement,
     int rollbacks,
     CheckpointStats checkpoints,
-    ReconfigurationProgress reconfiguring)
-    implements KoalaMessage {
+    ReconfigurationProgress reconfiguring) {
 
   public JobMetrics {
     java.util.Objects.requireNonNull(checkpoints, "checkpoints");
@@ -64,7 +59,7 @@ public record JobMetrics(
         .sum();
   }
 
-  /** Keys drained from tasks a scale-in or migration retired (DESIGN §6.5), over the whole job. */
+  /** Keys drained from tasks a scale-in or migration retired, over the whole job. */
   public long keysDrained() {
     return tasks.stream().mapToLong(t -> t.reconfiguration().keysDrained()).sum();
   }
@@ -137,12 +132,9 @@ public record JobMetrics(
   }
 
   /** Per-batch processing time of the tasks of {@code operator}, in nanoseconds. */
-  public Histogram batchLatency(String operator) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    for (TaskMetricsSnapshot t : tasksOf(operator)) {
-      h.add(t.latencyHistogram());
-    }
-    return h;
+  public LatencyHistogram batchLatency(String operator) {
+    return LatencyHistogram.sum(
+        tasksOf(operator).stream().map(TaskMetricsSnapshot::batchLatency).toList());
   }
 
   /**
@@ -163,15 +155,11 @@ public record JobMetrics(
    * Round trips of the fetches the tasks of {@code operator} sent, from sending a request to
    * running its reply, in nanoseconds, over every holder.
    */
-  public Histogram fetchRoundTrips(String operator) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    for (TaskMetricsSnapshot t : tasksOf(operator)) {
-      StatePlaneStats sp = t.statePlane();
-      for (int holder : sp.fetchRoundTrips().keySet()) {
-        h.add(sp.fetchRoundTrips(holder));
-      }
-    }
-    return h;
+  public LatencyHistogram fetchRoundTrips(String operator) {
+    return LatencyHistogram.sum(
+        tasksOf(operator).stream()
+            .flatMap(t -> t.statePlane().fetchRoundTrips().values().stream())
+            .toList());
   }
 
   /** Records available at the sources but not yet read. */

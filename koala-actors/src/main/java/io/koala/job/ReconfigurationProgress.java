@@ -1,9 +1,7 @@
 package io.koala.job;
 
-import io.koala.protocol.KoalaMessage;
-
 /**
- * The reconfiguration a job is running now (one at a time, DESIGN §6), as of a metrics snapshot.
+ * The reconfiguration a job is running now (one at a time), as of a metrics snapshot.
  *
  * @param change what was asked, e.g. {@code Rescale[operator=count, parallelism=4, ...]}
  * @param operator the operator whose tasks it reconfigures
@@ -25,5 +23,4 @@ public record ReconfigurationProgress(
     long startedMillis,
     int queued,
     long holderBytes,
-    double etaSeconds)
-    implements KoalaMessage {}
+    double etaSeconds) {}

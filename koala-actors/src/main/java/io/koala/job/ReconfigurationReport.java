@@ -1,6 +1,5 @@
 package io.koala.job;
 
-import io.koala.protocol.KoalaMessage;
 import java.util.List;
 
 /**
@@ -43,8 +42,7 @@ public record ReconfigurationReport(
     long keysDrained,
     long piggybackedKeys,
     long recordsParked,
-    long lookupTableBytes)
-    implements KoalaMessage {
+    long lookupTableBytes) {
 
   public ReconfigurationReport {
     tasksBefore = List.copyOf(tasksBefore);

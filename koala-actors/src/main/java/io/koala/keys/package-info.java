@@ -4,4 +4,7 @@
  * ({@link io.koala.keys.Draining}), and what a holder serves ({@link io.koala.keys.StateServing}).
  * Plain Java.
  */
+@Internal
 package io.koala.keys;
+
+import io.koala.Internal;

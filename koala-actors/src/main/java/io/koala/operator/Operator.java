@@ -9,12 +9,12 @@ import io.koala.state.TimeDomain;
  * runtime has set the current key (see {@link OperatorContext#keyedState()}) before each {@link
  * #process} call.
  *
- * <p>Checkpoints (DESIGN §8): when the job takes checkpoints, the runtime calls {@link
- * #snapshotState} at each checkpoint's barrier and {@link #checkpointCommitted} once the checkpoint
- * is durably recorded; after a rollback the operator is opened again and {@link
- * OperatorContext#restoredCheckpoint()} names the checkpoint it resumes from. These hooks are for
- * effects outside the job (a transactional sink); keyed state needs none of them, since the task's
- * store is snapshotted as a whole.
+ * <p>Checkpoints: when the job takes checkpoints, the runtime calls {@link #snapshotState} at each
+ * checkpoint's barrier and {@link #checkpointCommitted} once the checkpoint is durably recorded;
+ * after a rollback the operator is opened again and {@link OperatorContext#restoredCheckpoint()}
+ * names the checkpoint it resumes from. These hooks are for effects outside the job (a
+ * transactional sink); keyed state needs none of them, since the task's store is snapshotted as a
+ * whole.
  *
  * <p>Exceptions thrown here fail the task; the job reports them with the operator's name.
  */

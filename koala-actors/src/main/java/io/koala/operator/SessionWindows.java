@@ -10,9 +10,9 @@ import java.util.List;
 /**
  * The session windows of one key, as pure functions: merging a new record's window into the key's
  * sessions, and the sessions' encoding as keyed state (the set is state, not heap metadata: it
- * moves with the key, PROTOCOL-HAZARDS W3d). A key's sessions never intersect one another; a new
- * window absorbs every session it intersects (touching counts, as in Flink), and every session the
- * growing cover then intersects.
+ * moves with the key). A key's sessions never intersect one another; a new window absorbs every
+ * session it intersects (touching counts, as in Flink), and every session the growing cover then
+ * intersects.
  */
 final class SessionWindows {
   private SessionWindows() {}

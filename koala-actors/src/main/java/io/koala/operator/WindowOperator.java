@@ -29,7 +29,7 @@ import java.util.function.Supplier;
  * contents of each window (state {@value #CONTENTS}, namespace {@link TimeWindow#toBytes()}), a
  * key's session windows (state {@value #SESSIONS}), and the timers, whose namespace is the window's
  * 16 bytes followed by a marker ({@link #FIRE} or {@link #CLEANUP}). So a key's windows move with
- * the key (PROTOCOL-HAZARDS W3).
+ * the key.
  *
  * <p>What a window keeps and emits is a {@link Contents}: the reduced value, the accumulator of an
  * aggregate, or every record for a {@link ProcessWindowFunction}.

@@ -12,8 +12,8 @@ import java.util.Objects;
  *
  * @param keyedState whether the operator reads or writes keyed state (all its inputs must be keyed)
  * @param watermarks how a source derives watermarks ({@link WatermarkStrategy#none()} otherwise)
- * @param capacity records per second each task may process (an emulated capacity for experiments,
- *     DESIGN §4.7), or 0 for no limit
+ * @param capacity records per second each task may process (an emulated capacity for experiments),
+ *     or 0 for no limit
  * @param capacityChange the capacity from a time after the job's start on, or null: it keeps {@code
  *     capacity}
  */

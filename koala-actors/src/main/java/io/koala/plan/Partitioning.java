@@ -6,6 +6,6 @@ public enum Partitioning {
   FORWARD,
   /** Records are spread round-robin over the next operator's tasks. */
   REBALANCE,
-  /** Records go to the task owning their key's bucket (DESIGN §5.1). */
+  /** Records go to the task owning their key's bucket. */
   KEYED
 }

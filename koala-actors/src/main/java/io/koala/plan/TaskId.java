@@ -4,7 +4,7 @@ import java.util.Objects;
 
 /**
  * A task: one data-parallel instance of an operator chain, named by the chain's head operator and
- * an index. Logical and never reused for another task (DESIGN §5.2).
+ * an index. Logical and never reused for another task.
  */
 public record TaskId(OperatorId operator, int index) {
   public TaskId {

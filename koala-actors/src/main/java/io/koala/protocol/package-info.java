@@ -6,4 +6,7 @@
  * checkpoint commands and reports, a task's setup, errors and metrics. Every message is a {@link
  * io.koala.protocol.KoalaMessage}. Plain Java.
  */
+@Internal
 package io.koala.protocol;
+
+import io.koala.Internal;

@@ -3,9 +3,9 @@ package io.koala.routing;
 import io.koala.store.KeyLayout;
 
 /**
- * Key-to-bucket math (DESIGN §5.1): {@code bucket = murmur3_32(keyBytes) mod B}. The number of
- * buckets B is fixed for a job's life, between 1 and {@link KeyLayout#MAX_BUCKETS}; a keyed
- * operator's parallelism can never exceed it.
+ * Key-to-bucket math: {@code bucket = murmur3_32(keyBytes) mod B}. The number of buckets B is fixed
+ * for a job's life, between 1 and {@link KeyLayout#MAX_BUCKETS}; a keyed operator's parallelism can
+ * never exceed it.
  */
 public final class Buckets {
   /** Default number of buckets of a job. */

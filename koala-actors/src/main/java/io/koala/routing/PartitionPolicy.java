@@ -5,8 +5,8 @@ import java.util.Arrays;
 import java.util.TreeMap;
 
 /**
- * Decides which task owns each bucket of a keyed operator (DESIGN §5.1), given the operator's live
- * task indices (logical, never reused, so not necessarily contiguous). Pure and deterministic.
+ * Decides which task owns each bucket of a keyed operator, given the operator's live task indices
+ * (logical, never reused, so not necessarily contiguous). Pure and deterministic.
  *
  * <ul>
  *   <li>{@link #even()} (default): contiguous ranges at first; a scale-out gives the new tasks

@@ -1,7 +1,7 @@
 package io.koala.runtime;
 
 import io.koala.KoalaException;
-import io.koala.protocol.ErrorInfo;
+import io.koala.job.ErrorInfo;
 
 /**
  * A job failed. The message names the task, the operator, the key being processed (if any) and the

@@ -29,8 +29,9 @@ import java.util.concurrent.TimeoutException;
  */
 public final class JobHandle implements AutoCloseable {
   static {
-    // Koala's own test hooks (io.koala.runtime.testing) reach the job this way, not through the API
-    JobClient.openHandles(h -> h.job);
+    // Koala's own code in other packages (the cluster's runtime, the test hooks in
+    // io.koala.runtime.testing) makes handles and reaches their job this way, not through the API
+    JobClient.openHandles(h -> h.job, JobHandle::new);
   }
 
   private final JobClient job;
@@ -39,14 +40,6 @@ public final class JobHandle implements AutoCloseable {
 
   JobHandle(JobClient job) {
     this.job = job;
-  }
-
-  /**
-   * The handle of {@code job}: for Koala's own runtimes in other modules (the cluster's). Not part
-   * of the user API; users get handles from {@code submit}.
-   */
-  public static JobHandle of(JobClient job) {
-    return new JobHandle(job);
   }
 
   public String id() {
@@ -261,12 +254,12 @@ public final class JobHandle implements AutoCloseable {
   }
 
   /**
-   * Takes a checkpoint now (DESIGN §8): completes with its id once it is committed, or
-   * exceptionally with a {@link KoalaException} when checkpoints are off ({@code
-   * koala.checkpoint.interval = off}) or the job ends first. A checkpoint waits for a running
-   * reconfiguration to end; one triggered after this call and abandoned by a rollback is taken
-   * again. With checkpoints on, a collecting sink's results become visible only as checkpoints
-   * commit (or when the job ends), so this also publishes everything processed before the call.
+   * Takes a checkpoint now: completes with its id once it is committed, or exceptionally with a
+   * {@link KoalaException} when checkpoints are off ({@code koala.checkpoint.interval = off}) or
+   * the job ends first. A checkpoint waits for a running reconfiguration to end; one triggered
+   * after this call and abandoned by a rollback is taken again. With checkpoints on, a collecting
+   * sink's results become visible only as checkpoints commit (or when the job ends), so this also
+   * publishes everything processed before the call.
    *
    * <pre>{@code
    * long id = job.checkpoint().toCompletableFuture().join();

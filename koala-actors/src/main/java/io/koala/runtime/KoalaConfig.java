@@ -11,6 +11,7 @@ import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.DurationText;
 import io.koala.protocol.Protocol;
+import io.koala.runtime.internal.EngineSettings;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.StoreOptions;
 import java.nio.file.Path;
@@ -30,13 +31,16 @@ import java.util.Objects;
  * }</pre>
  */
 public final class KoalaConfig {
+  static {
+    // Koala's engine (io.koala.runtime.internal) reads its settings this way, not through the API
+    EngineSettings.openConfigs(c -> c.engine);
+  }
+
   private final Config config;
   private final int workers;
   private final boolean separateSystems;
   private final Path dataDir;
   private final boolean deleteJobState;
-  private final ChannelSettings channels;
-  private final StoreOptions store;
   private final int remoteStateServices;
   private final List<Class<?>> types;
   private final int serializationMaxDepth;
@@ -44,8 +48,6 @@ public final class KoalaConfig {
   private final Duration deployTimeout;
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
-  private final DrainSettings drain;
-  private final Protocol protocol;
   private final int bucketsPerStep;
   private final Duration checkpointInterval; // null: off
   private final int checkpointsRetained;
@@ -55,6 +57,7 @@ public final class KoalaConfig {
   private final Duration redeployTimeout;
   private final List<String> scaleOnJoin;
   private final String coordinatorRole;
+  private final EngineSettings engine;
 
   private KoalaConfig(Config config) {
     this.config = config;
@@ -68,7 +71,7 @@ public final class KoalaConfig {
     String dir = string(config, "koala.data-dir");
     this.dataDir = dir.isEmpty() ? null : Path.of(dir);
     this.deleteJobState = bool(config, "koala.delete-job-state");
-    this.channels =
+    ChannelSettings channels =
         new ChannelSettings(
             intIn(config, "koala.batch.max-records", 1, 1_000_000),
             (int) bytesIn(config, "koala.batch.max-bytes", 1024, ChannelSettings.MAX_BATCH_BYTES),
@@ -96,7 +99,7 @@ public final class KoalaConfig {
               + initial
               + " bytes)");
     }
-    this.store = new StoreOptions(initial, max, 2);
+    StoreOptions store = new StoreOptions(initial, max, 2);
     String backend = string(config, "koala.store.backend");
     if (!backend.equals("lmdb") && !backend.equals("remote")) {
       throw new ConfigurationException(
@@ -131,8 +134,9 @@ public final class KoalaConfig {
             Duration.ofMillis(1),
             Duration.ofHours(1));
     String protocolName = string(config, "koala.reconfiguration.protocol");
+    Protocol protocol;
     try {
-      this.protocol = Protocol.named(protocolName);
+      protocol = Protocol.named(protocolName);
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException("koala.reconfiguration.protocol: " + e.getMessage());
     }
@@ -150,7 +154,7 @@ public final class KoalaConfig {
             "koala.reconfiguration.buckets-per-step",
             1,
             io.koala.store.KeyLayout.MAX_BUCKETS);
-    this.drain =
+    DrainSettings drain =
         new DrainSettings(
             intIn(config, "koala.reconfiguration.drain.piggyback-keys", 0, 100_000),
             intIn(config, "koala.reconfiguration.drain.idle-chunk-keys", 1, 100_000),
@@ -181,6 +185,7 @@ public final class KoalaConfig {
               + " keeps it at the state services, which take no snapshots; allowed with the remote"
               + " backend: off");
     }
+    this.engine = new EngineSettings(channels, store, protocol, drain);
   }
 
   /** The configuration of the application ({@code application.conf} over the defaults). */
@@ -310,20 +315,12 @@ public final class KoalaConfig {
     return deleteJobState;
   }
 
-  public ChannelSettings channels() {
-    return channels;
-  }
-
   /**
    * How many remote state services hold the keyed state ({@code koala.store.backend = remote},
    * {@code koala.store.remote-services}), or 0 when each task keeps its own in LMDB.
    */
   public int remoteStateServices() {
     return remoteStateServices;
-  }
-
-  public StoreOptions store() {
-    return store;
   }
 
   /** Classes registered at start-up. */
@@ -375,7 +372,7 @@ public final class KoalaConfig {
 
   /**
    * How long a reconfiguration may go without any task reporting progress before the job fails
-   * (DESIGN §6.8: without checkpoints, a stuck reconfiguration fails the job loudly).
+   * (without checkpoints, a stuck reconfiguration fails the job loudly).
    */
   public Duration reconfigurationStepTimeout() {
     return reconfigurationStepTimeout;
@@ -387,19 +384,6 @@ public final class KoalaConfig {
    */
   public int bucketsPerStep() {
     return bucketsPerStep;
-  }
-
-  /** How reconfigurations move state, from {@code koala.reconfiguration.protocol}. */
-  public Protocol protocol() {
-    return protocol;
-  }
-
-  /**
-   * How owners drain the state left at tasks a scale-in or migration retired (DESIGN §6.5), from
-   * {@code koala.reconfiguration.drain}.
-   */
-  public DrainSettings drain() {
-    return drain;
   }
 
   /** Whether jobs take checkpoints ({@code koala.checkpoint.interval} is not {@code off}). */

@@ -15,7 +15,6 @@ import io.koala.protocol.Marker;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.OutputSpec;
 import io.koala.protocol.Watermark;
-import io.koala.routing.Router;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.time.WatermarkTracker;

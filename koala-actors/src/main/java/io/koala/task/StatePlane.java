@@ -1,6 +1,8 @@
 package io.koala.task;
 
 import io.koala.function.KeySelector;
+import io.koala.function.UserFunctionException;
+import io.koala.job.StatePlaneStats.Stall;
 import io.koala.keys.Draining;
 import io.koala.keys.KeyLocations;
 import io.koala.keys.StateServing;
@@ -18,10 +20,8 @@ import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
 import io.koala.protocol.StateMessage.KeyState;
-import io.koala.protocol.StatePlaneStats.Stall;
 import io.koala.protocol.StateServiceAddress;
 import io.koala.protocol.TaskSetup;
-import io.koala.protocol.UserFunctionException;
 import io.koala.protocol.Watermark;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;

@@ -1,5 +1,9 @@
 package io.koala.task;
 
+import io.koala.function.UserFunctionException;
+import io.koala.job.ErrorInfo;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.OperatorNode;
@@ -9,17 +13,13 @@ import io.koala.protocol.CheckpointMessage;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.IngestMessage;
 import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
 import io.koala.protocol.TaskSetup.OutputSpec;
-import io.koala.protocol.UserFunctionException;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.store.StateStore;

@@ -1,6 +1,6 @@
 package io.koala.task;
 
-import io.koala.protocol.ErrorInfo;
+import io.koala.job.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.store.ReadTxn;
 

@@ -1,12 +1,15 @@
 package io.koala.task;
 
+import io.koala.job.LatencyHistogram;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
+import java.nio.ByteBuffer;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,7 +50,7 @@ final class TaskMetrics {
   long releaseMessagesSent;
   long releasesApplied;
   long releaseApplyNanos;
-  final Histogram batchLatency = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+  final Histogram batchLatency = newHistogram();
   private final long[] stallNanos = new long[Stall.values().length];
   private final Map<Integer, Histogram> fetchRoundTrips = new TreeMap<>(); // by holder
   private final List<OperatorId> operators;
@@ -97,13 +100,22 @@ final class TaskMetrics {
 
   /** A fetch to {@code holder} was answered {@code nanos} after it was sent. */
   void fetchRoundTrip(int holder, long nanos) {
-    fetchRoundTrips
-        .computeIfAbsent(holder, h -> new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2))
-        .recordValue(clamp(nanos));
+    fetchRoundTrips.computeIfAbsent(holder, h -> newHistogram()).recordValue(clamp(nanos));
   }
 
   private static long clamp(long nanos) {
-    return Math.min(Math.max(nanos, 0), TaskMetricsSnapshot.MAX_NANOS);
+    return Math.min(Math.max(nanos, 0), LatencyHistogram.MAX_NANOS);
+  }
+
+  private static Histogram newHistogram() {
+    return new Histogram(LatencyHistogram.MAX_NANOS, LatencyHistogram.SIGNIFICANT_DIGITS);
+  }
+
+  /** What {@code h} holds now, as a snapshot carries it. */
+  private static LatencyHistogram snapshotOf(Histogram h) {
+    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
+    int n = h.encodeIntoCompressedByteBuffer(buf);
+    return LatencyHistogram.fromCompressed(Arrays.copyOf(buf.array(), n));
   }
 
   /** Updates the per-second rates; called about once per second. */
@@ -140,7 +152,7 @@ final class TaskMetrics {
         operatorInRate[0],
         outRate,
         batches,
-        TaskMetricsSnapshot.encode(batchLatency),
+        snapshotOf(batchLatency),
         lag.records(),
         lag.seconds(),
         stateBytes,
@@ -186,8 +198,8 @@ final class TaskMetrics {
   }
 
   private StatePlaneStats statePlane() {
-    Map<Integer, byte[]> roundTrips = new TreeMap<>();
-    fetchRoundTrips.forEach((holder, h) -> roundTrips.put(holder, TaskMetricsSnapshot.encode(h)));
+    Map<Integer, LatencyHistogram> roundTrips = new TreeMap<>();
+    fetchRoundTrips.forEach((holder, h) -> roundTrips.put(holder, snapshotOf(h)));
     return new StatePlaneStats(
         stallNanos,
         holdNanos,

@@ -1,6 +1,6 @@
 package io.koala.task;
 
-import io.koala.protocol.StatePlaneStats.Stall;
+import io.koala.job.StatePlaneStats.Stall;
 
 /**
  * Which stall the task's loop is in, and since when: the loop reports why it stopped with work

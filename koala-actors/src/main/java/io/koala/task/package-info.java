@@ -7,4 +7,7 @@
  * its {@link io.koala.task.TaskHost}. It runs in a task actor and in the simulator alike. Plain
  * Java.
  */
+@Internal
 package io.koala.task;
+
+import io.koala.Internal;

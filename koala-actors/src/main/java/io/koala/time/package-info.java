@@ -3,4 +3,7 @@
  * ({@link io.koala.time.WatermarkTracker}), and a source's over its partitions ({@link
  * io.koala.time.PartitionWatermarks}). Plain Java.
  */
+@Internal
 package io.koala.time;
+
+import io.koala.Internal;

@@ -3,14 +3,14 @@ package io.koala.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.coordinator.EpochDriver.Phase;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.util.List;
 import java.util.Set;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 /** The running reconfiguration's work left (its holders' state) and its time left. */
@@ -27,7 +27,7 @@ class ProgressEstimatorTest {
         0,
         0,
         0,
-        TaskMetricsSnapshot.encode(new Histogram(2)),
+        LatencyHistogram.EMPTY,
         0,
         0,
         stateBytes,

@@ -9,7 +9,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.JobMetrics;
-import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.params.ParameterizedTest;

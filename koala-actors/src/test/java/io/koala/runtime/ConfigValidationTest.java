@@ -10,6 +10,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
 import io.koala.job.JobStatus;
 import io.koala.protocol.ChannelSettings;
+import io.koala.runtime.internal.EngineSettings;
 import io.koala.serialization.TypeRegistry;
 import java.time.Duration;
 import java.util.List;
@@ -230,14 +231,22 @@ class ConfigValidationTest {
     assertThat(c.serializationMaxDepth()).isEqualTo(TypeRegistry.DEFAULT_MAX_DEPTH);
     assertThat(c.remote().tlsEnabled()).isFalse();
     assertThat(c.remote().transport()).isEqualTo("tcp");
-    assertThat(c.channels().maxWaitingBytes())
+    assertThat(EngineSettings.of(c).channels().maxWaitingBytes())
         .as("reference.conf and the settings' own default agree")
         .isEqualTo(ChannelSettings.DEFAULT_MAX_WAITING_BYTES);
-    assertThat(c.with("koala.channel.max-waiting-bytes", "64 KiB").channels().maxWaitingBytes())
+    assertThat(
+            EngineSettings.of(c.with("koala.channel.max-waiting-bytes", "64 KiB"))
+                .channels()
+                .maxWaitingBytes())
         .isEqualTo(64 << 10);
-    assertThat(c.channels().hotWindowMillis()).isEqualTo(ChannelSettings.DEFAULT_HOT_WINDOW_MILLIS);
-    assertThat(c.channels().hotKeys()).isEqualTo(ChannelSettings.DEFAULT_HOT_KEYS);
-    assertThat(c.with("koala.reconfiguration.hot-set.window", "10 s").channels().hotWindowMillis())
+    assertThat(EngineSettings.of(c).channels().hotWindowMillis())
+        .isEqualTo(ChannelSettings.DEFAULT_HOT_WINDOW_MILLIS);
+    assertThat(EngineSettings.of(c).channels().hotKeys())
+        .isEqualTo(ChannelSettings.DEFAULT_HOT_KEYS);
+    assertThat(
+            EngineSettings.of(c.with("koala.reconfiguration.hot-set.window", "10 s"))
+                .channels()
+                .hotWindowMillis())
         .isEqualTo(10_000);
   }
 }

@@ -39,7 +39,7 @@ class JobLifecycleTest {
       assertThat(m.status()).isEqualTo(JobStatus.RUNNING);
       assertThat(m.recordsInPerSecond("count") + m.recordsIn("count")).isPositive();
       assertThat(m.stateEntries()).isBetween(1L, 1000L);
-      assertThat(m.batchLatency("count").getTotalCount()).isPositive();
+      assertThat(m.batchLatency("count").count()).isPositive();
       assertThat(job.cancel().toCompletableFuture().join()).isEqualTo(JobStatus.CANCELLED);
       assertThat(job.await(Duration.ofSeconds(10))).isEqualTo(JobStatus.CANCELLED);
       Path jobDir = runtime.dataDir().resolve("worker-0").resolve(job.id());

@@ -9,7 +9,7 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
 import io.koala.job.JobStatus;
-import io.koala.protocol.StatePlaneStats.Stall;
+import io.koala.job.StatePlaneStats.Stall;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

@@ -17,7 +17,7 @@ import io.koala.function.WindowAssigner;
 import io.koala.function.WindowResult;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
-import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;

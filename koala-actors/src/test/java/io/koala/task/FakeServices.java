@@ -2,6 +2,7 @@ package io.koala.task;
 
 import io.koala.dataflow.Dataflow;
 import io.koala.deploy.DeploymentPlan;
+import io.koala.job.ErrorInfo;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
@@ -9,7 +10,6 @@ import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.TaskSetup;

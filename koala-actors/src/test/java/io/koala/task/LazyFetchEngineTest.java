@@ -9,13 +9,13 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
+import io.koala.job.StatePlaneStats;
 import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.StateMessage;
-import io.koala.protocol.StatePlaneStats;
 import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.Watermark;
 import io.koala.routing.Buckets;
@@ -266,18 +266,18 @@ class LazyFetchEngineTest {
     String moved = twoWordsOfOneBucketOfCount0()[0];
     feed0(moved);
     count1.engine().takeOver(count0.engine().handOver(bucketOf(moved)));
-    long before = count1.engine().metrics().latencyHistogram().getTotalCount();
+    long before = count1.engine().metrics().batchLatency().count();
     feed1(moved, wordOfCount1());
     StateMessage.Fetch fetch = sentOf(host1, StateMessage.Fetch.class).get(0);
-    assertThat(count1.engine().metrics().latencyHistogram().getTotalCount())
+    assertThat(count1.engine().metrics().batchLatency().count())
         .as("no latency while the batch waits")
         .isEqualTo(before);
     host1.elapse(50);
     count1.engine().onStateReply(serve(fetch));
     assertThat(output(host1, count1)).contains(kv(moved, 2));
-    var latency = count1.engine().metrics().latencyHistogram();
-    assertThat(latency.getTotalCount()).isEqualTo(before + 1);
-    assertThat(latency.getMaxValue()).as("ns").isGreaterThanOrEqualTo(50_000_000L);
+    var latency = count1.engine().metrics().batchLatency();
+    assertThat(latency.count()).isEqualTo(before + 1);
+    assertThat(latency.max()).as("ns").isGreaterThanOrEqualTo(50_000_000L);
     assertThat(count1.engine().metrics().batches()).isEqualTo(1);
   }
 
@@ -306,8 +306,8 @@ class LazyFetchEngineTest {
         .isBetween(40_000_000L, 41_000_000L);
     assertThat(sp.stallNanos(StatePlaneStats.Stall.THROTTLE)).isZero();
     assertThat(sp.fetchRoundTrips().keySet()).containsExactly(0);
-    assertThat(sp.fetchRoundTrips(0).getTotalCount()).isEqualTo(1);
-    assertThat(sp.fetchRoundTrips(0).getMaxValue()).isBetween(40_000_000L, 41_000_000L);
+    assertThat(sp.fetchRoundTrips(0).count()).isEqualTo(1);
+    assertThat(sp.fetchRoundTrips(0).max()).isBetween(40_000_000L, 41_000_000L);
     assertThat(sp.releasesSent()).isEqualTo(1);
 
     host0.elapse(3);

@@ -13,16 +13,16 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.Collector;
 import io.koala.function.KeyValue;
 import io.koala.function.KeyedProcessFunction;
+import io.koala.job.ErrorInfo;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.RecordBatch;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -113,7 +113,7 @@ class TaskEngineTest {
     assertThat(m.batches()).isEqualTo(2);
     assertThat(m.stateEntries()).as("one counter per key").isEqualTo(3);
     assertThat(m.backpressured()).isFalse();
-    assertThat(m.latencyHistogram().getTotalCount()).isEqualTo(2);
+    assertThat(m.batchLatency().count()).isEqualTo(2);
     assertThat(services.failures).isEmpty();
   }
 

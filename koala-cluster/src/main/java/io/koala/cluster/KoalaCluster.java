@@ -30,8 +30,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * Koala on a node of a Pekko cluster (DESIGN §9). Every node runs a worker; the jobs submitted on a
- * node are coordinated there and place their tasks on every member's worker:
+ * Koala on a node of a Pekko cluster. Every node runs a worker; the jobs submitted on a node are
+ * coordinated there and place their tasks on every member's worker:
  *
  * <ul>
  *   <li>a member that comes Up takes tasks from then on, and with {@code
@@ -288,7 +288,7 @@ public final class KoalaCluster implements AutoCloseable {
    *     jobs are coordinated on the node they are submitted on)
    */
   public JobHandle submit(Dataflow dataflow) {
-    return JobHandle.of(node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null));
+    return node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null).handle();
   }
 
   /**

@@ -6,8 +6,8 @@ import io.koala.connector.Json;
 import io.koala.job.JobMetrics;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.micrometer.KoalaMetrics;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.internal.ActorRuntime;
@@ -349,7 +349,7 @@ final class NodeEndpoint implements AutoCloseable {
   private List<JobHandle> coordinatedJobs() {
     List<JobHandle> out = new ArrayList<>();
     for (String id : core.coordinatedJobs()) {
-      core.coordinated(id).map(JobHandle::of).ifPresent(out::add);
+      core.coordinated(id).map(JobClient::handle).ifPresent(out::add);
     }
     return out;
   }

@@ -2,12 +2,13 @@ package io.koala.micrometer;
 
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.LinkedHashMap;
@@ -259,7 +260,7 @@ final class MeterRows {
         new Latencies(
             "koala.task.batch.latency",
             task,
-            t.latencyHistogram(),
+            hdr(t.batchLatency()),
             "per-batch processing time (a batch of timer callbacks counts as one)"));
     rows.add(
         gauge(
@@ -397,9 +398,10 @@ final class MeterRows {
             task,
             sp.holdNanos() / 1e9,
             "time the task held records until a sender's peer marker (overlaps the stalls)"));
-    Histogram trips = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+    Histogram trips =
+        new Histogram(LatencyHistogram.MAX_NANOS, LatencyHistogram.SIGNIFICANT_DIGITS);
     for (int holder : sp.fetchRoundTrips().keySet()) {
-      trips.add(sp.fetchRoundTrips(holder));
+      trips.add(hdr(sp.fetchRoundTrips(holder)));
     }
     rows.add(
         new Latencies(
@@ -451,5 +453,10 @@ final class MeterRows {
 
   private static Map<String, String> frozen(Map<String, String> tags) {
     return Collections.unmodifiableMap(new LinkedHashMap<>(tags));
+  }
+
+  /** {@code h} as an HdrHistogram, whose recorded values the timers are fed. */
+  static Histogram hdr(LatencyHistogram h) {
+    return Increments.decompress(h.toCompressed());
   }
 }

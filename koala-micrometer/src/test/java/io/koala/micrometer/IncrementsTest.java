@@ -2,8 +2,8 @@ package io.koala.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.job.LatencyHistogram;
 import io.koala.micrometer.MeterRows.Kind;
-import io.koala.protocol.TaskMetricsSnapshot;
 import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
@@ -11,7 +11,7 @@ import org.junit.jupiter.api.Test;
 class IncrementsTest {
 
   private static Histogram millis(long... values) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+    Histogram h = new Histogram(LatencyHistogram.MAX_NANOS, 2);
     for (long v : values) {
       h.recordValue(v * 1_000_000);
     }

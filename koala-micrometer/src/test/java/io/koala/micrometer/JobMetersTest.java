@@ -5,11 +5,12 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tags;
@@ -36,7 +37,7 @@ class JobMetersTest {
 
   /** A task that consumed {@code in} records in {@code batches} batches of {@code millis} ms. */
   private static TaskMetricsSnapshot task(TaskId id, long in, int batches, long millis) {
-    Histogram h = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+    Histogram h = new Histogram(LatencyHistogram.MAX_NANOS, 2);
     h.recordValueWithCount(millis * 1_000_000, batches);
     return new TaskMetricsSnapshot(
         id,
@@ -46,7 +47,7 @@ class JobMetersTest {
         0,
         0,
         batches,
-        TaskMetricsSnapshot.encode(h),
+        LatencyHistogram.fromCompressed(Increments.compress(h)),
         0,
         0,
         0,

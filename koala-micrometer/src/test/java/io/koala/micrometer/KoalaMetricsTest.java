@@ -109,7 +109,7 @@ class KoalaMetricsTest {
           .as("the batches the tasks' own histograms hold")
           .isEqualTo(
               job.metrics().tasksOf("count").stream()
-                  .mapToLong(t -> t.latencyHistogram().getTotalCount())
+                  .mapToLong(t -> t.batchLatency().count())
                   .sum());
 
       metrics.refresh(); // the poll after its end

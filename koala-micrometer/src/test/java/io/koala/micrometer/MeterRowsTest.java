@@ -7,16 +7,16 @@ import static org.assertj.core.api.Assertions.tuple;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.TaskMetricsSnapshot;
-import io.koala.protocol.TaskMetricsSnapshot.OperatorCounts;
 import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 import org.junit.jupiter.api.Test;
 
 /** The rows of a job: names, kinds, tags and values from one snapshot. */
@@ -30,9 +30,7 @@ class MeterRowsTest {
 
   private static TaskMetricsSnapshot task(
       TaskId id, long in, long stateBytes, long watermark, List<OperatorCounts> operators) {
-    Histogram h = new Histogram(60_000_000_000L, 2);
-    h.recordValue(2_000_000); // 2 ms
-    h.recordValue(8_000_000); // 8 ms
+    LatencyHistogram h = LatencyHistogram.of(2_000_000, 8_000_000); // 2 ms, 8 ms
     return new TaskMetricsSnapshot(
         id,
         "RUNNING",
@@ -41,7 +39,7 @@ class MeterRowsTest {
         100.0,
         50.0,
         2,
-        TaskMetricsSnapshot.encode(h),
+        h,
         0,
         0,
         stateBytes,
@@ -53,7 +51,7 @@ class MeterRowsTest {
         new StatePlaneStats(
             new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0, 0},
             2_000_000_000L,
-            Map.of(1, TaskMetricsSnapshot.encode(h), 2, TaskMetricsSnapshot.encode(h)),
+            Map.of(1, h),
             10,
             2,
             0,

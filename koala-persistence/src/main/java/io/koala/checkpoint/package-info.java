@@ -6,4 +6,7 @@
  * <root>/<jobId>/chk-<checkpointId>/<task>.snap}. Plain Java over the {@link io.koala.store} SPI:
  * no actors, no journal.
  */
+@Internal
 package io.koala.checkpoint;
+
+import io.koala.Internal;

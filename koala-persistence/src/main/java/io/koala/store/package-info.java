@@ -7,4 +7,7 @@
  * io.koala.store.StoreOptions}), and {@link io.koala.store.InMemoryStateStore}, sorted heap maps
  * for tests.
  */
+@Internal
 package io.koala.store;
+
+import io.koala.Internal;

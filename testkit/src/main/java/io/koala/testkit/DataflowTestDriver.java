@@ -4,6 +4,7 @@ import io.koala.coordinator.Change;
 import io.koala.coordinator.JobReply;
 import io.koala.coordinator.WorkerPool;
 import io.koala.dataflow.Dataflow;
+import io.koala.job.ErrorInfo;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
 import io.koala.plan.ExecutionPlan;
@@ -11,7 +12,6 @@ import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.ErrorInfo;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobFailedException;
 import io.koala.testkit.sim.Simulation;
@@ -59,11 +59,10 @@ import java.util.Objects;
  */
 public final class DataflowTestDriver implements AutoCloseable {
   /**
-   * The default channel settings: batches of up to 64 records sent at once (no linger), 4 credits
-   * per channel, sources' periodic watermarks every 200 ms of processing time.
+   * The channel settings of every driver (see the constructor): batches of up to 64 records sent at
+   * once (no linger), 4 credits per channel, periodic watermarks every 200 ms.
    */
-  public static final ChannelSettings DEFAULT_SETTINGS =
-      new ChannelSettings(64, 1 << 20, 0, 4, 200);
+  private static final ChannelSettings SETTINGS = new ChannelSettings(64, 1 << 20, 0, 4, 200);
 
   /** The most steps one call may take before the driver gives up (a livelock). */
   private static final long MAX_STEPS = 50_000_000;
@@ -74,23 +73,18 @@ public final class DataflowTestDriver implements AutoCloseable {
   private final List<String> sinks = new ArrayList<>();
   private boolean closed;
 
-  /** A driver for {@code dataflow} with seed 0 and {@link #DEFAULT_SETTINGS}. */
+  /** A driver for {@code dataflow} with seed 0. */
   public DataflowTestDriver(Dataflow dataflow) {
     this(dataflow, 0);
   }
 
-  /** A driver for {@code dataflow} whose interleavings follow {@code seed}. */
-  public DataflowTestDriver(Dataflow dataflow, long seed) {
-    this(dataflow, seed, DEFAULT_SETTINGS);
-  }
-
   /**
-   * A driver for {@code dataflow} whose interleavings follow {@code seed}, with the given channel
-   * settings (a linger above 0 holds partial batches until processing time moves).
+   * A driver for {@code dataflow} whose interleavings follow {@code seed}: batches of up to 64
+   * records, sent at once; 4 credits per channel; sources' periodic watermarks every 200 ms of
+   * processing time.
    */
-  public DataflowTestDriver(Dataflow dataflow, long seed, ChannelSettings settings) {
+  public DataflowTestDriver(Dataflow dataflow, long seed) {
     Objects.requireNonNull(dataflow, "dataflow");
-    Objects.requireNonNull(settings, "settings");
     LogicalPlan plan = dataflow.plan();
     this.name = plan.name();
     List<OperatorNode> nodes = new ArrayList<>();
@@ -116,7 +110,7 @@ public final class DataflowTestDriver implements AutoCloseable {
     }
     this.sim =
         Simulation.of(
-            LogicalPlan.of(plan.name(), nodes, plan.buckets(), plan.types()), settings, seed);
+            LogicalPlan.of(plan.name(), nodes, plan.buckets(), plan.types()), SETTINGS, seed);
     settle();
   }
 

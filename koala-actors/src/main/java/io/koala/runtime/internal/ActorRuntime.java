@@ -233,7 +233,10 @@ public final class ActorRuntime implements AutoCloseable {
         ActorRef<StateService.Command> ref =
             started(
                 host.systemActorOf(
-                    StateService.create(i, dataDir.resolve("state-service-" + i), config.store()),
+                    StateService.create(
+                        i,
+                        dataDir.resolve("state-service-" + i),
+                        EngineSettings.of(config).store()),
                     names + "state-service-" + i,
                     Props.empty()));
         services.add(ActorRefResolver.get(host).toSerializationFormat(ref));
@@ -257,7 +260,7 @@ public final class ActorRuntime implements AutoCloseable {
                     dataDir.resolve("worker-" + w),
                     catalog,
                     KoalaSerialization.registry(host),
-                    config.store(),
+                    EngineSettings.of(config).store(),
                     config.deleteJobState(),
                     resolve(host, services),
                     checkpointRoot,
@@ -611,7 +614,7 @@ public final class ActorRuntime implements AutoCloseable {
             dataDir.resolve("worker"),
             catalog,
             KoalaSerialization.registry(main),
-            config.store(),
+            EngineSettings.of(config).store(),
             config.deleteJobState(),
             List.of(),
             checkpointRoot,

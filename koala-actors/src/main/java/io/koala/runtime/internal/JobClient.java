@@ -48,14 +48,20 @@ public record JobClient(
   private static final AtomicLong REPLIES = new AtomicLong();
   private static final AtomicReference<Function<JobHandle, JobClient>> HANDLES =
       new AtomicReference<>();
+  private static final AtomicReference<Function<JobClient, JobHandle>> MAKERS =
+      new AtomicReference<>();
 
   /**
-   * How {@link JobHandle} opens itself to Koala's test hooks ({@code io.koala.runtime.testing}),
-   * which live outside its package, without widening its API: called once, by its static
-   * initializer.
+   * How {@link JobHandle} opens itself to Koala's own code outside its package — the runtimes of
+   * other modules (the cluster's) and the test hooks ({@code io.koala.runtime.testing}) — without
+   * widening its API: called once, by its static initializer.
+   *
+   * @param reader the client behind a handle
+   * @param maker a new handle of a client
    */
-  public static void openHandles(Function<JobHandle, JobClient> reader) {
-    if (!HANDLES.compareAndSet(null, reader)) {
+  public static void openHandles(
+      Function<JobHandle, JobClient> reader, Function<JobClient, JobHandle> maker) {
+    if (!HANDLES.compareAndSet(null, reader) || !MAKERS.compareAndSet(null, maker)) {
       throw new IllegalStateException("job handles are already open");
     }
   }
@@ -63,6 +69,20 @@ public record JobClient(
   /** The client behind {@code handle} (its class is initialized: it has an instance). */
   public static JobClient of(JobHandle handle) {
     return HANDLES.get().apply(Objects.requireNonNull(handle, "handle"));
+  }
+
+  /** A user's handle of this job, as {@code submit} returns it. */
+  public JobHandle handle() {
+    Function<JobClient, JobHandle> maker = MAKERS.get();
+    if (maker == null) {
+      try { // its static initializer opens it
+        Class.forName(JobHandle.class.getName(), true, JobHandle.class.getClassLoader());
+      } catch (ClassNotFoundException e) {
+        throw new IllegalStateException(e);
+      }
+      maker = MAKERS.get();
+    }
+    return maker.apply(this);
   }
 
   /** Asks the job's coordinator to cancel it. */

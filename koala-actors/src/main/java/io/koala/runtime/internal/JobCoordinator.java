@@ -13,11 +13,11 @@ import io.koala.coordinator.ReplyTo;
 import io.koala.coordinator.TaskAddress;
 import io.koala.coordinator.WorkerPool;
 import io.koala.job.JobStatus;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.TaskMessage;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
@@ -140,10 +140,10 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
         plan,
         workers,
         pool,
-        config.channels(),
-        config.protocol(),
+        EngineSettings.of(config).channels(),
+        EngineSettings.of(config).protocol(),
         config.bucketsPerStep(),
-        config.drain(),
+        EngineSettings.of(config).drain(),
         config.deployTimeout(),
         config.reconfigurationStepTimeout(),
         checkpointing

@@ -6,8 +6,11 @@ import com.esotericsoftware.kryo.io.Input;
 import com.esotericsoftware.kryo.io.Output;
 import com.typesafe.config.Config;
 import io.koala.coordinator.Change;
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.OperatorId;
 import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
@@ -15,12 +18,10 @@ import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EndOfChannel;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Idle;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateMessage;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.Watermark;
 import io.koala.runtime.ConfigurationException;
@@ -102,6 +103,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
     registry.register(RecordBatch.class, r -> new RecordBatchSerializer());
     registry.register(ForwardedBatch.class, r -> new ForwardedBatchSerializer());
     registry.register(StateMessage.KeyRef.class, r -> new KeyRefSerializer());
+    registry.register(LatencyHistogram.class, r -> new LatencyHistogramSerializer());
     registry.register(StateMessage.KeyState.class, r -> new KeyStateSerializer());
     registry.register(
         EndOfChannel.class,
@@ -178,8 +180,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         StateMessage.ServiceWrite.class,
         StateMessage.WriteBarrier.class,
         StateMessage.ServiceFailed.class,
-        io.koala.protocol.StatePlaneStats.class,
-        io.koala.protocol.StatePlaneStats.Stall.class,
+        io.koala.job.StatePlaneStats.class,
+        io.koala.job.StatePlaneStats.Stall.class,
         io.koala.protocol.IngestMessage.Attach.class,
         io.koala.protocol.IngestMessage.Batch.class,
         io.koala.protocol.IngestMessage.End.class,
@@ -264,6 +266,23 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
   }
 
   /** Writes a key as its bucket and bytes, without the record's field-by-field framing. */
+  /** A latency histogram as its compressed encoding. */
+  static final class LatencyHistogramSerializer extends Serializer<LatencyHistogram> {
+    LatencyHistogramSerializer() {
+      setImmutable(true);
+    }
+
+    @Override
+    public void write(Kryo kryo, Output output, LatencyHistogram h) {
+      writeBytes(output, h.toCompressed());
+    }
+
+    @Override
+    public LatencyHistogram read(Kryo kryo, Input input, Class<? extends LatencyHistogram> type) {
+      return LatencyHistogram.fromCompressed(readBytes(input));
+    }
+  }
+
   static final class KeyRefSerializer extends Serializer<StateMessage.KeyRef> {
     KeyRefSerializer() {
       setImmutable(true);

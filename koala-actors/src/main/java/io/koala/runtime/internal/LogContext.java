@@ -1,7 +1,7 @@
 package io.koala.runtime.internal;
 
 import io.koala.coordinator.JobInput;
-import io.koala.protocol.ErrorInfo;
+import io.koala.job.ErrorInfo;
 import io.koala.protocol.TaskSetup;
 import java.util.Map;
 import java.util.function.LongSupplier;

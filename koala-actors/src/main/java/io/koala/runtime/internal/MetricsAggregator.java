@@ -1,9 +1,9 @@
 package io.koala.runtime.internal;
 
 import io.koala.coordinator.JobInput;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.TaskMessage;
-import io.koala.protocol.TaskMetricsSnapshot;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;

@@ -39,11 +39,12 @@ class CheckpointMetadataTest {
     ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
     KoalaConfig config = KoalaConfig.load();
     LiveDeployment live =
-        LiveDeployment.of(plan, DeploymentPlan.of("meta-1", plan, 2, config.channels()));
+        LiveDeployment.of(
+            plan, DeploymentPlan.of("meta-1", plan, 2, EngineSettings.of(config).channels()));
     live.newChannel();
     OperatorId count = new OperatorId("count");
     TaskId retired = new TaskId(count, 1);
-    Retirement retirement = new Retirement(config.drain());
+    Retirement retirement = new Retirement(EngineSettings.of(config).drain());
     retirement.epochStarted(count);
     retirement.epochEnded(count, 3, List.of(retired), List.of(new TaskId(count, 0)));
     retirement.taskFinished(retired);
@@ -61,7 +62,8 @@ class CheckpointMetadataTest {
     KryoSerde serde = new KryoSerde(registry);
     byte[] bytes = CheckpointMetadata.of(c).encode(serde);
     Checkpoints.Completed<Path, io.koala.coordinator.CoordinatorState> back =
-        CheckpointMetadata.decode(new KryoSerde(registry), bytes).completed(plan, config.drain());
+        CheckpointMetadata.decode(new KryoSerde(registry), bytes)
+            .completed(plan, EngineSettings.of(config).drain());
 
     assertThat(back.id()).isEqualTo(7);
     assertThat(back.triggeredMillis()).isEqualTo(1234);

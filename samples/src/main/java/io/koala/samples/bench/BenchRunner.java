@@ -2,12 +2,12 @@ package io.koala.samples.bench;
 
 import io.koala.dataflow.Dataflow;
 import io.koala.job.JobMetrics;
+import io.koala.job.LatencyHistogram;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import java.lang.management.ManagementFactory;
 import java.util.function.ToLongFunction;
-import org.HdrHistogram.Histogram;
 
 /**
  * Runs a benchmark dataflow: warms up, then measures the records consumed by one operator and its
@@ -60,8 +60,7 @@ public final class BenchRunner {
       long cpu = OS.getProcessCpuTime() - cpu0;
       job.cancel().toCompletableFuture().join();
       long records = m1.recordsIn(measured) - m0.recordsIn(measured);
-      Histogram latency = m1.batchLatency(measured);
-      latency.subtract(m0.batchLatency(measured));
+      LatencyHistogram latency = m1.batchLatency(measured).minus(m0.batchLatency(measured));
       return new BenchResult()
           .put("workload", workload)
           .put("parallelism", s.parallelism())
@@ -71,9 +70,9 @@ public final class BenchRunner {
           .put("seconds", round(elapsed))
           .put("recordsPerSecond", Math.round(records / elapsed))
           .put("cpuNanosPerRecord", round((double) cpu / Math.max(1, records)))
-          .put("p50BatchLatencyMs", round(latency.getValueAtPercentile(50) / 1e6))
-          .put("p99BatchLatencyMs", round(latency.getValueAtPercentile(99) / 1e6))
-          .put("batches", latency.getTotalCount())
+          .put("p50BatchLatencyMs", round(latency.percentile(50) / 1e6))
+          .put("p99BatchLatencyMs", round(latency.percentile(99) / 1e6))
+          .put("batches", latency.count())
           .put("keys", keySpace.applyAsLong(m1))
           .put("stateKeys", m1.stateEntries())
           .put("stateBytes", m1.stateBytes())

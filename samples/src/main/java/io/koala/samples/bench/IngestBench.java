@@ -6,6 +6,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.JobMetrics;
+import io.koala.job.LatencyHistogram;
 import io.koala.runtime.Ingest;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
@@ -17,7 +18,6 @@ import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.concurrent.locks.LockSupport;
-import org.HdrHistogram.Histogram;
 
 /**
  * Push ingestion: {@value #PRODUCERS} producer threads {@code put} uniformly random keys into an
@@ -68,14 +68,13 @@ public final class IngestBench {
         JobMetrics m1 = job.metrics();
         double elapsed = (System.nanoTime() - t0) / 1e9;
         long records = m1.recordsIn("count") - m0.recordsIn("count");
-        Histogram latency = m1.batchLatency("count");
-        latency.subtract(m0.batchLatency("count"));
+        LatencyHistogram latency = m1.batchLatency("count").minus(m0.batchLatency("count"));
         result
             .put("records", records)
             .put("seconds", round(elapsed))
             .put("recordsPerSecond", Math.round(records / elapsed))
             .put("acceptedPerSecond", Math.round((p.ingest.last() - accepted0) / elapsed))
-            .put("p99BatchLatencyMs", round(latency.getValueAtPercentile(99) / 1e6));
+            .put("p99BatchLatencyMs", round(latency.percentile(99) / 1e6));
         p.check();
       }
       job.cancel().toCompletableFuture().join();

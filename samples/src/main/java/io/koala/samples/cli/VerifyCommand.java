@@ -4,6 +4,7 @@ import io.koala.protocol.Protocol;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.internal.EngineSettings;
 import io.koala.samples.experiment.ProtocolChoice;
 import io.koala.testkit.verify.Outcome;
 import io.koala.testkit.verify.RuntimeVerifier;
@@ -217,7 +218,8 @@ final class VerifyCommand implements Callable<Integer> {
     if (records == null) {
       // a staged protocol takes an epoch per few buckets, and remote state makes every batch wait
       // for its reads: their requests take several times longer, so their runs do too
-      boolean slow = config.protocol().staged() || config.remoteStateServices() > 0;
+      boolean slow =
+          EngineSettings.of(config).protocol().staged() || config.remoteStateServices() > 0;
       records = (separate ? 12_000L : 4_000L) * (slow ? 4 : 1) * (faults ? 10 : 1);
     }
     // the first runtime of a JVM runs cold (class loading, JIT): its jobs can fall so far behind

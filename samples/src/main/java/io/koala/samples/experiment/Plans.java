@@ -9,6 +9,7 @@ import io.koala.routing.Buckets;
 import io.koala.routing.PartitionPolicy;
 import io.koala.routing.RoutingTable;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.EngineSettings;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -156,7 +157,10 @@ public final class Plans {
     Dataflow dataflow = RescaleExperiment.dataflow(s, s.schedule(), new LongAdder());
     DeploymentPlan deployment =
         DeploymentPlan.of(
-            "plan", ExecutionPlan.of(dataflow.plan()), s.workers(), config.channels());
+            "plan",
+            ExecutionPlan.of(dataflow.plan()),
+            s.workers(),
+            EngineSettings.of(config).channels());
     List<RescaleExperiment.Step> steps = new ArrayList<>();
     for (var placed : deployment.placement().entrySet()) {
       TaskId task = placed.getKey();

@@ -9,9 +9,10 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
@@ -27,7 +28,6 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.ToLongFunction;
-import org.HdrHistogram.Histogram;
 
 /**
  * The rescale experiment (the paper's §5.2 shape at this machine's scale, DESIGN §4.7): a {@link
@@ -513,7 +513,7 @@ public final class RescaleExperiment {
       double seconds = (cur.atMillis() - prev.atMillis()) / 1000.0;
       double input =
           (schedule.available(cur.atMillis()) - schedule.available(prev.atMillis())) / seconds;
-      Histogram latency = latency(workload.target(), prev, cur);
+      LatencyHistogram latency = latency(workload.target(), prev, cur);
       return new RescaleSample(
           round(cur.atMillis() / 1000.0),
           phase,
@@ -738,18 +738,14 @@ public final class RescaleExperiment {
   }
 
   /** The target's per-batch processing times (ns) between two snapshots. */
-  static Histogram latency(String target, Snapshot from, Snapshot to) {
+  static LatencyHistogram latency(String target, Snapshot from, Snapshot to) {
     Map<TaskId, TaskMetricsSnapshot> earlier = byTask(target, from.metrics());
-    Histogram h = new Histogram(60_000_000_000L, 2);
+    List<LatencyHistogram> windows = new ArrayList<>();
     for (TaskMetricsSnapshot t : to.metrics().tasksOf(target)) {
-      Histogram window = t.latencyHistogram();
       TaskMetricsSnapshot e = earlier.get(t.task());
-      if (e != null) {
-        window.subtract(e.latencyHistogram());
-      }
-      h.add(window);
+      windows.add(e == null ? t.batchLatency() : t.batchLatency().minus(e.batchLatency()));
     }
-    return h;
+    return LatencyHistogram.sum(windows);
   }
 
   private static Map<TaskId, TaskMetricsSnapshot> byTask(String target, JobMetrics m) {
@@ -760,8 +756,8 @@ public final class RescaleExperiment {
     return out;
   }
 
-  private static double millis(Histogram h, double percentile) {
-    return h.getTotalCount() == 0 ? 0 : round(h.getValueAtPercentile(percentile) / 1e6);
+  private static double millis(LatencyHistogram h, double percentile) {
+    return round(h.percentile(percentile) / 1e6);
   }
 
   private static double round(double v) {

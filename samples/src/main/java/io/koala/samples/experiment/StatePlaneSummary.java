@@ -1,14 +1,16 @@
 package io.koala.samples.experiment;
 
 import io.koala.job.JobMetrics;
+import io.koala.job.LatencyHistogram;
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
-import org.HdrHistogram.Histogram;
 
 /**
  * Where the target operator's tasks spent their time while they waited, and what the state plane
@@ -54,17 +56,16 @@ public record StatePlaneSummary(
     Map<TaskId, StatePlaneStats> atBefore = byTask(target, before);
     Map<TaskId, StatePlaneStats> atRescale = byTask(target, rescale);
     Map<TaskId, StatePlaneStats> atRecovery = byTask(target, recovered);
-    Histogram trips = new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
+    List<LatencyHistogram> windows = new ArrayList<>();
     long holdNanos = 0;
     for (Map.Entry<TaskId, StatePlaneStats> t : atRecovery.entrySet()) {
       StatePlaneStats from = atRescale.getOrDefault(t.getKey(), StatePlaneStats.NONE);
       holdNanos += t.getValue().holdNanos() - from.holdNanos();
       for (int holder : t.getValue().fetchRoundTrips().keySet()) {
-        Histogram h = t.getValue().fetchRoundTrips(holder);
-        h.subtract(from.fetchRoundTrips(holder));
-        trips.add(h);
+        windows.add(t.getValue().fetchRoundTrips(holder).minus(from.fetchRoundTrips(holder)));
       }
     }
+    LatencyHistogram trips = LatencyHistogram.sum(windows);
     long sent = 0;
     long messages = 0;
     long applied = 0;
@@ -79,9 +80,9 @@ public record StatePlaneSummary(
         stalls(atBefore, atRescale),
         stalls(atRescale, atRecovery),
         millis(holdNanos),
-        trips.getTotalCount() == 0 ? 0 : millis(trips.getValueAtPercentile(50)),
-        trips.getTotalCount() == 0 ? 0 : millis(trips.getValueAtPercentile(99)),
-        trips.getTotalCount(),
+        millis(trips.percentile(50)),
+        millis(trips.percentile(99)),
+        trips.count(),
         sent,
         messages,
         applied,

@@ -1,8 +1,8 @@
 package io.koala.testkit.sim;
 
 import io.koala.coordinator.TaskAddress;
+import io.koala.job.ErrorInfo;
 import io.koala.plan.TaskId;
-import io.koala.protocol.ErrorInfo;
 import io.koala.protocol.KoalaMessage;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;

@@ -4,4 +4,7 @@
  * guarantee), a virtual clock, and state servers answering from the holders' stores. A failing seed
  * replays exactly.
  */
+@Internal
 package io.koala.testkit.sim;
+
+import io.koala.Internal;

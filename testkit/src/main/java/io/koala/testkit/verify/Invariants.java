@@ -1,6 +1,6 @@
 package io.koala.testkit.verify;
 
-import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.job.TaskMetricsSnapshot;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;

@@ -9,6 +9,7 @@ import io.koala.job.ReconfigurationReport;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
+import io.koala.runtime.internal.EngineSettings;
 import io.koala.runtime.testing.TaskCrashes;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -109,7 +110,7 @@ public final class RuntimeVerifier {
             CrashPlans.random(
                 seed,
                 records / rate * 1000,
-                CrashPlans.phases(runtime.config().protocol(), true),
+                CrashPlans.phases(EngineSettings.of(runtime.config()).protocol(), true),
                 CRASH_SNAPSHOTS,
                 new CrashPlans.Kinds<PlannedCrash>(
                     PlannedCrash.At::new,

@@ -2,8 +2,8 @@ package io.koala.testkit.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.testkit.sim.Simulation;
 import java.util.List;
 import java.util.Map;

@@ -2,10 +2,10 @@ package io.koala.testkit.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.job.StatePlaneStats;
+import io.koala.job.StatePlaneStats.Stall;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.StatePlaneStats;
-import io.koala.protocol.StatePlaneStats.Stall;
-import io.koala.protocol.TaskMetricsSnapshot;
 import io.koala.testkit.sim.Simulation;
 import java.util.List;
 import java.util.Map;

@@ -8,4 +8,7 @@
  * ids: it keeps the coordinator's encoded metadata as opaque bytes. Not API: anything here may
  * change.
  */
+@Internal
 package io.koala.runtime.internal.journal;
+
+import io.koala.Internal;

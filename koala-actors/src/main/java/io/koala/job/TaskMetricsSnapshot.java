@@ -1,12 +1,9 @@
-package io.koala.protocol;
+package io.koala.job;
 
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import java.nio.ByteBuffer;
 import java.util.List;
 import java.util.Objects;
-import java.util.zip.DataFormatException;
-import org.HdrHistogram.Histogram;
 
 /**
  * Metrics of one task at one instant: the task's own, and those of each operator of its chain.
@@ -14,7 +11,7 @@ import org.HdrHistogram.Histogram;
  * @param recordsIn records consumed (read, for a source): those of the head of its chain
  * @param recordsOut records sent to downstream tasks on the chain's main output
  * @param recordsInPerSecond rate over the last full second
- * @param batchLatency compressed HdrHistogram of per-batch processing time in nanoseconds
+ * @param batchLatency per-batch processing time, in nanoseconds
  * @param lagRecords for a source: records available but not yet read
  * @param lagSeconds for a source: age of the oldest available record not yet read
  * @param backpressured whether the task is waiting for credit from downstream
@@ -32,7 +29,7 @@ public record TaskMetricsSnapshot(
     double recordsInPerSecond,
     double recordsOutPerSecond,
     long batches,
-    byte[] batchLatency,
+    LatencyHistogram batchLatency,
     long lagRecords,
     double lagSeconds,
     long stateBytes,
@@ -42,15 +39,12 @@ public record TaskMetricsSnapshot(
     long lateRecords,
     Reconfiguration reconfiguration,
     StatePlaneStats statePlane,
-    List<OperatorCounts> operators)
-    implements KoalaMessage {
+    List<OperatorCounts> operators) {
 
   public TaskMetricsSnapshot {
+    java.util.Objects.requireNonNull(batchLatency, "batchLatency");
     operators = List.copyOf(operators);
   }
-
-  /** The largest duration the histograms of a snapshot record: longer ones count as this. */
-  public static final long MAX_NANOS = 60_000_000_000L;
 
   /**
    * The status of a retired task that held state until its owners had drained it all, and then
@@ -94,8 +88,7 @@ public record TaskMetricsSnapshot(
       long recordsIn,
       long recordsOut,
       double recordsInPerSecond,
-      long lateRecords)
-      implements KoalaMessage {
+      long lateRecords) {
     public OperatorCounts {
       Objects.requireNonNull(operator, "operator");
     }
@@ -115,15 +108,15 @@ public record TaskMetricsSnapshot(
    *     stop-and-restart, pushed with a hand-over)
    * @param stateBytesFetched bytes of state installed from other tasks
    * @param recordsForwarded records of handed-over buckets sent on to their new owner
-   * @param recordsHeld records held until a peer marker (§6.6)
+   * @param recordsHeld records held until a peer marker
    * @param bucketsHandedOver buckets given up
    * @param bucketsTakenOver buckets gained
    * @param parkedRecords records waiting for their key's state now
    * @param waitingBytes what the records the task keeps waiting now (parked, and held for a peer
-   *     marker) count for against its budget, {@link ChannelSettings#maxWaitingBytes}
+   *     marker) count for against its budget, {@code koala.channel.max-waiting-bytes}
    * @param lookupTableBytes bytes of the key lookup table in memory: membership filters, and the
    *     keys known to be local in moved buckets (the exact entries are in the store)
-   * @param keysDrained keys installed from retiring holders by a forced full transfer (§6.5)
+   * @param keysDrained keys installed from retiring holders by a forced full transfer
    * @param piggybackedKeys of those, the keys that came with a fetch's reply
    */
   public record Reconfiguration(
@@ -138,29 +131,9 @@ public record TaskMetricsSnapshot(
       long waitingBytes,
       long lookupTableBytes,
       long keysDrained,
-      long piggybackedKeys)
-      implements KoalaMessage {
+      long piggybackedKeys) {
     /** Nothing reconfigured. */
     public static final Reconfiguration NONE =
         new Reconfiguration(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0);
-  }
-
-  /** The batch latency histogram. */
-  public Histogram latencyHistogram() {
-    try {
-      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(batchLatency), 0);
-    } catch (DataFormatException e) {
-      throw new IllegalStateException("corrupt latency histogram of " + task, e);
-    }
-  }
-
-  /** {@code h} compressed, as a snapshot's {@code batchLatency} carries it. */
-  public static byte[] encode(Histogram h) {
-    ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());
-    int n = h.encodeIntoCompressedByteBuffer(buf);
-    byte[] out = new byte[n];
-    buf.flip();
-    buf.get(out);
-    return out;
   }
 }

@@ -1,19 +1,16 @@
-package io.koala.protocol;
+package io.koala.job;
 
-import java.nio.ByteBuffer;
 import java.util.Map;
-import java.util.zip.DataFormatException;
-import org.HdrHistogram.Histogram;
 
 /**
  * Where one task's time went while it waited (its processing loop stopped with work queued) and
  * what its side of the state plane cost, cumulative since the task started.
  *
  * @param stallNanos time stalled, by {@link Stall} (indexed by ordinal)
- * @param holdNanos time during which records were held for a sender's peer marker (§6.6); it
- *     overlaps the stalls, since other records flow meanwhile
+ * @param holdNanos time during which records were held for a sender's peer marker; it overlaps the
+ *     stalls, since other records flow meanwhile
  * @param fetchRoundTrips per holder (the task index of the operator, or a state service's number),
- *     the compressed HdrHistogram of the nanoseconds from sending a fetch to running its reply
+ *     the nanoseconds from sending a fetch to running its reply
  * @param releasesSent keys this task released at their former holders (one entry per key)
  * @param releaseMessagesSent release messages those keys went out in
  * @param releasesApplied keys whose copy this task, as a former holder, deleted on release
@@ -22,25 +19,24 @@ import org.HdrHistogram.Histogram;
 public record StatePlaneStats(
     long[] stallNanos,
     long holdNanos,
-    Map<Integer, byte[]> fetchRoundTrips,
+    Map<Integer, LatencyHistogram> fetchRoundTrips,
     long releasesSent,
     long releaseMessagesSent,
     long releasesApplied,
-    long releaseApplyNanos)
-    implements KoalaMessage {
+    long releaseApplyNanos) {
 
   /** Why a task's loop stopped while it had work queued. */
   public enum Stall {
     /** An item waits for records parked before it (their state is being fetched). */
     PARKED_GATE,
     /**
-     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
-     * them parked for their state.
+     * Records from upstream wait: the records the task keeps waiting fill its budget, most of them
+     * parked for their state.
      */
     PARKED_LIMIT,
     /**
-     * Records from upstream wait: the records the task keeps waiting fill its budget (D5), most of
-     * them held during a reconfiguration for a sender's peer marker (§6.6).
+     * Records from upstream wait: the records the task keeps waiting fill its budget, most of them
+     * held during a reconfiguration for a sender's peer marker.
      */
     HELD_LIMIT,
     /** The task's emulated capacity allows no batch now (experiments only). */
@@ -82,15 +78,7 @@ public record StatePlaneStats(
   }
 
   /** The fetch round trips to {@code holder} (nanoseconds); empty when none was measured. */
-  public Histogram fetchRoundTrips(int holder) {
-    byte[] encoded = fetchRoundTrips.get(holder);
-    if (encoded == null) {
-      return new Histogram(TaskMetricsSnapshot.MAX_NANOS, 2);
-    }
-    try {
-      return Histogram.decodeFromCompressedByteBuffer(ByteBuffer.wrap(encoded), 0);
-    } catch (DataFormatException e) {
-      throw new IllegalStateException("corrupt fetch round-trip histogram of holder " + holder, e);
-    }
+  public LatencyHistogram fetchRoundTrips(int holder) {
+    return fetchRoundTrips.getOrDefault(holder, LatencyHistogram.EMPTY);
   }
 }

@@ -1,4 +1,4 @@
-package io.koala.protocol;
+package io.koala.function;
 
 import io.koala.KoalaException;
 

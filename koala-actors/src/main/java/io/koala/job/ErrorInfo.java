@@ -1,5 +1,6 @@
-package io.koala.protocol;
+package io.koala.job;
 
+import io.koala.function.UserFunctionException;
 import io.koala.plan.TaskId;
 import java.io.PrintWriter;
 import java.io.StringWriter;
@@ -18,8 +19,7 @@ public record ErrorInfo(
     String key,
     String exceptionClass,
     String message,
-    String stackTrace)
-    implements KoalaMessage {
+    String stackTrace) {
 
   /** Describes {@code error}, raised in {@code task} while processing {@code key} (may be null). */
   public static ErrorInfo of(String operator, TaskId task, Object key, Throwable error) {

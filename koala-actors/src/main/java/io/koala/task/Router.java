@@ -1,8 +1,11 @@
-package io.koala.routing;
+package io.koala.task;
 
 import io.koala.function.KeySelector;
+import io.koala.function.UserFunctionException;
 import io.koala.protocol.TaskSetup.OutputSpec;
-import io.koala.protocol.UserFunctionException;
+import io.koala.routing.Buckets;
+import io.koala.routing.KeyBytes;
+import io.koala.routing.RoutingTable;
 
 /**
  * Chooses, for each emitted record, the output channel of one edge; a keyed edge encodes the key

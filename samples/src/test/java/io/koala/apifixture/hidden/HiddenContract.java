@@ -1,0 +1,4 @@
+package io.koala.apifixture.hidden;
+
+/** An interface of an internal package. */
+public interface HiddenContract {}
