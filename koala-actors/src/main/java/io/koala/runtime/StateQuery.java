@@ -4,6 +4,7 @@ import io.koala.protocol.QueryMessage;
 import io.koala.runtime.internal.StateQueryClient;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
+import io.koala.serialization.KryoSerde;
 import io.koala.state.Codec;
 import io.koala.task.state.KeyedStateBackend;
 import java.util.LinkedHashMap;
@@ -45,23 +46,23 @@ public final class StateQuery<K, R> {
   /** A {@code ValueState} declared with {@code valueType}. */
   public static <K, V> StateQuery<K, Optional<V>> value(
       String operator, String state, Class<K> keyType, Class<V> valueType) {
-    Objects.requireNonNull(keyType, "keyType");
     Objects.requireNonNull(valueType, "valueType");
-    return new StateQuery<>(
-        operator,
-        state,
-        QueryMessage.Kind.VALUE,
-        (serde, found) ->
-            found.values().isEmpty()
-                ? Optional.empty()
-                : Optional.of(Codecs.forClass(valueType, serde).decode(found.values().get(0))));
+    return valueOf(operator, state, keyType, serde -> Codecs.forClass(valueType, serde));
   }
 
   /** A {@code ValueState} declared with {@code codec}. */
   public static <K, V> StateQuery<K, Optional<V>> value(
       String operator, String state, Class<K> keyType, Codec<V> codec) {
-    Objects.requireNonNull(keyType, "keyType");
     Objects.requireNonNull(codec, "codec");
+    return valueOf(operator, state, keyType, serde -> codec);
+  }
+
+  private static <K, V> StateQuery<K, Optional<V>> valueOf(
+      String operator,
+      String state,
+      Class<K> keyType,
+      java.util.function.Function<KryoSerde, Codec<V>> codec) {
+    Objects.requireNonNull(keyType, "keyType");
     return new StateQuery<>(
         operator,
         state,
@@ -69,7 +70,7 @@ public final class StateQuery<K, R> {
         (serde, found) ->
             found.values().isEmpty()
                 ? Optional.empty()
-                : Optional.of(codec.decode(found.values().get(0))));
+                : Optional.of(codec.apply(serde).decode(found.values().get(0))));
   }
 
   /** A {@code ListState} declared with {@code elementType}. */

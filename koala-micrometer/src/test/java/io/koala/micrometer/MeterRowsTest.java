@@ -51,7 +51,7 @@ class MeterRowsTest {
         new StatePlaneStats(
             new long[] {1_500_000_000L, 0, 0, 0, 250_000_000L, 0, 0},
             2_000_000_000L,
-            Map.of(1, h),
+            Map.of(1, h, 2, h),
             10,
             2,
             0,

@@ -95,7 +95,7 @@ public final class ActorRuntime implements AutoCloseable {
   /**
    * An embedded runtime whose coordinators and workers run in {@code host}, the application's
    * ActorSystem ({@code koala.worker-systems = shared} only), checked for what Koala needs ({@link
-   * HostSettings#problems}). Closing it stops its actors and leaves {@code host} running.
+   * HostSettings#check}). Closing it stops its actors and leaves {@code host} running.
    *
    * @throws io.koala.runtime.ConfigurationException naming each setting of {@code host} Koala
    *     cannot run with
@@ -122,16 +122,8 @@ public final class ActorRuntime implements AutoCloseable {
     this.inAppSystem = hostSystem != null;
     int n = RUNTIMES.incrementAndGet();
     this.names = inAppSystem ? "koala-" + n + "-" : "";
-    if (inAppSystem && config.checkpointing() && config.dataDir() == null) {
-      throw new io.koala.runtime.ConfigurationException(
-          "koala.data-dir is not set: a runtime in the application's ActorSystem keeps its"
-              + " checkpoint journal there, and the system's settings name it"
-              + " (KoalaRuntime.hostConfig)");
-    }
-    if (inAppSystem && config.separateSystems()) {
-      throw new io.koala.runtime.ConfigurationException(
-          "koala.worker-systems = \"separate\" starts ActorSystems of Koala's own; a runtime in"
-              + " the application's ActorSystem runs its workers there: use \"shared\"");
+    if (inAppSystem) {
+      HostSettings.checkRuntime(config);
     }
     try {
       if (config.dataDir() == null) {
@@ -199,16 +191,7 @@ public final class ActorRuntime implements AutoCloseable {
     journalSettings = journal == null ? null : journal.settings();
     sharedJournal = false;
     if (inAppSystem) {
-      List<String> problems =
-          HostSettings.problems(
-              hostSystem.settings().config(), journal == null ? null : journal.pekkoConfig());
-      if (!problems.isEmpty()) {
-        throw new io.koala.runtime.ConfigurationException(
-            "ActorSystem "
-                + hostSystem.name()
-                + " cannot run Koala: "
-                + String.join("; ", problems));
-      }
+      HostSettings.check(hostSystem, journal == null ? null : journal.pekkoConfig());
       main = hostSystem;
     } else {
       main =

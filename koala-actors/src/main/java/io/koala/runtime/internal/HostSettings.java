@@ -88,6 +88,37 @@ public final class HostSettings {
   }
 
   /**
+   * Checks that a runtime with {@code config} can run in the application's ActorSystem: its workers
+   * in that system, and with checkpoints a data directory the system's settings can name.
+   */
+  static void checkRuntime(io.koala.runtime.KoalaConfig config) {
+    if (config.checkpointing() && config.dataDir() == null) {
+      throw new ConfigurationException(
+          "koala.data-dir is not set: a runtime in the application's ActorSystem keeps its"
+              + " checkpoint journal there, and the system's settings name it"
+              + " (KoalaRuntime.hostConfig)");
+    }
+    if (config.separateSystems()) {
+      throw new ConfigurationException(
+          "koala.worker-systems = \"separate\" starts ActorSystems of Koala's own; a runtime in"
+              + " the application's ActorSystem runs its workers there: use \"shared\"");
+    }
+  }
+
+  /**
+   * Checks that {@code host} can run a runtime ({@link #problems}).
+   *
+   * @throws ConfigurationException naming every setting Koala cannot run with
+   */
+  static void check(org.apache.pekko.actor.typed.ActorSystem<?> host, Config journal) {
+    List<String> problems = problems(host.settings().config(), journal);
+    if (!problems.isEmpty()) {
+      throw new ConfigurationException(
+          "ActorSystem " + host.name() + " cannot run Koala: " + String.join("; ", problems));
+    }
+  }
+
+  /**
    * What keeps an ActorSystem Koala did not create, with settings {@code system}, from running a
    * runtime: Koala's serializer not bound (its {@code reference.conf} not loaded), no task mailbox,
    * a frame too small for remoting, the checkpoint journal's settings ({@code journal}, null
