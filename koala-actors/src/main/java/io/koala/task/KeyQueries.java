@@ -25,14 +25,21 @@ public final class KeyQueries {
   private final TaskHost services;
   private final StatePlane keyed; // null: the chain keeps no keyed state
   private final StateStore store; // null likewise
+  private final boolean remoteState; // the keyed state lives at remote state services
   private final EpochParticipant epoch;
 
   KeyQueries(
-      TaskId self, TaskHost services, StatePlane keyed, StateStore store, EpochParticipant epoch) {
+      TaskId self,
+      TaskHost services,
+      StatePlane keyed,
+      StateStore store,
+      boolean remoteState,
+      EpochParticipant epoch) {
     this.self = self;
     this.services = services;
     this.keyed = keyed;
     this.store = store;
+    this.remoteState = remoteState;
     this.epoch = epoch;
   }
 
@@ -202,7 +209,7 @@ public final class KeyQueries {
     if (keyed == null) {
       return "operator '" + operator + "' keeps no keyed state";
     }
-    if (keyed.remoteState()) {
+    if (remoteState) {
       return "operator '"
           + operator
           + "' keeps its state at remote state services (koala.store.backend = remote): state"

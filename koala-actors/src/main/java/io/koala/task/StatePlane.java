@@ -224,11 +224,6 @@ final class StatePlane {
     return locations.holdersOf(bucket);
   }
 
-  /** Whether the keyed state lives at remote state services, not in the task's store. */
-  boolean remoteState() {
-    return remoteState;
-  }
-
   /** The key selector of input edge {@code edge}. */
   KeySelector<Object, Object> selector(int edge) {
     return selectors.get(edge);

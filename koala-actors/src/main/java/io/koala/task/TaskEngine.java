@@ -168,7 +168,9 @@ public final class TaskEngine {
     peerAdmission =
         (channel, item, arrival) ->
             epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
-    queries = new KeyQueries(setup.task(), services, keyed, store, epoch);
+    queries =
+        new KeyQueries(
+            setup.task(), services, keyed, store, remote != null && remote.enabled(), epoch);
   }
 
   private long currentWatermark() {
