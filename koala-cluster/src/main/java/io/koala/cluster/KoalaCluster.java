@@ -2,13 +2,16 @@ package io.koala.cluster;
 
 import com.typesafe.config.Config;
 import com.typesafe.config.ConfigFactory;
+import io.koala.KoalaException;
 import io.koala.dataflow.Dataflow;
 import io.koala.protocol.DurationText;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.HostSettings;
 import io.koala.runtime.internal.NodeRuntime;
+import io.koala.runtime.internal.NodeRuntime.ClusterJob;
 import io.koala.runtime.internal.SystemSettings;
 import io.koala.runtime.internal.journal.JournalConfig;
 import java.time.Duration;
@@ -82,6 +85,7 @@ public final class KoalaCluster implements AutoCloseable {
   private final NodeRuntime node;
   private final Duration leaveTimeout;
   private final AtomicLong remotingDrops = new AtomicLong();
+  private final ClusterJobs jobs;
   private final NodeEndpoint endpoint; // null: koala.node.http.port = off
   private volatile boolean leaving;
 
@@ -110,12 +114,14 @@ public final class KoalaCluster implements AutoCloseable {
     Http http = http(c);
     LOG.info("node {}: Koala's effective configuration: {}", system.address(), config.render());
     this.node = NodeRuntime.start(system, config, runsTasks(c));
+    this.jobs = new ClusterJobs(node, this::isMember);
     try {
       this.endpoint =
           http == null
               ? null
               : NodeEndpoint.start(
                   node.core(),
+                  jobs,
                   this::workerNodes,
                   this::notReady,
                   () -> !system.whenTerminated().isCompleted(),
@@ -284,11 +290,49 @@ public final class KoalaCluster implements AutoCloseable {
    * where the cluster places its coordinator when coordinators fail over (see above). There, a
    * submission of a job that runs already attaches to it.
    *
-   * @throws io.koala.KoalaException when no worker has joined yet, or the job runs already (where
-   *     jobs are coordinated on the node they are submitted on)
+   * @throws io.koala.KoalaException when no worker has joined yet, or a job of that id runs already
+   *     (where jobs are coordinated on the node they are submitted on: on any node; {@link #attach}
+   *     to it instead)
    */
   public JobHandle submit(Dataflow dataflow) {
-    return node.core().submit(Objects.requireNonNull(dataflow, "dataflow"), null).handle();
+    Objects.requireNonNull(dataflow, "dataflow");
+    String jobId = ActorRuntime.jobIdOf(dataflow);
+    if (!node.coordinatorsFailOver() && !node.core().hostedCoordinators().containsKey(jobId)) {
+      List<ClusterJob> running = jobs.list().withId(jobId); // here, the runtime refuses it
+      if (!running.isEmpty()) {
+        throw new KoalaException(
+            "job "
+                + jobId
+                + " runs already, coordinated on node "
+                + running.get(0).node()
+                + "; attach to it (KoalaCluster.attach) or cancel it first");
+      }
+    }
+    return node.core().submit(dataflow, null).handle();
+  }
+
+  /**
+   * A handle of the job {@code jobId} that runs in the cluster, wherever it is coordinated, as
+   * {@link #submit} returns it: its status and completion follow the job, and it reconfigures,
+   * checkpoints, cancels it and reads its state from this node. Where jobs are coordinated on the
+   * node they are submitted on, the job ends with that node, and the handle fails then, naming it;
+   * with coordinators that fail over, the handle follows the job's coordinator. Asks every node,
+   * waiting a few seconds for each.
+   *
+   * @throws KoalaException when no node coordinates a job {@code jobId} (the message names the jobs
+   *     that run), or more than one does
+   */
+  public JobHandle attach(String jobId) {
+    ClusterJob job = jobs.find(Objects.requireNonNull(jobId, "jobId"));
+    return node.attach(jobId, job.coordinator()).handle();
+  }
+
+  /**
+   * The ids of the jobs coordinated anywhere in the cluster now, sorted: asks every node's
+   * directory, waiting a few seconds for each (a node that does not answer in time is left out).
+   */
+  public java.util.SortedSet<String> jobs() {
+    return jobs.list().ids();
   }
 
   /**

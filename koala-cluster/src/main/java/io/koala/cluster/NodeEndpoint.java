@@ -12,6 +12,7 @@ import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.JobClient;
+import io.koala.runtime.internal.NodeRuntime;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 import java.io.IOException;
@@ -40,12 +41,15 @@ import org.slf4j.LoggerFactory;
  * A node's HTTP endpoint ({@code koala.node.http}; {@code docs/operations.md} documents it):
  *
  * <ul>
- *   <li>{@code GET /metrics}: the jobs coordinated on this node, in Prometheus' text format;
+ *   <li>{@code GET /metrics}: the jobs coordinated on this node (each job's meters on one node
+ *       only), in Prometheus' text format;
  *   <li>{@code GET /health}: 200 while the node runs; {@code GET /ready}: 200 once the node is an
  *       Up member that is not leaving, 503 with the reason otherwise;
- *   <li>the admin API on the jobs coordinated here: {@code GET /jobs}, {@code GET /jobs/<id>}
- *       (tasks with their placement, the running reconfiguration with its progress, the history of
- *       completed ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
+ *   <li>the admin API on every job of the cluster, wherever it is coordinated ({@link
+ *       ClusterJobs}): {@code GET /jobs} (with the node coordinating each; the header {@value
+ *       #SILENT_NODES} names the nodes that did not answer), {@code GET /jobs/<id>} (tasks with
+ *       their placement, the running reconfiguration with its progress, the history of completed
+ *       ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
  *       checkpoint|cancel} with query parameters;
  *   <li>{@code GET /jobs/<id>/state/<operator>/<state>?key=K[&keyType=string|long|int]}: one key's
  *       state of a keyed operator, read from wherever it is while the job runs ({@link
@@ -63,7 +67,11 @@ final class NodeEndpoint implements AutoCloseable {
   private static final Duration MAX_WAIT = Duration.ofMinutes(10);
   private static final int THREADS = 8; // requests served at once; a waiting POST holds one
 
+  /** The header of {@code GET /jobs} that names the nodes whose jobs are missing from it. */
+  static final String SILENT_NODES = "Koala-Silent-Nodes";
+
   private final ActorRuntime core;
+  private final ClusterJobs cluster;
   private final Supplier<List<String>> workerNodes;
   private final Supplier<String> notReady; // null: ready
   private final BooleanSupplier alive;
@@ -81,6 +89,7 @@ final class NodeEndpoint implements AutoCloseable {
 
   private NodeEndpoint(
       ActorRuntime core,
+      ClusterJobs cluster,
       Supplier<List<String>> workerNodes,
       Supplier<String> notReady,
       BooleanSupplier alive,
@@ -88,6 +97,7 @@ final class NodeEndpoint implements AutoCloseable {
       InetSocketAddress address)
       throws IOException {
     this.core = core;
+    this.cluster = cluster;
     this.workerNodes = workerNodes;
     this.notReady = notReady;
     this.alive = alive;
@@ -124,6 +134,7 @@ final class NodeEndpoint implements AutoCloseable {
    */
   static NodeEndpoint start(
       ActorRuntime core,
+      ClusterJobs cluster,
       Supplier<List<String>> workerNodes,
       Supplier<String> notReady,
       BooleanSupplier alive,
@@ -132,7 +143,13 @@ final class NodeEndpoint implements AutoCloseable {
       int port) {
     try {
       return new NodeEndpoint(
-          core, workerNodes, notReady, alive, adminToken, new InetSocketAddress(host, port));
+          core,
+          cluster,
+          workerNodes,
+          notReady,
+          alive,
+          adminToken,
+          new InetSocketAddress(host, port));
     } catch (IOException e) {
       throw new io.koala.runtime.ConfigurationException(
           "koala.node.http: cannot serve on " + host + ":" + port + " (" + e.getMessage() + ")", e);
@@ -216,21 +233,35 @@ final class NodeEndpoint implements AutoCloseable {
           why == null ? Map.of("ready", true) : Map.of("ready", false, "reason", why));
     } else if (parts.size() == 1 && parts.get(0).equals("jobs")) {
       requireMethod(method, "GET");
+      NodeRuntime.JobListing listing = listing();
+      List<CompletionStage<JobMetrics>> asked = new ArrayList<>();
+      for (NodeRuntime.ClusterJob job : listing.jobs()) { // asked together, answers awaited next
+        asked.add(core.view(job.jobId(), job.coordinator()).metrics());
+      }
       List<Object> jobs = new ArrayList<>();
-      for (String id : new java.util.TreeSet<>(core.coordinatedJobs())) {
-        JobMetrics m = metrics(id);
+      for (int i = 0; i < asked.size(); i++) {
+        NodeRuntime.ClusterJob job = listing.jobs().get(i);
         Map<String, Object> j = new LinkedHashMap<>();
-        j.put("id", id);
-        j.put("status", m.status().name());
-        j.put("tasks", m.placement().size());
-        j.put("rollbacks", m.rollbacks());
-        j.put("reconfiguring", m.reconfiguring());
+        j.put("id", job.jobId());
+        j.put("node", job.node());
+        try {
+          JobMetrics m = asked.get(i).toCompletableFuture().join();
+          j.put("status", m.status().name());
+          j.put("tasks", m.placement().size());
+          j.put("rollbacks", m.rollbacks());
+          j.put("reconfiguring", m.reconfiguring());
+        } catch (CompletionException e) {
+          j.put("error", "did not answer: " + e.getCause());
+        }
         jobs.add(j);
+      }
+      if (!listing.silent().isEmpty()) {
+        x.getResponseHeaders().set(SILENT_NODES, String.join(", ", listing.silent()));
       }
       reply(x, 200, jobs);
     } else if (parts.size() == 2 && parts.get(0).equals("jobs")) {
       requireMethod(method, "GET");
-      reply(x, 200, describe(metrics(parts.get(1))));
+      reply(x, 200, describe(metrics(job(parts.get(1)))));
     } else if (parts.size() == 5 && parts.get(0).equals("jobs") && parts.get(2).equals("state")) {
       requireMethod(method, "GET");
       readState(x, parts.get(1), parts.get(3), parts.get(4), query(x));
@@ -293,7 +324,7 @@ final class NodeEndpoint implements AutoCloseable {
     Duration wait = waitOf(q, DEFAULT_WAIT);
     CompletionStage<Map<String, Object>> read;
     try {
-      read = states.read(job, core.coordinatedJobs(), operator, state, q);
+      read = states.read(job, operator, state, q);
     } catch (IllegalArgumentException e) {
       throw new Refusal(400, e.getMessage());
     }
@@ -354,24 +385,34 @@ final class NodeEndpoint implements AutoCloseable {
     return out;
   }
 
-  private JobMetrics metrics(String jobId) {
+  private static JobMetrics metrics(JobClient job) {
     try {
-      return job(jobId).metrics().toCompletableFuture().join();
+      return job.metrics().toCompletableFuture().join();
     } catch (CompletionException e) {
-      throw new Refusal(503, "job " + jobId + " did not answer: " + e.getCause());
+      throw new Refusal(503, "job " + job.jobId() + " did not answer: " + e.getCause());
     }
   }
 
+  /** The cluster's jobs now. */
+  private NodeRuntime.JobListing listing() {
+    try {
+      return cluster.list();
+    } catch (io.koala.KoalaException e) {
+      throw new Refusal(503, e.getMessage());
+    }
+  }
+
+  /** Job {@code jobId}, coordinated on this node or another. */
   private JobClient job(String jobId) {
-    return core.coordinated(jobId)
-        .orElseThrow(
-            () ->
-                new Refusal(
-                    404,
-                    "no job "
-                        + jobId
-                        + " is coordinated on this node; coordinated here: "
-                        + new java.util.TreeSet<>(core.coordinatedJobs())));
+    try {
+      NodeRuntime.ClusterJob job = cluster.find(jobId);
+      return core.view(jobId, job.coordinator());
+    } catch (ClusterJobs.NoSuchJob e) {
+      states.forget(jobId);
+      throw new Refusal(404, e.getMessage());
+    } catch (io.koala.KoalaException e) {
+      throw new Refusal(409, e.getMessage());
+    }
   }
 
   private Map<String, Object> describe(JobMetrics m) {

@@ -13,7 +13,6 @@ import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.CompletionStage;
 
 /**
@@ -21,24 +20,23 @@ import java.util.concurrent.CompletionStage;
  * state, read as {@code JobHandle.query} reads it (from wherever the key's state is, never going
  * backwards) and decoded with the types the operator declared the state with. {@code keyType} says
  * how to read {@code key}: {@code string} (default), {@code long} or {@code int}. Keeps one query
- * client per job coordinated on the node.
+ * client per job read, for as long as its coordinator runs.
  */
 final class StateReads implements AutoCloseable {
-  private final Map<String, StateQueryClient> clients = new HashMap<>(); // guarded by this
+  /** A job's query client, and the job it was made for. */
+  private record Client(JobClient job, StateQueryClient queries) {}
+
+  private final Map<String, Client> clients = new HashMap<>(); // guarded by this
 
   /** The answer's body, or a failed stage; bad parameters throw IllegalArgumentException. */
   CompletionStage<Map<String, Object>> read(
-      JobClient job,
-      Set<String> coordinated,
-      String operator,
-      String state,
-      Map<String, String> params) {
+      JobClient job, String operator, String state, Map<String, String> params) {
     String text = params.get("key");
     if (text == null) {
       throw new IllegalArgumentException("parameter key is missing");
     }
     Object key = key(text, params.getOrDefault("keyType", "string"));
-    return client(job, coordinated)
+    return client(job)
         .read(
             operator,
             state,
@@ -112,24 +110,31 @@ final class StateReads implements AutoCloseable {
     }
   }
 
-  /** The query client of {@code job}; those of jobs no longer coordinated here are closed. */
-  private synchronized StateQueryClient client(JobClient job, Set<String> coordinated) {
-    clients
-        .entrySet()
-        .removeIf(
-            e -> {
-              if (coordinated.contains(e.getKey())) {
-                return false;
-              }
-              e.getValue().close("job " + e.getKey() + " is no longer coordinated on this node");
-              return true;
-            });
-    return clients.computeIfAbsent(job.jobId(), id -> StateQueryClient.start(job));
+  /**
+   * The query client of {@code job}: the one made for it before, unless its job has another
+   * coordinator now (a job of the same id run again, or elsewhere).
+   */
+  private synchronized StateQueryClient client(JobClient job) {
+    Client c = clients.get(job.jobId());
+    if (c == null || !c.job().coordinator().equals(job.coordinator())) {
+      forget(job.jobId());
+      c = new Client(job, StateQueryClient.start(job));
+      clients.put(job.jobId(), c);
+    }
+    return c.queries();
+  }
+
+  /** Closes the query client of job {@code jobId}, which no node coordinates now. */
+  synchronized void forget(String jobId) {
+    Client c = clients.remove(jobId);
+    if (c != null) {
+      c.queries().close("job " + jobId + " is no longer coordinated in the cluster");
+    }
   }
 
   @Override
   public synchronized void close() {
-    clients.values().forEach(c -> c.close("the node endpoint has stopped"));
+    clients.values().forEach(c -> c.queries().close("the node endpoint has stopped"));
     clients.clear();
   }
 }

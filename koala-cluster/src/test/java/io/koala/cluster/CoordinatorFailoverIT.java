@@ -108,6 +108,8 @@ class CoordinatorFailoverIT {
       KoalaCluster other = nodes.node(3 - host);
       assertThat(nodes.node(host).coordinatedJobs()).contains(job.id());
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+      assertThat(client.jobs()).as("the cluster's jobs, seen from the client").contains(job.id());
+      JobHandle attached = other.attach(job.id()); // follows the coordinator to its next node
 
       if (downed) {
         nodes.down(host); // by the client, the first node in the cluster
@@ -120,6 +122,7 @@ class CoordinatorFailoverIT {
           () -> other.coordinatedJobs().contains(job.id()));
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(attached.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(outputs(out)).isEqualTo(KoalaClusterIT.reference(3));
       assertThat(job.metrics().rollbacks()).as("the takeover counts").isGreaterThanOrEqualTo(1);
       assertThat(client.remotingDrops()).isZero();

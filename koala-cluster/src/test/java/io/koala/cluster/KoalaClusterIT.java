@@ -204,8 +204,17 @@ class KoalaClusterIT {
       Path stores = dir.resolve("node-1").resolve("worker").resolve(job.id());
       assertThat(files(stores)).as("task stores on the second node").isPositive();
 
+      JobHandle attached = nodes.node(1).attach(job.id());
+
       // the coordinator's node is downed: nothing would ever stop its tasks on the other node
       nodes.down(0);
+      // a handle attached on the other node ends too: cancelled as the downed node stops, or
+      // failed (a worker lost, or the coordinator gone)
+      LocalCluster.await(
+          "the attached handle's end",
+          WAIT,
+          () -> attached.completion().toCompletableFuture().isDone());
+      assertThat(attached.status()).isIn(JobStatus.CANCELLED, JobStatus.FAILED);
       LocalCluster.await(
           "the job's tasks on the second node stopped and their stores deleted",
           WAIT,

@@ -1,11 +1,13 @@
 package io.koala.cluster;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.typesafe.config.ConfigFactory;
 import io.koala.dataflow.Dataflow;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
+import io.koala.runtime.StateQuery;
 import java.io.IOException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -20,9 +22,10 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * A node's HTTP endpoint, as an operator uses it: scrape {@code /metrics}, probe {@code /health}
- * and {@code /ready}, list the jobs, rescale one through the admin API (with the admin token), and
- * see the reconfiguration in the metrics and the job's history. The job's output still equals the
- * reference run.
+ * and {@code /ready}, list the jobs, rescale one through the admin API (with the admin token) of a
+ * node other than the one coordinating it, attach a handle to it from that node, and see the
+ * reconfiguration in the metrics and the job's history. The job's output still equals the reference
+ * run.
  */
 class NodeEndpointIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -47,6 +50,37 @@ class NodeEndpointIT {
 
       JobHandle job = a.submit(dataflow);
       LocalCluster.await("running", WAIT, () -> job.status() == JobStatus.RUNNING);
+
+      // the other node sees and operates the job coordinated on the first: its admin API, and a
+      // handle attached by id
+      KoalaCluster b = nodes.node(1);
+      String other = "http://127.0.0.1:" + b.httpPort();
+      HttpResponse<String> listed = get(other + "/jobs");
+      assertThat(listed.body())
+          .as("the second node's list")
+          .contains("\"id\":\"clustered\"")
+          .contains("\"node\":\"" + a.system().address() + "\"");
+      assertThat(listed.headers().firstValue(NodeEndpoint.SILENT_NODES)).isEmpty();
+      assertThat(get(other + "/jobs/clustered").body()).contains("\"task\":\"count#1\"");
+      assertThat(get(other + "/jobs/clustered/state/count/accumulator?key=7&keyType=long"))
+          .satisfies(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200))
+          .satisfies(r -> assertThat(r.body()).contains("\"key\":7"));
+      assertThat(get(other + "/jobs/nothing").body())
+          .contains("no job nothing is coordinated in the cluster; its jobs: [clustered]");
+      JobHandle attached = b.attach("clustered");
+      assertThat(attached.metrics().jobId()).isEqualTo("clustered");
+      assertThat(
+              attached
+                  .query(StateQuery.value("count", "accumulator", Long.class, Long.class), 7L)
+                  .toCompletableFuture()
+                  .get())
+          .isPresent();
+      assertThatThrownBy(() -> b.submit(dataflow))
+          .hasMessageContaining(
+              "job clustered runs already, coordinated on node " + a.system().address());
+      assertThatThrownBy(() -> b.attach("nothing"))
+          .hasMessageContaining("no job nothing is coordinated in the cluster");
+      assertThat(b.jobs()).containsExactly("clustered");
       String before = get(base + "/metrics").body();
       assertThat(value(before, "koala_job_reconfigurations_total", "job=\"clustered\""))
           .isEqualTo(0);
@@ -59,7 +93,8 @@ class NodeEndpointIT {
       assertThat(before).containsPattern("(?m)^koala_node_workers 2\\.0$");
       assertThat(get(base + "/jobs").body()).contains("\"id\":\"clustered\"");
 
-      String rescale = base + "/jobs/clustered/rescale?operator=count&parallelism=3&wait=60";
+      // through the second node's admin API
+      String rescale = other + "/jobs/clustered/rescale?operator=count&parallelism=3&wait=60";
       assertThat(post(rescale, null).statusCode()).as("without the token").isEqualTo(401);
       HttpResponse<String> done = post(rescale, TOKEN);
       assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
@@ -103,6 +138,9 @@ class NodeEndpointIT {
           .contains("parameter parallelism is missing");
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(attached.await(WAIT))
+          .as("the attached handle follows the job")
+          .isEqualTo(JobStatus.FINISHED);
       assertThat(KoalaClusterIT.outputs(job)).isEqualTo(KoalaClusterIT.reference(2));
     }
   }

@@ -377,7 +377,7 @@ public final class ActorRuntime implements AutoCloseable {
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
     main.systemActorOf(
-        JobListener.subscribing(jobId, coordinator, true, status, completion),
+        JobListener.subscribing(jobId, coordinator, true, null, status, completion),
         jobId + "-" + jobs.incrementAndGet() + "-listener",
         Props.empty());
     return new JobClient(jobId, coordinator, status, completion, main, askTimeout());
@@ -560,16 +560,27 @@ public final class ActorRuntime implements AutoCloseable {
    */
   public java.util.Optional<JobClient> coordinated(String jobId) {
     ActorRef<JobInput> ref = hosted.get(jobId);
-    return ref == null
-        ? java.util.Optional.empty()
-        : java.util.Optional.of(
-            new JobClient(
-                jobId,
-                ref,
-                new AtomicReference<>(JobStatus.RUNNING),
-                new CompletableFuture<>(),
-                main,
-                askTimeout()));
+    return ref == null ? java.util.Optional.empty() : java.util.Optional.of(view(jobId, ref));
+  }
+
+  /** The coordinators running in this runtime now, by job id (ended jobs' included). */
+  public Map<String, ActorRef<JobInput>> hostedCoordinators() {
+    return Map.copyOf(hosted);
+  }
+
+  /**
+   * A view of job {@code jobId} whose coordinator is {@code coordinator}, anywhere in the cluster,
+   * for operating on it from this runtime: as {@link #coordinated}, its status and completion are
+   * not kept up to date.
+   */
+  public JobClient view(String jobId, ActorRef<JobInput> coordinator) {
+    return new JobClient(
+        jobId,
+        coordinator,
+        new AtomicReference<>(JobStatus.RUNNING),
+        new CompletableFuture<>(),
+        main,
+        askTimeout());
   }
 
   /** How many workers a job submitted now could place tasks on (not lost, not leaving). */
@@ -784,7 +795,8 @@ public final class ActorRuntime implements AutoCloseable {
     }
   }
 
-  private Duration askTimeout() {
+  /** How long a client waits for its job's coordinator to answer an ask. */
+  Duration askTimeout() {
     return config.metricsTimeout().plusSeconds(5);
   }
 }

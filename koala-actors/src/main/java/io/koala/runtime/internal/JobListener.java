@@ -8,8 +8,10 @@ import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.JobFailedException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
+import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.RecipientRef;
+import org.apache.pekko.actor.typed.Terminated;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 
 /**
@@ -29,6 +31,17 @@ public final class JobListener {
     INSTANCE
   }
 
+  /**
+   * Self: the watched coordinator stopped a while ago and no end of its job came: it went with its
+   * node.
+   */
+  enum CoordinatorGone implements Command {
+    INSTANCE
+  }
+
+  /** How long after a watched coordinator stops its job's last status may still arrive. */
+  static final java.time.Duration LAST_WORD = java.time.Duration.ofSeconds(2);
+
   private JobListener() {}
 
   /** A listener the coordinator is given at its creation. */
@@ -42,14 +55,17 @@ public final class JobListener {
   }
 
   /**
-   * A listener of the sharded coordinator {@code coordinator}, which may move to another node: it
-   * subscribes now ({@code submission}: as the job's submission) and again every {@link
-   * JobCore#SUBSCRIBE_INTERVAL} until the job has ended.
+   * A listener of the coordinator {@code coordinator}, which may move to another node (a sharded
+   * one): it subscribes now ({@code submission}: as the job's submission) and again every {@link
+   * JobCore#SUBSCRIBE_INTERVAL} until the job has ended. When {@code watched} is not null (the
+   * coordinator of a job that ends with its node), its stop without a word of the job's end fails
+   * the job, naming the node.
    */
   static Behavior<Command> subscribing(
       String jobId,
       RecipientRef<JobInput> coordinator,
       boolean submission,
+      ActorRef<JobInput> watched,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion) {
     return Behaviors.setup(
@@ -57,6 +73,9 @@ public final class JobListener {
           ActorReply<JobReply.StatusChanged> events =
               new ActorReply<>(ctx.messageAdapter(JobReply.StatusChanged.class, Changed::new));
           coordinator.tell(new JobInput.Subscribe(events, submission));
+          if (watched != null) {
+            ctx.watch(watched);
+          }
           return Behaviors.withTimers(
               timers -> {
                 timers.startTimerWithFixedDelay(Resubscribe.INSTANCE, JobCore.SUBSCRIBE_INTERVAL);
@@ -73,6 +92,31 @@ public final class JobListener {
                             ended(jobId, status, completion, c.event())
                                 ? Behaviors.stopped()
                                 : Behaviors.same())
+                    .onMessage(
+                        CoordinatorGone.class,
+                        g -> {
+                          ended(
+                              jobId,
+                              status,
+                              completion,
+                              new JobReply.StatusChanged(
+                                  JobStatus.FAILED,
+                                  JobCore.coordinatorError(
+                                      "job "
+                                          + jobId
+                                          + "'s coordinator on "
+                                          + watched.path().address()
+                                          + " stopped (its node left or failed): the job ended"
+                                          + " with it")));
+                          return Behaviors.stopped();
+                        })
+                    .onSignal(
+                        Terminated.class,
+                        t -> {
+                          timers.cancel(Resubscribe.INSTANCE);
+                          timers.startSingleTimer(CoordinatorGone.INSTANCE, LAST_WORD);
+                          return Behaviors.same();
+                        })
                     .build();
               });
         });

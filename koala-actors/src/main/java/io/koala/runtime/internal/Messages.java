@@ -102,5 +102,9 @@ final class Messages {
           StateServer.Answer.class,
           StateServer.ScanKeys.class,
           StateService.Read.class,
-          StateService.Write.class);
+          StateService.Write.class,
+          JobListener.CoordinatorGone.class,
+          NodeRuntime.ListJobs.class,
+          NodeRuntime.JobsListed.class,
+          NodeRuntime.Listed.class);
 }

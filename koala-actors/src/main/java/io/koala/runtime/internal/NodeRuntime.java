@@ -16,6 +16,7 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
 import org.apache.pekko.actor.typed.Props;
+import org.apache.pekko.actor.typed.RecipientRef;
 import org.apache.pekko.actor.typed.javadsl.AskPattern;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
 import org.apache.pekko.actor.typed.receptionist.Receptionist;
@@ -76,9 +77,45 @@ public final class NodeRuntime implements AutoCloseable {
   /** Self: the drain for {@code replyTo} ended. */
   record DrainEnded(ActorRef<Drained> replyTo, List<String> problems) implements Command {}
 
+  /** A node → a directory: which jobs are coordinated on your node? */
+  record ListJobs(ActorRef<JobsListed> replyTo) implements Command {}
+
+  /** Reply to {@link ListJobs}: the coordinators running on the directory's node. */
+  record JobsListed(List<Listed> jobs) implements KoalaMessage {}
+
+  /** A job's coordinator, as a directory lists it. */
+  record Listed(String jobId, ActorRef<JobInput> coordinator) implements KoalaMessage {}
+
+  /**
+   * A job coordinated somewhere in the cluster.
+   *
+   * @param node the address of the coordinator's node, {@code pekko://<system>@host:port}
+   */
+  public record ClusterJob(String jobId, String node, ActorRef<JobInput> coordinator) {}
+
+  /**
+   * The cluster's jobs as the directories answered: {@code jobs} by job id then node, and the nodes
+   * whose directory did not answer in time ({@code silent}: their jobs are missing).
+   */
+  public record JobListing(List<ClusterJob> jobs, List<String> silent) {
+    /** The jobs with id {@code jobId}: one, or none, or (on a cluster without failover) more. */
+    public List<ClusterJob> withId(String jobId) {
+      return jobs.stream().filter(j -> j.jobId().equals(jobId)).toList();
+    }
+
+    /** The ids of the jobs listed, sorted, once each. */
+    public java.util.SortedSet<String> ids() {
+      java.util.SortedSet<String> out = new java.util.TreeSet<>();
+      jobs.forEach(j -> out.add(j.jobId()));
+      return out;
+    }
+  }
+
   private final ActorSystem<Void> system;
   private final ActorRuntime core;
   private final ActorRef<Worker.Command> worker; // null: this node runs no tasks
+  // a job's sharded coordinator (when coordinators fail over), by job id; null otherwise
+  private final java.util.function.Function<String, RecipientRef<JobInput>> sharded;
   private final java.util.concurrent.atomic.AtomicBoolean closed =
       new java.util.concurrent.atomic.AtomicBoolean();
 
@@ -89,8 +126,9 @@ public final class NodeRuntime implements AutoCloseable {
       this.worker = runsTasks ? core.startWorker() : null;
       system.systemActorOf(directory(core), "koala-directory", Props.empty());
       if (core.sharedJournal()) {
-        shardCoordinators(system, config, core);
+        this.sharded = shardCoordinators(system, config, core);
       } else {
+        this.sharded = null;
         LOG.info(
             "node {}: a job's coordinator runs on the node it is submitted on and ends with it"
                 + " (coordinators fail over only with checkpoints and koala.journal.store = jdbc,"
@@ -111,7 +149,7 @@ public final class NodeRuntime implements AutoCloseable {
    * koala.cluster.coordinator-role}, remembered in the shared journal: the entity of a node that
    * leaves or is downed starts again on another member, which resumes the job from the journal.
    */
-  private static void shardCoordinators(
+  private static java.util.function.Function<String, RecipientRef<JobInput>> shardCoordinators(
       ActorSystem<Void> system, KoalaConfig config, ActorRuntime core) {
     ClusterSharding sharding = ClusterSharding.get(system);
     JournalSettings journal = core.journalSettings();
@@ -131,11 +169,14 @@ public final class NodeRuntime implements AutoCloseable {
     sharding.init(
         Entity.of(COORDINATORS, ctx -> core.coordinatorEntity(ctx.getEntityId()))
             .withSettings(settings));
-    core.coordinateBySharding(jobId -> sharding.entityRefFor(COORDINATORS, jobId));
+    java.util.function.Function<String, RecipientRef<JobInput>> entities =
+        jobId -> sharding.entityRefFor(COORDINATORS, jobId);
+    core.coordinateBySharding(entities);
     LOG.info(
         "node {}: jobs' coordinators are Cluster Sharding entities on {} and fail over",
         system.address(),
         role.isEmpty() ? "any member" : "the members with role " + role);
+    return entities;
   }
 
   /**
@@ -149,6 +190,36 @@ public final class NodeRuntime implements AutoCloseable {
   public ActorRuntime core() {
     return core;
   }
+
+  /**
+   * Whether jobs' coordinators fail over (Cluster Sharding entities over a shared journal): a job
+   * id then names one job in the whole cluster, wherever it is submitted.
+   */
+  public boolean coordinatorsFailOver() {
+    return sharded != null;
+  }
+
+  /**
+   * A client of the running job {@code jobId}, whose coordinator is {@code coordinator} (found in
+   * the cluster's directories), as a submission's client is: its status and completion follow the
+   * job. Where coordinators fail over, it follows the job's coordinator wherever it runs; otherwise
+   * the job ends with its coordinator's node, and the client fails when that goes.
+   */
+  public JobClient attach(String jobId, ActorRef<JobInput> coordinator) {
+    RecipientRef<JobInput> ref = sharded != null ? sharded.apply(jobId) : coordinator;
+    java.util.concurrent.atomic.AtomicReference<io.koala.job.JobStatus> status =
+        new java.util.concurrent.atomic.AtomicReference<>(io.koala.job.JobStatus.RUNNING);
+    CompletableFuture<io.koala.job.JobStatus> completion = new CompletableFuture<>();
+    system.systemActorOf(
+        JobListener.subscribing(
+            jobId, ref, false, sharded != null ? null : coordinator, status, completion),
+        "koala-attached-" + jobId + "-" + ATTACHED.incrementAndGet(),
+        Props.empty());
+    return new JobClient(jobId, ref, status, completion, system, core.askTimeout());
+  }
+
+  private static final java.util.concurrent.atomic.AtomicLong ATTACHED =
+      new java.util.concurrent.atomic.AtomicLong();
 
   /**
    * Moves every job's tasks off this node's worker, wherever the job is coordinated: asks each
@@ -228,6 +299,59 @@ public final class NodeRuntime implements AutoCloseable {
   private static final java.util.concurrent.atomic.AtomicLong DRAINS =
       new java.util.concurrent.atomic.AtomicLong();
 
+  /**
+   * The jobs coordinated anywhere in the cluster now (ended ones whose coordinators still run
+   * included): asks the directory of every node that is still a {@code member}, waiting at most
+   * {@code timeout} for each.
+   */
+  public CompletionStage<JobListing> clusterJobs(
+      Duration timeout, java.util.function.Predicate<org.apache.pekko.actor.Address> member) {
+    CompletionStage<Receptionist.Listing> found =
+        AskPattern.ask(
+            system.receptionist(),
+            r -> Receptionist.find(DIRECTORIES, r),
+            timeout,
+            system.scheduler());
+    return found.thenCompose(
+        listing -> {
+          Map<String, CompletableFuture<JobsListed>> answers = new java.util.TreeMap<>();
+          for (ActorRef<Command> d : listing.getServiceInstances(DIRECTORIES)) {
+            org.apache.pekko.actor.Address a = d.path().address();
+            if (a.hasGlobalScope() && !member.test(a)) {
+              continue; // of a node gone: the Receptionist forgets it a little later
+            }
+            String node = (a.hasGlobalScope() ? a : system.address()).toString();
+            answers.put(
+                node,
+                AskPattern.<Command, JobsListed>ask(d, ListJobs::new, timeout, system.scheduler())
+                    .toCompletableFuture());
+          }
+          return CompletableFuture.allOf(
+                  answers.values().stream()
+                      .map(f -> f.exceptionally(e -> null))
+                      .toArray(CompletableFuture[]::new))
+              .thenApply(v -> listing(answers));
+        });
+  }
+
+  private static JobListing listing(Map<String, CompletableFuture<JobsListed>> answers) {
+    List<ClusterJob> jobs = new ArrayList<>();
+    List<String> silent = new ArrayList<>();
+    answers.forEach(
+        (node, answer) -> {
+          JobsListed listed = answer.isCompletedExceptionally() ? null : answer.join();
+          if (listed == null) {
+            silent.add(node);
+            return;
+          }
+          for (Listed l : listed.jobs()) {
+            jobs.add(new ClusterJob(l.jobId(), node, l.coordinator()));
+          }
+        });
+    jobs.sort(java.util.Comparator.comparing(ClusterJob::jobId).thenComparing(ClusterJob::node));
+    return new JobListing(List.copyOf(jobs), List.copyOf(silent));
+  }
+
   /** Stops this node's jobs (their coordinators live here) and its runtime; the system runs on. */
   @Override
   public void close() {
@@ -283,6 +407,14 @@ public final class NodeRuntime implements AutoCloseable {
                             new DrainEnded(
                                 m.replyTo(),
                                 error == null ? problems : List.of(String.valueOf(error))));
+                    return Behaviors.same();
+                  })
+              .onMessage(
+                  ListJobs.class,
+                  m -> {
+                    List<Listed> jobs = new ArrayList<>();
+                    core.hostedCoordinators().forEach((id, ref) -> jobs.add(new Listed(id, ref)));
+                    m.replyTo().tell(new JobsListed(jobs));
                     return Behaviors.same();
                   })
               .onMessage(

@@ -104,7 +104,9 @@ final class AdminCommand {
     @ParentCommand AdminCommand admin;
   }
 
-  @Command(name = "jobs", description = "Lists the jobs coordinated on the node.")
+  @Command(
+      name = "jobs",
+      description = "Lists the cluster's jobs, each with the node that coordinates it.")
   static final class Jobs extends Action {
     @Override
     public Integer call() {
