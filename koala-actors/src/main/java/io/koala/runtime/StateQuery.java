@@ -3,10 +3,8 @@ package io.koala.runtime;
 import io.koala.protocol.QueryMessage;
 import io.koala.runtime.internal.StateQueryClient;
 import io.koala.serialization.Codecs;
-import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.state.Codec;
-import io.koala.task.state.KeyedStateBackend;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -67,10 +65,7 @@ public final class StateQuery<K, R> {
         operator,
         state,
         QueryMessage.Kind.VALUE,
-        (serde, found) ->
-            found.values().isEmpty()
-                ? Optional.empty()
-                : Optional.of(codec.apply(serde).decode(found.values().get(0))));
+        (serde, found) -> StateQueryClient.value(found, codec.apply(serde)));
   }
 
   /** A {@code ListState} declared with {@code elementType}. */
@@ -82,12 +77,7 @@ public final class StateQuery<K, R> {
         operator,
         state,
         QueryMessage.Kind.LIST,
-        (serde, found) ->
-            found.values().isEmpty()
-                ? List.of()
-                : List.copyOf(
-                    KeyedStateBackend.listOf(
-                        found.values().get(0), Codecs.forClass(elementType, serde))));
+        (serde, found) -> StateQueryClient.list(found, Codecs.forClass(elementType, serde)));
   }
 
   /** A {@code MapState} declared with {@code mapKeyType} and {@code valueType}. */
@@ -101,14 +91,10 @@ public final class StateQuery<K, R> {
         state,
         QueryMessage.Kind.MAP,
         (serde, found) -> {
-          KeyEncoder mapKeys = new KeyEncoder(serde);
-          Codec<MV> values = Codecs.forClass(valueType, serde);
+          Map<Object, MV> read =
+              StateQueryClient.map(found, serde, Codecs.forClass(valueType, serde));
           Map<MK, MV> out = new LinkedHashMap<>();
-          for (int i = 0; i < found.values().size(); i++) {
-            out.put(
-                mapKeyType.cast(mapKeys.decode(found.namespaces().get(i))),
-                values.decode(found.values().get(i)));
-          }
+          read.forEach((k, v) -> out.put(mapKeyType.cast(k), v));
           return java.util.Collections.unmodifiableMap(out);
         });
   }

@@ -4,14 +4,11 @@ import io.koala.protocol.QueryMessage;
 import io.koala.runtime.internal.JobClient;
 import io.koala.runtime.internal.StateQueryClient;
 import io.koala.serialization.Codecs;
-import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.state.Codec;
 import io.koala.task.state.KeyedStateBackend;
-import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
-import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletionStage;
 
@@ -83,21 +80,11 @@ final class StateReads implements AutoCloseable {
               + " codec)");
     }
     Codec<?> values = Codecs.forClass(type(d.valueType()), serde);
-    switch (d.kind()) {
-      case KeyedStateBackend.VALUE:
-        return found.values().isEmpty() ? null : values.decode(found.values().get(0));
-      case KeyedStateBackend.LIST:
-        return found.values().isEmpty()
-            ? List.of()
-            : new ArrayList<>(KeyedStateBackend.listOf(found.values().get(0), values));
-      default:
-        KeyEncoder keys = new KeyEncoder(serde);
-        Map<Object, Object> map = new LinkedHashMap<>();
-        for (int i = 0; i < found.values().size(); i++) {
-          map.put(keys.decode(found.namespaces().get(i)), values.decode(found.values().get(i)));
-        }
-        return map;
-    }
+    return switch (d.kind()) {
+      case KeyedStateBackend.VALUE -> StateQueryClient.value(found, values).orElse(null);
+      case KeyedStateBackend.LIST -> StateQueryClient.list(found, values);
+      default -> StateQueryClient.map(found, serde, values);
+    };
   }
 
   private static Class<?> type(String name) {

@@ -11,6 +11,8 @@ import io.koala.protocol.TaskMessage;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
+import io.koala.state.Codec;
+import io.koala.task.state.KeyedStateBackend;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
@@ -54,6 +56,33 @@ public final class StateQueryClient {
 
   /** What a read's answer becomes: decoded with the client's serde. */
   public interface Decoder<R> extends BiFunction<KryoSerde, QueryMessage.Found, R> {}
+
+  /** The value state in {@code found}, decoded with {@code values}: empty when there is none. */
+  public static <V> java.util.Optional<V> value(QueryMessage.Found found, Codec<V> values) {
+    return found.values().isEmpty()
+        ? java.util.Optional.empty()
+        : java.util.Optional.of(values.decode(found.values().get(0)));
+  }
+
+  /** The list state in {@code found}, its elements decoded with {@code elements}. */
+  public static <E> List<E> list(QueryMessage.Found found, Codec<E> elements) {
+    return found.values().isEmpty()
+        ? List.of()
+        : List.copyOf(KeyedStateBackend.listOf(found.values().get(0), elements));
+  }
+
+  /**
+   * The map state in {@code found}, in store order: its keys decoded as keys are ({@link
+   * KeyEncoder} on {@code serde}), its values with {@code values}.
+   */
+  public static <V> Map<Object, V> map(QueryMessage.Found found, KryoSerde serde, Codec<V> values) {
+    KeyEncoder keys = new KeyEncoder(serde);
+    Map<Object, V> out = new java.util.LinkedHashMap<>();
+    for (int i = 0; i < found.values().size(); i++) {
+      out.put(keys.decode(found.namespaces().get(i)), values.decode(found.values().get(i)));
+    }
+    return java.util.Collections.unmodifiableMap(out);
+  }
 
   /**
    * A page of a scan of one bucket: its keys with their decoded states, in store order; the scan of
