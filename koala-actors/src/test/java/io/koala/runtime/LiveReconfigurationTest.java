@@ -254,7 +254,10 @@ class LiveReconfigurationTest {
           () ->
               job.metrics().releasedTasks("count").size() == 2
                   && job.status() == JobStatus.RUNNING);
-      assertThat(job.metrics().keysDrained()).isPositive();
+      // their keys reached the new owner, fetched on first access or drained: which of the two
+      // depends on timing (500 keys that each get a record every ~0.1 s may all be fetched
+      // before the drain starts); the exact counts below say none was lost
+      assertThat(job.metrics().keysTransferred()).isPositive();
       Eventually.await(
           "the stores of the stopped tasks to be deleted",
           WAIT,
