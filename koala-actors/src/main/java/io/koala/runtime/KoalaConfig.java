@@ -571,14 +571,32 @@ public final class KoalaConfig {
     List<Class<?>> out = new ArrayList<>();
     for (int i = 0; i < names.size(); i++) {
       String name = Objects.requireNonNull(names.get(i));
-      try {
-        out.add(Class.forName(name, false, KoalaConfig.class.getClassLoader()));
-      } catch (ClassNotFoundException e) {
-        throw new ConfigurationException(
-            path + "[" + i + "] = \"" + name + "\": no such class on the classpath", e);
-      }
+      out.add(load(name, path + "[" + i + "]"));
     }
     return List.copyOf(out);
+  }
+
+  /**
+   * Class {@code name}, from the thread's context class loader (which sees an application's classes
+   * where a container or {@code koala node --dataflows} loads them apart from Koala's), else from
+   * Koala's own.
+   */
+  private static Class<?> load(String name, String setting) {
+    ClassLoader context = Thread.currentThread().getContextClassLoader();
+    ClassLoader koala = KoalaConfig.class.getClassLoader();
+    if (context != null && context != koala) {
+      try {
+        return Class.forName(name, false, context);
+      } catch (ClassNotFoundException e) {
+        // not there: Koala's own loader may still have it
+      }
+    }
+    try {
+      return Class.forName(name, false, koala);
+    } catch (ClassNotFoundException e) {
+      throw new ConfigurationException(
+          setting + " = \"" + name + "\": no such class on the classpath", e);
+    }
   }
 
   @Override

@@ -6,6 +6,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.LockSupport;
@@ -18,6 +19,9 @@ import java.util.concurrent.locks.LockSupport;
 public final class NodeProcess implements AutoCloseable {
   /** Printed by the node once it is an Up member (see the CLI's node command). */
   public static final String UP = "koala node: up at ";
+
+  /** Printed by the node once a {@code --submit} dataflow runs as a job, with its name. */
+  public static final String SUBMITTED = "koala node: submitted ";
 
   /** Printed by the node as it stops, with its remoting drops. */
   public static final String STOPPED = "koala node: stopped; remoting drops: ";
@@ -32,12 +36,16 @@ public final class NodeProcess implements AutoCloseable {
     this.log = log;
   }
 
-  /** Starts node {@code name} from {@code config}, its output in {@code <config>.log}. */
-  public static NodeProcess start(String name, Path config) {
+  /**
+   * Starts node {@code name} from {@code config} with the further {@code koala node} {@code
+   * options} (such as {@code --dataflows JAR}), its output in {@code <config>.log}.
+   */
+  public static NodeProcess start(String name, Path config, String... options) {
     Path log = config.resolveSibling(config.getFileName() + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    ProcessBuilder b =
-        new ProcessBuilder(
+    List<String> command =
+        new ArrayList<>(
+            List.of(
                 java,
                 "-Xmx768m",
                 "-XX:+UseParallelGC",
@@ -47,9 +55,10 @@ public final class NodeProcess implements AutoCloseable {
                 "io.koala.samples.cli.KoalaCli",
                 "node",
                 "--config",
-                config.toString())
-            .redirectErrorStream(true)
-            .redirectOutput(log.toFile());
+                config.toString()));
+    command.addAll(List.of(options));
+    ProcessBuilder b =
+        new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
     try {
       return new NodeProcess(name, b.start(), log);
     } catch (IOException e) {
@@ -64,6 +73,11 @@ public final class NodeProcess implements AutoCloseable {
   /** Waits until the node says it is Up. */
   public void awaitUp(Duration timeout) {
     awaitLine(UP, timeout);
+  }
+
+  /** Waits until the node says it submitted a dataflow ({@code --submit}); returns its name. */
+  public String awaitSubmitted(Duration timeout) {
+    return awaitLine(SUBMITTED, timeout);
   }
 
   private String awaitLine(String prefix, Duration timeout) {
