@@ -105,7 +105,7 @@ class NodeDataflowsIT {
     // the nodes run with this JVM's class path, which lacks the user's classes
     assertThatThrownBy(() -> Class.forName("demo.Tallies"))
         .isInstanceOf(ClassNotFoundException.class);
-    int[] ports = ClusterExperiment.freePorts(3); // A, B, A's endpoint
+    int[] ports = ClusterExperiment.freePorts(4); // A, B, A's endpoint, B's endpoint
     String common =
         "koala.node.seed-nodes = [\"127.0.0.1:"
             + ports[0]
@@ -116,7 +116,9 @@ class NodeDataflowsIT {
     Path a =
         ClusterExperiment.nodeConfig(
             dir, 0, ports, common + "koala.node.http.port = " + ports[2] + "\n");
-    Path b = ClusterExperiment.nodeConfig(dir, 1, ports, common);
+    Path b =
+        ClusterExperiment.nodeConfig(
+            dir, 1, ports, common + "koala.node.http.port = " + ports[3] + "\n");
     try (NodeProcess nodeA =
             NodeProcess.start("A", a, "--dataflows", jar.toString(), "--submit", "tally");
         NodeProcess nodeB = NodeProcess.start("B", b, "--dataflows", jar.toString())) {
@@ -145,8 +147,20 @@ class NodeDataflowsIT {
           .as("the sum of sensor 7's values i, each i mod 50 = 7")
           .isEqualTo(readings * 7 % 50);
 
+      // B's admin API lists and operates the job A coordinates
+      String other = "http://127.0.0.1:" + ports[3] + "/jobs";
+      JsonNode listed = get(other);
+      assertThat(listed.size()).as(listed.toString()).isEqualTo(1);
+      assertThat(listed.get(0).get("id").asText()).isEqualTo("tally");
+      assertThat(listed.get(0).get("node").asText())
+          .as("the coordinating node")
+          .endsWith("127.0.0.1:" + ports[0]);
+      JsonNode later = get(other + "/tally/state/tally/total?key=7&keyType=long");
+      assertThat(later.get("value").get("readings").asLong())
+          .as("read through B, after A's answer")
+          .isGreaterThanOrEqualTo(readings);
       send(
-          HttpRequest.newBuilder(URI.create(base + "/cancel"))
+          HttpRequest.newBuilder(URI.create(other + "/tally/cancel"))
               .POST(HttpRequest.BodyPublishers.noBody())
               .build());
       assertThat(nodeB.stop(WAIT)).as("B's remoting drops").isZero();
@@ -181,7 +195,7 @@ class NodeDataflowsIT {
     return send(HttpRequest.newBuilder(URI.create(url)).build());
   }
 
-  /** Node A's answer to {@code request}, which must be 200. */
+  /** A node's answer to {@code request}, which must be 200. */
   private static JsonNode send(HttpRequest request) throws IOException, InterruptedException {
     HttpResponse<String> r = HTTP.send(request, HttpResponse.BodyHandlers.ofString());
     assertThat(r.statusCode()).as(request.uri() + ": " + r.body()).isEqualTo(200);
