@@ -219,8 +219,8 @@ public final class EmbeddedKafka implements AutoCloseable {
 
   /**
    * Writes {@code records} (each value to the partition {@code partitionOf} gives, no key) with an
-   * idempotent producer, and waits until all are acknowledged. {@code timestampOf} gives each
-   * record's timestamp.
+   * idempotent producer, one request in flight, and waits until all are acknowledged. {@code
+   * timestampOf} gives each record's timestamp.
    */
   public <T> void produce(
       String topic,
@@ -235,7 +235,11 @@ public final class EmbeddedKafka implements AutoCloseable {
                 ProducerConfig.LINGER_MS_CONFIG, "5",
                 ProducerConfig.BATCH_SIZE_CONFIG, "262144",
                 ProducerConfig.DELIVERY_TIMEOUT_MS_CONFIG, "30000",
-                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000"));
+                ProducerConfig.REQUEST_TIMEOUT_MS_CONFIG, "20000",
+                // one request in flight: a new partition's first batch may still be refused
+                // (NOT_LEADER_OR_FOLLOWER) after its leader shows, and with five in flight the
+                // batches sent behind it were refused as out of order until they expired
+                ProducerConfig.MAX_IN_FLIGHT_REQUESTS_PER_CONNECTION, "1"));
     List<Future<RecordMetadata>> sent = new ArrayList<>();
     try (KafkaProducer<byte[], byte[]> producer =
         new KafkaProducer<>(p, new ByteArraySerializer(), new ByteArraySerializer())) {
