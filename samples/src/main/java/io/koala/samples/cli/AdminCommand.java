@@ -27,10 +27,13 @@ import picocli.CommandLine.Spec;
 @Command(
     name = "admin",
     mixinStandardHelpOptions = true,
-    description = "Operates the jobs coordinated on a Koala node through its HTTP endpoint.",
+    description =
+        "Operates the jobs of a Koala cluster through a node's HTTP endpoint (any node reaches"
+            + " every job).",
     subcommands = {
       AdminCommand.Jobs.class,
       AdminCommand.Job.class,
+      AdminCommand.State.class,
       AdminCommand.Rescale.class,
       AdminCommand.Rebalance.class,
       AdminCommand.Migrate.class,
@@ -126,6 +129,47 @@ final class AdminCommand {
     @Override
     public Integer call() {
       return admin.call("GET", "/jobs/" + enc(id));
+    }
+  }
+
+  @Command(
+      name = "state",
+      description =
+          "Prints one key's state of a keyed operator, read from wherever it is while the job"
+              + " runs.")
+  static final class State extends Action {
+    @Parameters(index = "0", description = "The job's id.")
+    String id;
+
+    @Parameters(index = "1", description = "The keyed operator.")
+    String operator;
+
+    @Parameters(index = "2", description = "The name the operator declared the state with.")
+    String state;
+
+    @Parameters(index = "3", description = "The key.")
+    String key;
+
+    @Option(
+        names = "--key-type",
+        defaultValue = "string",
+        description = "How to read the key: string, long or int (default ${DEFAULT-VALUE}).")
+    String keyType;
+
+    @Override
+    public Integer call() {
+      return admin.call(
+          "GET",
+          "/jobs/"
+              + enc(id)
+              + "/state/"
+              + enc(operator)
+              + "/"
+              + enc(state)
+              + "?key="
+              + enc(key)
+              + "&keyType="
+              + enc(keyType));
     }
   }
 

@@ -88,6 +88,19 @@ class AdminCommandIT {
       assertThat(rescaled.code()).as(rescaled.err()).isZero();
       assertThat(rescaled.out()).contains("\"kind\":\"rescale\"");
       assertThat(admin("--url", url, "job", "admin-demo").out()).contains("\"task\":\"count#2\"");
+      Run state =
+          admin(
+              "--url",
+              url,
+              "state",
+              "admin-demo",
+              "count",
+              "accumulator",
+              "7",
+              "--key-type",
+              "long");
+      assertThat(state.code()).as(state.err()).isZero();
+      assertThat(state.out()).contains("\"key\":7").contains("\"found\":true");
 
       Run refused = admin("--url", url, "--token", TOKEN, "rescale", "admin-demo", "nothing", "2");
       assertThat(refused.code()).isEqualTo(1);
