@@ -7,14 +7,19 @@ import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * Random reconfiguration schedules over every verification workload, in the simulator, against
- * reference runs; and planted bugs that the same checks must catch.
+ * reference runs; and planted bugs that the same checks must catch. Its runs share nothing (each
+ * simulation owns its state; no static mutable state in the simulator or the cores it drives), so
+ * they run on every core ({@code junit-platform.properties}).
  */
+@Execution(ExecutionMode.CONCURRENT)
 class SimVerifierTest {
   /**
    * Seeds of every workload, with and without crashes: the simulator runs the coordinator's own
