@@ -354,7 +354,7 @@ public final class KoalaCluster implements AutoCloseable {
    * that fail over, those whose entity runs here (ended ones included).
    */
   public java.util.Set<String> coordinatedJobs() {
-    return node.core().coordinatedJobs();
+    return node.core().hostedCoordinators().keySet();
   }
 
   /**

@@ -379,9 +379,7 @@ final class NodeEndpoint implements AutoCloseable {
   /** The jobs coordinated on this node now. */
   private List<JobHandle> coordinatedJobs() {
     List<JobHandle> out = new ArrayList<>();
-    for (String id : core.coordinatedJobs()) {
-      core.coordinated(id).map(JobClient::handle).ifPresent(out::add);
-    }
+    core.hostedCoordinators().forEach((id, ref) -> out.add(core.view(id, ref).handle()));
     return out;
   }
 

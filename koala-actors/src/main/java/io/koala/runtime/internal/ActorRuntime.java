@@ -548,21 +548,6 @@ public final class ActorRuntime implements AutoCloseable {
     return List.copyOf(submitted);
   }
 
-  /** The ids of the jobs whose coordinators run in this runtime now (ended ones included). */
-  public Set<String> coordinatedJobs() {
-    return Set.copyOf(hosted.keySet());
-  }
-
-  /**
-   * Job {@code jobId}, when its coordinator runs in this runtime: for operating on it (metrics,
-   * reconfigurations, checkpoints, cancellation) through this runtime's methods. The view's status
-   * and completion are not kept up to date; {@link JobClient#metrics} has the job's status.
-   */
-  public java.util.Optional<JobClient> coordinated(String jobId) {
-    ActorRef<JobInput> ref = hosted.get(jobId);
-    return ref == null ? java.util.Optional.empty() : java.util.Optional.of(view(jobId, ref));
-  }
-
   /** The coordinators running in this runtime now, by job id (ended jobs' included). */
   public Map<String, ActorRef<JobInput>> hostedCoordinators() {
     return Map.copyOf(hosted);
@@ -570,8 +555,8 @@ public final class ActorRuntime implements AutoCloseable {
 
   /**
    * A view of job {@code jobId} whose coordinator is {@code coordinator}, anywhere in the cluster,
-   * for operating on it from this runtime: as {@link #coordinated}, its status and completion are
-   * not kept up to date.
+   * for operating on it from this runtime (metrics, reconfigurations, checkpoints, cancellation):
+   * its status and completion are not kept up to date; {@link JobClient#metrics} has the status.
    */
   public JobClient view(String jobId, ActorRef<JobInput> coordinator) {
     return new JobClient(
