@@ -46,7 +46,8 @@ class ArchitectureTest {
     "io.koala.task..",
     "io.koala.job..",
     "io.koala.coordinator..",
-    "io.koala.ingest.."
+    "io.koala.ingest..",
+    "io.koala.upgrade.."
   };
 
   private static final JavaClasses MAIN =

@@ -100,8 +100,7 @@ public final class JobCore {
     this.jobId = setup.jobId();
     this.plan = setup.plan();
     this.now = nowMillis;
-    DeploymentPlan deployment = DeploymentPlan.of(jobId, plan, setup.workers(), setup.channels());
-    this.live = LiveDeployment.of(plan, deployment);
+    this.live = initialDeployment(setup);
     this.retirement = new Retirement(setup.drain());
     this.initialDeployment = live.copy();
     this.lifecycle = new JobLifecycle(this);
@@ -115,6 +114,13 @@ public final class JobCore {
     this.results = new ClientResults(this);
     this.ingest = new IngestAttachments(this);
     this.metrics = new MetricsBook(this, nowMillis);
+  }
+
+  /** The deployment job {@code setup} starts with when it starts afresh. */
+  public static LiveDeployment initialDeployment(JobSetup setup) {
+    return LiveDeployment.of(
+        setup.plan(),
+        DeploymentPlan.of(setup.jobId(), setup.plan(), setup.workers(), setup.channels()));
   }
 
   /** The first effects: the attempt, the timers, and reading the journal or deploying. */

@@ -9,6 +9,7 @@ import io.koala.function.FlatMapFunction;
 import io.koala.function.KeySelector;
 import io.koala.function.MapFunction;
 import io.koala.function.OutputTag;
+import io.koala.function.TypedKeySelector;
 import io.koala.operator.FilterOperator;
 import io.koala.operator.FlatMapOperator;
 import io.koala.operator.MapOperator;
@@ -127,6 +128,15 @@ public class Stage<T> {
   /** Partitions this stage by key: records with equal keys reach the same task. */
   public <K> KeyedStage<K, T> keyBy(KeySelector<T, K> selector) {
     return new KeyedStage<>(builder, origins, Objects.requireNonNull(selector, "key selector"));
+  }
+
+  /**
+   * Partitions this stage by key, declaring the class of the keys: checkpoints record it, so a
+   * restore into a dataflow whose keys at this operator have another class is refused before the
+   * job starts (see docs/upgrades.md), and a key of another class fails the operator.
+   */
+  public <K> KeyedStage<K, T> keyBy(KeySelector<T, K> selector, Class<K> keyType) {
+    return keyBy(new TypedKeySelector<>(selector, keyType));
   }
 
   /** This stage and {@code others} as one stage (no operator of its own). */

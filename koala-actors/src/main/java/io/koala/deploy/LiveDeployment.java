@@ -79,6 +79,17 @@ public final class LiveDeployment {
       highest = new HashMap<>(highest);
       retired = new ArrayList<>(retired);
     }
+
+    /** This deployment as job {@code id}'s (a checkpoint of one job restored as another's). */
+    public Image withJobId(String id) {
+      return new Image(
+          setups.stream().map(s -> s.withJobId(id)).toList(),
+          placement,
+          live,
+          highest,
+          retired,
+          nextChannel);
+    }
   }
 
   /** This deployment as an {@link Image}. */

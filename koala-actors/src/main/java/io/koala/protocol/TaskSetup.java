@@ -30,6 +30,12 @@ public record TaskSetup(
     inputRouting = List.copyOf(inputRouting);
   }
 
+  /** This setup in job {@code id}: a checkpoint of one job restored as another's. */
+  public TaskSetup withJobId(String id) {
+    return new TaskSetup(
+        id, task, parallelism, buckets, inputs, outputs, inputRouting, clientChannel, settings);
+  }
+
   /** An input channel: from task {@code from} into input edge {@code input} of this task's head. */
   public record InputSpec(int channel, TaskId from, int input) implements KoalaMessage {}
 

@@ -131,13 +131,14 @@ public final class KoalaRuntime implements AutoCloseable {
    * once.
    *
    * @throws ConfigurationException when {@code options} asks for a restore and the runtime takes no
-   *     checkpoints, or the checkpoint is of another job
+   *     checkpoints, or the checkpoint's state cannot be carried over into {@code dataflow} (the
+   *     message lists every problem)
    */
   public JobHandle submit(Dataflow dataflow, SubmitOptions options) {
     return new JobHandle(
         core.submit(
             Objects.requireNonNull(dataflow, "dataflow"),
-            Objects.requireNonNull(options, "options").restoreFrom().orElse(null)));
+            Objects.requireNonNull(options, "options")));
   }
 
   /**

@@ -321,7 +321,10 @@ class CheckpointRecoveryTest {
     deleteRecursively(first); // nothing of the first run is left but the copy
     try (KoalaRuntime runtime =
         KoalaRuntime.embedded(config(dir.resolve("second"), Duration.ofHours(1)))) {
-      JobHandle job = runtime.submit(dataflow(20_000), SubmitOptions.restoreFrom(copy));
+      // the same dataflow, resumed as it was, under another job id
+      JobHandle job =
+          runtime.submit(dataflow(20_000), SubmitOptions.restoreFrom(copy).withJobId("resumed"));
+      assertThat(job.id()).isEqualTo("resumed");
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       collect(seen, job);
     }
@@ -330,7 +333,7 @@ class CheckpointRecoveryTest {
   }
 
   @Test
-  void aRestoreNeedsCheckpointsAndTheSameJob(@TempDir Path dir) {
+  void aRestoreNeedsCheckpointsAndAReadableCheckpointAndFailsAtSubmit(@TempDir Path dir) {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, null))) {
       assertThatThrownBy(
               () ->
@@ -339,25 +342,14 @@ class CheckpointRecoveryTest {
           .isInstanceOf(ConfigurationException.class)
           .hasMessageContaining("koala.checkpoint.interval is off");
     }
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofSeconds(1)))) {
-      assertThatThrownBy(
-              () ->
-                  runtime.submit(
-                      dataflow(1_000), SubmitOptions.restoreFrom(dir.resolve("other-1/chk-1"))))
-          .isInstanceOf(ConfigurationException.class)
-          .hasMessageContaining("restores only the job it was taken of");
-    }
-  }
-
-  @Test
-  void aRestoreFromAnUnusableCheckpointFailsTheJobInsteadOfStartingOver(@TempDir Path dir) {
     Path empty = dir.resolve("recover-1").resolve("chk-3");
     try (KoalaRuntime runtime =
         KoalaRuntime.embedded(config(dir.resolve("data"), Duration.ofSeconds(1)))) {
-      JobHandle job = runtime.submit(dataflow(1_000), SubmitOptions.restoreFrom(empty));
-      assertThatThrownBy(() -> job.await(WAIT))
-          .isInstanceOf(JobFailedException.class)
-          .hasMessageContaining("cannot restore job recover-1");
+      assertThatThrownBy(() -> runtime.submit(dataflow(1_000), SubmitOptions.restoreFrom(empty)))
+          .isInstanceOf(ConfigurationException.class)
+          .hasMessageContaining("cannot restore job recover-1 from " + empty)
+          .hasMessageContaining("_metadata");
+      assertThat(runtime.jobs()).as("nothing started over").isEmpty();
     }
   }
 

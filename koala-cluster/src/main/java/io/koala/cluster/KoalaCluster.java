@@ -308,7 +308,7 @@ public final class KoalaCluster implements AutoCloseable {
                 + "; attach to it (KoalaCluster.attach) or cancel it first");
       }
     }
-    return node.core().submit(dataflow, null).handle();
+    return node.core().submit(dataflow, io.koala.runtime.SubmitOptions.defaults()).handle();
   }
 
   /**

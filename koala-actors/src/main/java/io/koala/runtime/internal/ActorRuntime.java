@@ -10,8 +10,10 @@ import io.koala.dataflow.Dataflow;
 import io.koala.job.JobStatus;
 import io.koala.plan.ExecutionPlan;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.SubmitOptions;
 import io.koala.runtime.internal.journal.JournalConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
+import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -285,46 +287,39 @@ public final class ActorRuntime implements AutoCloseable {
 
   /** Deploys {@code dataflow} and returns the handles of its job. */
   public JobClient submit(Dataflow dataflow) {
-    return submit(dataflow, null);
+    return submit(dataflow, SubmitOptions.defaults());
   }
 
-  /**
-   * Deploys {@code dataflow}, from the checkpoint in {@code restoreFrom} if not null (see {@link
-   * io.koala.runtime.SubmitOptions#restoreFrom}).
-   */
-  public synchronized JobClient submit(Dataflow dataflow, Path restoreFrom) {
-    String jobId = node ? jobIdOf(dataflow) : sanitize(dataflow.name()) + "-" + (jobs.get() + 1);
+  /** Deploys {@code dataflow} as {@code options} say (see {@link SubmitOptions}). */
+  public synchronized JobClient submit(Dataflow dataflow, SubmitOptions options) {
+    String jobId =
+        Submissions.jobId(node, jobIdOf(dataflow), sanitize(dataflow.name()), options, jobs.get());
+    Path restoreFrom = options.restoreFrom().orElse(null);
     if (shardedCoordinators != null) {
       return submitSharded(dataflow, jobId, restoreFrom);
     }
-    if (node) {
-      for (JobClient s : submitted) {
-        if (s.jobId().equals(jobId)) {
-          throw new KoalaException(
-              "job " + jobId + " is already running on this node; cancel it or wait for its end");
-        }
+    for (JobClient s : submitted) {
+      if (s.jobId().equals(jobId)) {
+        throw new KoalaException(
+            "job "
+                + jobId
+                + " is already running on this "
+                + (node ? "node" : "runtime")
+                + "; cancel it or wait for its end");
       }
     }
+    ExecutionPlan plan = node ? define(dataflow) : ExecutionPlan.of(dataflow.plan());
     if (restoreFrom != null) {
-      CheckpointFiles.checkRestore(jobId, restoreFrom, config.checkpointing());
+      CheckpointFiles.checkRestore(
+          jobId,
+          restoreFrom,
+          config.checkpointing(),
+          plan,
+          options.droppableState(),
+          new KryoSerde(KoalaSerialization.registry(main)));
     }
     WorkerPool pool = pool();
-    if (pool == null || pool.placeable().isEmpty()) {
-      throw new KoalaException(
-          "cannot run job "
-              + jobId
-              + ": "
-              + (pool == null
-                  ? "no worker has joined yet"
-                  : pool.exhausted()
-                      ? "every worker of this runtime is lost " + pool.lost()
-                      : "no worker can take tasks (lost "
-                          + pool.lost()
-                          + ", leaving "
-                          + pool.leaving()
-                          + ")"));
-    }
-    ExecutionPlan plan = node ? define(dataflow) : ExecutionPlan.of(dataflow.plan());
+    Submissions.checkPlaceable(jobId, pool);
     JobCoordinator.checkScaleOnJoin(jobId, plan, config);
     int n = jobs.incrementAndGet();
     if (!node) {

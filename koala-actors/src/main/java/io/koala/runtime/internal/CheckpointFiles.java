@@ -4,10 +4,14 @@ import io.koala.checkpoint.CheckpointException;
 import io.koala.checkpoint.CheckpointStorage;
 import io.koala.coordinator.Checkpoints;
 import io.koala.coordinator.CoordinatorState;
+import io.koala.coordinator.JobCore;
+import io.koala.coordinator.JobSetup;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
-import io.koala.protocol.DrainSettings;
+import io.koala.runtime.ConfigurationException;
 import io.koala.serialization.KryoSerde;
+import io.koala.upgrade.PlanSignature;
+import io.koala.upgrade.UpgradeCheck;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +19,7 @@ import java.nio.file.StandardCopyOption;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import org.slf4j.Logger;
 
 /**
@@ -29,52 +34,67 @@ final class CheckpointFiles {
   private final String jobId;
   private final CheckpointStorage storage;
   private final KryoSerde serde;
-  private final ExecutionPlan plan;
-  private final DrainSettings drain;
+  private final JobSetup job;
+  private final PlanSignature signature;
   private final Logger log;
 
   CheckpointFiles(
-      String jobId,
-      CheckpointStorage storage,
-      KryoSerde serde,
-      ExecutionPlan plan,
-      DrainSettings drain,
-      Logger log) {
+      String jobId, CheckpointStorage storage, KryoSerde serde, JobSetup job, Logger log) {
     this.jobId = jobId;
     this.storage = storage;
     this.serde = serde;
-    this.plan = plan;
-    this.drain = drain;
+    this.job = job;
+    this.signature = PlanSignature.of(job.plan());
     this.log = log;
   }
 
   /** The metadata of a journaled checkpoint, decoded. */
   Checkpoints.Completed<Path, CoordinatorState> decode(byte[] metadata) {
-    return CheckpointMetadata.decode(serde, metadata).completed(plan, drain);
+    return CheckpointMetadata.decode(serde, metadata).completed(job.plan(), job.drain());
   }
 
   /** {@code c}'s metadata, encoded for the journal. */
   byte[] encode(Checkpoints.Completed<Path, CoordinatorState> c) {
-    return CheckpointMetadata.of(c).encode(serde);
+    return CheckpointMetadata.of(c, signature).encode(serde);
   }
 
   /**
    * The checkpoint {@code dir} holds ({@link #METADATA_FILE}); a snapshot file the metadata names
-   * that is not where it says is looked for in {@code dir}.
+   * that is not where it says is looked for in {@code dir}. A checkpoint of another dataflow (its
+   * signature differs) is carried over into this one's first deployment ({@link
+   * StateRedistribution}); the caller checked that it can be.
    */
   Checkpoints.Completed<Path, CoordinatorState> read(Path dir) {
+    CheckpointMetadata m = readMetadata(dir, serde);
+    Map<TaskId, Path> files = new LinkedHashMap<>();
+    m.snapshots()
+        .forEach(
+            (t, name) -> {
+              Path p = Path.of(name);
+              files.put(t, Files.exists(p) ? p : dir.resolve(p.getFileName().toString()));
+            });
+    if (m.signature().equals(signature)) {
+      return m.forJob(jobId).completed(job.plan(), job.drain(), files);
+    }
+    log.warn(
+        "job {}: checkpoint {} in {} is of another version of the dataflow: carrying its state"
+            + " over into this one's tasks",
+        jobId,
+        m.id(),
+        dir);
+    return StateRedistribution.carryOver(
+        m, files, job.plan(), JobCore.initialDeployment(job), job.drain(), storage, jobId);
+  }
+
+  /** The metadata of the checkpoint in {@code dir}. */
+  static CheckpointMetadata readMetadata(Path dir, KryoSerde serde) {
     byte[] bytes;
     try {
       bytes = Files.readAllBytes(dir.resolve(METADATA_FILE));
     } catch (IOException e) {
       throw new CheckpointException("cannot read " + dir.resolve(METADATA_FILE) + ": " + e, e);
     }
-    Checkpoints.Completed<Path, CoordinatorState> c = decode(bytes);
-    Map<TaskId, Path> files = new LinkedHashMap<>();
-    c.snapshots()
-        .forEach(
-            (t, p) -> files.put(t, Files.exists(p) ? p : dir.resolve(p.getFileName().toString())));
-    return new Checkpoints.Completed<>(c.id(), c.triggeredMillis(), files, c.holders(), c.state());
+    return CheckpointMetadata.decode(serde, bytes);
   }
 
   /** Writes {@code c}'s metadata next to its snapshot files, atomically. */
@@ -136,31 +156,54 @@ final class CheckpointFiles {
   }
 
   /**
-   * Checks that job {@code jobId} can be restored from {@code restoreFrom}: checkpoints are on, and
-   * the checkpoint is one of that job's ({@code <job>/chk-<id>}).
+   * Checks that job {@code jobId} of {@code plan} can be restored from the checkpoint in {@code
+   * restoreFrom}: checkpoints are on, the checkpoint's metadata is readable, and, when it was taken
+   * of another version of the dataflow, its state can be carried over ({@link UpgradeCheck}).
    *
-   * @throws io.koala.runtime.ConfigurationException saying why not
+   * @param droppable operators whose state may be left behind
+   * @throws io.koala.runtime.ConfigurationException saying why not, listing every problem
    */
-  static void checkRestore(String jobId, Path restoreFrom, boolean checkpointing) {
+  static void checkRestore(
+      String jobId,
+      Path restoreFrom,
+      boolean checkpointing,
+      ExecutionPlan plan,
+      Set<String> droppable,
+      KryoSerde serde) {
     if (!checkpointing) {
-      throw new io.koala.runtime.ConfigurationException(
+      throw new ConfigurationException(
           "restoring job "
               + jobId
               + " from "
               + restoreFrom
               + " needs checkpoints: koala.checkpoint.interval is off");
     }
-    Path job = restoreFrom.getParent();
-    if (job == null || !job.getFileName().toString().equals(jobId)) {
-      throw new io.koala.runtime.ConfigurationException(
+    CheckpointMetadata m;
+    try {
+      m = readMetadata(restoreFrom, serde);
+    } catch (RuntimeException e) {
+      throw new ConfigurationException(
+          "cannot restore job " + jobId + " from " + restoreFrom + ": " + e.getMessage(), e);
+    }
+    PlanSignature now = PlanSignature.of(plan);
+    if (m.signature().equals(now) && droppable.isEmpty()) {
+      return;
+    }
+    List<String> problems = UpgradeCheck.problems(m.signature(), now, droppable);
+    if (!problems.isEmpty()) {
+      throw new ConfigurationException(
           "cannot restore job "
               + jobId
-              + " from "
+              + " (dataflow '"
+              + now.dataflow()
+              + "') from checkpoint "
+              + m.id()
+              + " in "
               + restoreFrom
-              + ": a checkpoint restores only the job it was taken of (<job>/chk-<id>,"
-              + " here "
-              + (job == null ? "none" : job.getFileName())
-              + ")");
+              + " (dataflow '"
+              + m.signature().dataflow()
+              + "'):\n  - "
+              + String.join("\n  - ", problems));
     }
   }
 }

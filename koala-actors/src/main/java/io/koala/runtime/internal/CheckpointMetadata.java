@@ -9,6 +9,7 @@ import io.koala.plan.TaskId;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.KoalaMessage;
 import io.koala.serialization.KryoSerde;
+import io.koala.upgrade.PlanSignature;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -21,7 +22,8 @@ import java.util.Map;
  * metadata): every task's snapshot file, which of them are holders (finished tasks and retired
  * holders), and the coordinator's deployment and retirement at the trigger, as plain values encoded
  * with Koala's serializer (class ids come from class names, so a new process decodes them). The
- * dataflow's plan is code and does not travel: decoding needs it.
+ * dataflow's plan is code and does not travel: decoding needs it; its {@code signature} travels, so
+ * that a restore tells whether the dataflow changed (docs/upgrades.md).
  */
 record CheckpointMetadata(
     long id,
@@ -29,7 +31,8 @@ record CheckpointMetadata(
     Map<TaskId, String> snapshots,
     List<TaskId> holders,
     LiveDeployment.Image deployment,
-    Retirement.Image retirement)
+    Retirement.Image retirement,
+    PlanSignature signature)
     implements KoalaMessage {
 
   CheckpointMetadata {
@@ -37,7 +40,8 @@ record CheckpointMetadata(
     holders = new ArrayList<>(holders);
   }
 
-  static CheckpointMetadata of(Checkpoints.Completed<Path, CoordinatorState> c) {
+  static CheckpointMetadata of(
+      Checkpoints.Completed<Path, CoordinatorState> c, PlanSignature signature) {
     Map<TaskId, String> files = new LinkedHashMap<>();
     c.snapshots().forEach((t, p) -> files.put(t, p.toString()));
     return new CheckpointMetadata(
@@ -46,7 +50,8 @@ record CheckpointMetadata(
         files,
         new ArrayList<>(c.holders()),
         c.state().deployment().image(),
-        c.state().retirement().image());
+        c.state().retirement().image(),
+        signature);
   }
 
   /**
@@ -56,6 +61,14 @@ record CheckpointMetadata(
   Checkpoints.Completed<Path, CoordinatorState> completed(ExecutionPlan plan, DrainSettings drain) {
     Map<TaskId, Path> files = new LinkedHashMap<>();
     snapshots.forEach((t, p) -> files.put(t, Path.of(p)));
+    return completed(plan, drain, files);
+  }
+
+  /**
+   * As {@link #completed(ExecutionPlan, DrainSettings)}, with the snapshot files at {@code files}.
+   */
+  Checkpoints.Completed<Path, CoordinatorState> completed(
+      ExecutionPlan plan, DrainSettings drain, Map<TaskId, Path> files) {
     return new Checkpoints.Completed<>(
         id,
         triggeredMillis,
@@ -63,6 +76,18 @@ record CheckpointMetadata(
         new LinkedHashSet<>(holders),
         new CoordinatorState(
             LiveDeployment.restore(plan, deployment), Retirement.restore(drain, retirement), 0, 0));
+  }
+
+  /** This checkpoint as job {@code jobId}'s: its task setups name that job. */
+  CheckpointMetadata forJob(String jobId) {
+    return new CheckpointMetadata(
+        id,
+        triggeredMillis,
+        snapshots,
+        holders,
+        deployment.withJobId(jobId),
+        retirement,
+        signature);
   }
 
   byte[] encode(KryoSerde serde) {

@@ -110,8 +110,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
               jobId,
               new CheckpointStorage(setup.checkpointRoot()),
               metadataSerde,
-              job.plan(),
-              job.drain(),
+              job,
               ctx.getLog());
     } else {
       this.journal = null;

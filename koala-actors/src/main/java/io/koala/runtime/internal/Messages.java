@@ -106,5 +106,7 @@ final class Messages {
           JobListener.CoordinatorGone.class,
           NodeRuntime.ListJobs.class,
           NodeRuntime.JobsListed.class,
-          NodeRuntime.Listed.class);
+          NodeRuntime.Listed.class,
+          io.koala.upgrade.PlanSignature.class,
+          io.koala.upgrade.PlanSignature.Operator.class);
 }

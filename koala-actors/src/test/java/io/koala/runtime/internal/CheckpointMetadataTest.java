@@ -16,6 +16,7 @@ import io.koala.plan.TaskId;
 import io.koala.runtime.KoalaConfig;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
+import io.koala.upgrade.PlanSignature;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -60,10 +61,12 @@ class CheckpointMetadataTest {
     TypeRegistry registry = TypeRegistry.withDefaults();
     KoalaSerialization.registerMessages(registry);
     KryoSerde serde = new KryoSerde(registry);
-    byte[] bytes = CheckpointMetadata.of(c).encode(serde);
+    byte[] bytes = CheckpointMetadata.of(c, PlanSignature.of(plan)).encode(serde);
+    CheckpointMetadata decoded = CheckpointMetadata.decode(new KryoSerde(registry), bytes);
     Checkpoints.Completed<Path, io.koala.coordinator.CoordinatorState> back =
-        CheckpointMetadata.decode(new KryoSerde(registry), bytes)
-            .completed(plan, EngineSettings.of(config).drain());
+        decoded.completed(plan, EngineSettings.of(config).drain());
+
+    assertThat(decoded.signature()).isEqualTo(PlanSignature.of(plan));
 
     assertThat(back.id()).isEqualTo(7);
     assertThat(back.triggeredMillis()).isEqualTo(1234);
