@@ -42,6 +42,7 @@ public final class DataflowBuilder {
     WatermarkStrategy watermarks;
     double capacity;
     OperatorNode.CapacityChange capacityChange;
+    String uid;
 
     /** A problem found while the node was defined, reported by {@link #build()}; null if none. */
     String definitionError;
@@ -180,7 +181,8 @@ public final class DataflowBuilder {
               d.keyedState,
               d.watermarks,
               d.capacity,
-              d.capacityChange));
+              d.capacityChange,
+              d.uid));
     }
     Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
     built = true;

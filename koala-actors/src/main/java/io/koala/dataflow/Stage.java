@@ -15,6 +15,7 @@ import io.koala.operator.FlatMapOperator;
 import io.koala.operator.MapOperator;
 import io.koala.operator.OperatorFactory;
 import io.koala.operator.SinkOperator;
+import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
 import java.time.Duration;
@@ -44,6 +45,29 @@ public class Stage<T> {
               + " operators that produce it");
     }
     origins.get(0).draft().parallelism = parallelism;
+    return this;
+  }
+
+  /**
+   * Sets the identity under which checkpoints keep the state of the operator that produces this
+   * stage (its name by default): an operator renamed in a new version of the dataflow keeps its
+   * state when it keeps its uid. Letters, digits, '.', '_' and '-'; unique in the dataflow.
+   */
+  public Stage<T> uid(String uid) {
+    if (origins.size() != 1 || origins.get(0).sideOutput() != null) {
+      throw new DataflowDefinitionException(
+          "a union or a side output has no operator of its own: set the uid of the operators"
+              + " that produce it");
+    }
+    if (!OperatorId.isValid(uid)) {
+      throw new DataflowDefinitionException(
+          "operator '"
+              + origins.get(0).draft().name
+              + "': uid '"
+              + uid
+              + "' is not valid: 1 to 64 letters, digits, '.', '_' or '-'");
+    }
+    origins.get(0).draft().uid = uid;
     return this;
   }
 

@@ -68,6 +68,21 @@ public final class LogicalPlan {
             "operator name '" + n.id() + "' is used twice; operator names must be unique");
       }
     }
+    Map<String, OperatorId> byUid = new LinkedHashMap<>();
+    for (OperatorNode n : nodes) {
+      OperatorId other = byUid.putIfAbsent(n.uid(), n.id());
+      if (other != null) {
+        throw new DataflowDefinitionException(
+            "operators '"
+                + other
+                + "' and '"
+                + n.id()
+                + "' have the same uid '"
+                + n.uid()
+                + "' (an operator's uid is its name unless Stage.uid sets it); uids must be"
+                + " unique");
+      }
+    }
     if (byId.values().stream().noneMatch(n -> n.kind() == Kind.SOURCE)) {
       throw new DataflowDefinitionException("dataflow '" + name + "' has no source");
     }

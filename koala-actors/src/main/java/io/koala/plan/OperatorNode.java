@@ -16,6 +16,8 @@ import java.util.Objects;
  *     or 0 for no limit
  * @param capacityChange the capacity from a time after the job's start on, or null: it keeps {@code
  *     capacity}
+ * @param uid the identity the operator's state is kept under in checkpoints: its name unless set
+ *     ({@code Stage.uid}), so that a renamed operator keeps its state across versions
  */
 public record OperatorNode(
     OperatorId id,
@@ -27,7 +29,8 @@ public record OperatorNode(
     boolean keyedState,
     WatermarkStrategy watermarks,
     double capacity,
-    CapacityChange capacityChange) {
+    CapacityChange capacityChange,
+    String uid) {
 
   /**
    * An emulated capacity that changes during the run: {@code perSecond} records per second from
@@ -65,6 +68,11 @@ public record OperatorNode(
       throw new IllegalArgumentException("operator " + id + ": non-sources need a factory");
     }
     watermarks = watermarks == null ? WatermarkStrategy.none() : watermarks;
+    uid = uid == null ? id.name() : uid;
+    if (!OperatorId.isValid(uid)) {
+      throw new IllegalArgumentException(
+          "operator " + id + ": uid '" + uid + "' is not valid (letters, digits, '.', '_', '-')");
+    }
     if (capacity < 0 || Double.isNaN(capacity) || Double.isInfinite(capacity)) {
       throw new IllegalArgumentException(
           "operator " + id + ": capacity must be positive and finite (or 0), got " + capacity);
@@ -73,6 +81,32 @@ public record OperatorNode(
       throw new IllegalArgumentException(
           "operator " + id + ": a capacity change needs a capacity to change");
     }
+  }
+
+  /** An operator whose state is kept under its name. */
+  public OperatorNode(
+      OperatorId id,
+      Kind kind,
+      int parallelism,
+      List<InputEdge> inputs,
+      SourceSpec<?> source,
+      OperatorFactory<?, ?> factory,
+      boolean keyedState,
+      WatermarkStrategy watermarks,
+      double capacity,
+      CapacityChange capacityChange) {
+    this(
+        id,
+        kind,
+        parallelism,
+        inputs,
+        source,
+        factory,
+        keyedState,
+        watermarks,
+        capacity,
+        capacityChange,
+        null);
   }
 
   /** An operator whose capacity does not change. */

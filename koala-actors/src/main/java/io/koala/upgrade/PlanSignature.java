@@ -9,12 +9,12 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * What a checkpoint records of the dataflow it was taken of: per operator its name (the stable
- * identity its state is kept under), kind, parallelism, whether it keeps keyed state, the vertex it
- * is chained into, its inputs and the declared class of its keys. Two dataflows with equal
- * signatures deploy alike, so a checkpoint of one resumes the other as it was (its live parallelism
- * and moves included); otherwise {@link UpgradeCheck} decides whether the state can be carried
- * over.
+ * What a checkpoint records of the dataflow it was taken of: per operator its name and uid (the
+ * stable identity its state is kept under: its name unless set), kind, parallelism, whether it
+ * keeps keyed state, the vertex it is chained into, its inputs and the declared class of its keys.
+ * Two dataflows with equal signatures deploy alike, so a checkpoint of one resumes the other as it
+ * was (its live parallelism and moves included); otherwise {@link UpgradeCheck} decides whether the
+ * state can be carried over.
  *
  * @param dataflow the dataflow's name
  * @param buckets the dataflow's number of buckets
@@ -29,7 +29,8 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
   /**
    * One operator.
    *
-   * @param name its name, the identity of its state
+   * @param name its name
+   * @param uid the identity its state is kept under (its name unless set)
    * @param kind {@code SOURCE}, {@code TRANSFORM} or {@code SINK}
    * @param parallelism the parallelism of the vertex it runs in, as the dataflow declares it
    * @param keyedState whether it keeps keyed state
@@ -40,6 +41,7 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
    */
   public record Operator(
       String name,
+      String uid,
       String kind,
       int parallelism,
       boolean keyedState,
@@ -48,6 +50,11 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
       String keyType) {
     public Operator {
       inputs = List.copyOf(inputs);
+    }
+
+    /** How messages name it: its name, and its uid when that differs. */
+    public String label() {
+      return "'" + name + "'" + (uid.equals(name) ? "" : " (uid '" + uid + "')");
     }
 
     /** Whether it is a source. */
@@ -83,6 +90,7 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
       out.add(
           new Operator(
               n.id().name(),
+              n.uid(),
               n.kind().name(),
               v.parallelism(),
               n.keyedState(),
@@ -93,13 +101,13 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
     return new PlanSignature(plan.logical().name(), plan.logical().buckets(), out);
   }
 
-  /** The operator named {@code name}, if the dataflow has one. */
-  public Optional<Operator> operator(String name) {
-    return operators.stream().filter(o -> o.name().equals(name)).findFirst();
+  /** The operator whose uid is {@code uid}, if the dataflow has one. */
+  public Optional<Operator> operator(String uid) {
+    return operators.stream().filter(o -> o.uid().equals(uid)).findFirst();
   }
 
-  /** The names of the operators a checkpoint holds state of ({@link Operator#hasState}). */
+  /** The uids of the operators a checkpoint holds state of ({@link Operator#hasState}). */
   public List<String> withState() {
-    return operators.stream().filter(Operator::hasState).map(Operator::name).toList();
+    return operators.stream().filter(Operator::hasState).map(Operator::uid).toList();
   }
 }

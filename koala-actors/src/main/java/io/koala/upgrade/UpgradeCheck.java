@@ -35,37 +35,37 @@ public final class UpgradeCheck {
       if (!old.hasState()) {
         continue;
       }
-      Optional<PlanSignature.Operator> found = next.operator(old.name());
+      Optional<PlanSignature.Operator> found = next.operator(old.uid());
       String lost = found.isEmpty() ? "is not in the new dataflow" : whatIsLost(old, found.get());
       if (lost != null) {
-        if (!droppable.contains(old.name())) {
+        if (!droppable.contains(old.uid())) {
           problems.add(
-              (old.isSource() ? "source '" : "operator '")
-                  + old.name()
-                  + "' "
+              (old.isSource() ? "source " : "operator ")
+                  + old.label()
+                  + " "
                   + lost
                   + ": its "
                   + (old.isSource() ? "read positions" : "keyed state")
                   + " in the checkpoint would be lost; allow dropping it with"
                   + " SubmitOptions.allowDroppingState(\""
-                  + old.name()
+                  + old.uid()
                   + "\")");
         }
         continue;
       }
       PlanSignature.Operator now = found.get();
-      if (droppable.contains(old.name())) {
+      if (droppable.contains(old.uid())) {
         problems.add(
-            "operator '"
-                + old.name()
-                + "' is allowed to drop its state, but the new dataflow keeps it: its state is"
+            "operator "
+                + old.label()
+                + " is allowed to drop its state, but the new dataflow keeps it: its state is"
                 + " restored; remove it from allowDroppingState");
       }
       if (old.isSource() && old.parallelism() != now.parallelism()) {
         problems.add(
-            "source '"
-                + old.name()
-                + "': its parallelism changed from "
+            "source "
+                + old.label()
+                + ": its parallelism changed from "
                 + old.parallelism()
                 + " to "
                 + now.parallelism()
@@ -73,14 +73,14 @@ public final class UpgradeCheck {
                 + " parallelism");
       }
       if (old.keyedState()) {
-        keptKeyed.add(old.name());
+        keptKeyed.add(old.uid());
         if (old.keyType() != null
             && now.keyType() != null
             && !old.keyType().equals(now.keyType())) {
           problems.add(
-              "operator '"
-                  + old.name()
-                  + "': its keys were "
+              "operator "
+                  + old.label()
+                  + ": its keys were "
                   + old.keyType()
                   + " and are now "
                   + now.keyType()

@@ -1,12 +1,14 @@
 package io.koala.upgrade;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
+import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
 import io.koala.plan.ExecutionPlan;
 import java.util.List;
@@ -32,6 +34,8 @@ class UpgradeCheckTest {
     boolean recount = true;
     boolean countKeepsState = true;
     String sinkName = "totals";
+    String countName = "count";
+    String countUid;
   }
 
   private static PlanSignature signature(Consumer<Version> change) {
@@ -55,7 +59,10 @@ class UpgradeCheckTest {
               .count("count")
               .map("back", kv -> new KeyValue<>(Long.parseLong(kv.key()), kv.value()));
     } else if (v.declareKeyType) {
-      counts = in.keyBy(x -> x, Long.class).count("count");
+      counts = in.keyBy(x -> x, Long.class).count(v.countName);
+      if (v.countUid != null) {
+        counts.uid(v.countUid);
+      }
     } else {
       counts = in.keyBy(x -> x).count("count");
     }
@@ -100,6 +107,30 @@ class UpgradeCheckTest {
             "operator 'recount' is not in the new dataflow: its keyed state in the checkpoint would"
                 + " be lost; allow dropping it with SubmitOptions.allowDroppingState(\"recount\")");
     assertThat(problems(v -> v.recount = false, "recount")).isEmpty();
+  }
+
+  @Test
+  void aRenamedOperatorKeepsItsStateByItsUid() {
+    assertThat(
+            problems(
+                v -> {
+                  v.countName = "count-per-key";
+                  v.countUid = "count";
+                }))
+        .isEmpty();
+    assertThat(problems(v -> v.countName = "count-per-key"))
+        .containsExactly(
+            "operator 'count' is not in the new dataflow: its keyed state in the checkpoint would"
+                + " be lost; allow dropping it with SubmitOptions.allowDroppingState(\"count\")");
+  }
+
+  @Test
+  void twoOperatorsCannotShareAUid() {
+    assertThatThrownBy(() -> signature(v -> v.countUid = "recount"))
+        .isInstanceOf(DataflowDefinitionException.class)
+        .hasMessage(
+            "operators 'count' and 'recount' have the same uid 'recount' (an operator's uid is its"
+                + " name unless Stage.uid sets it); uids must be unique");
   }
 
   @Test

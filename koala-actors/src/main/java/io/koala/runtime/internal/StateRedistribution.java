@@ -105,10 +105,10 @@ final class StateRedistribution {
       Files.createDirectories(target);
       for (ExecutionPlan.Vertex v : plan.vertices()) {
         List<TaskId> tasks = initial.liveTaskIds(v.id());
-        List<TaskId> old = oldTasks(v.id().name());
+        List<TaskId> old = oldTasks(v.head().uid());
         if (v.isSource() && !old.isEmpty()) {
           for (TaskId t : tasks) {
-            Path file = files.get(t);
+            Path file = files.get(new TaskId(old.get(0).operator(), t.index()));
             if (file == null) {
               throw new CheckpointException(
                   "checkpoint " + stored.id() + " has no snapshot of source task " + t);
@@ -131,12 +131,22 @@ final class StateRedistribution {
     return out;
   }
 
-  /** The stored checkpoint's tasks of the vertex headed by {@code head}, by index. */
-  private List<TaskId> oldTasks(String head) {
-    return files.keySet().stream()
-        .filter(t -> t.operator().name().equals(head))
-        .sorted((a, b) -> Integer.compare(a.index(), b.index()))
-        .toList();
+  /**
+   * The stored checkpoint's tasks of the vertex its operator of uid {@code uid} headed, by index;
+   * none when it had no such operator or the operator did not head its vertex.
+   */
+  private List<TaskId> oldTasks(String uid) {
+    return stored
+        .signature()
+        .operator(uid)
+        .filter(o -> o.vertex().equals(o.name()))
+        .map(
+            o ->
+                files.keySet().stream()
+                    .filter(t -> t.operator().name().equals(o.name()))
+                    .sorted((a, b) -> Integer.compare(a.index(), b.index()))
+                    .toList())
+        .orElse(List.of());
   }
 
   private TaskCheckpoint checkpointOf(TaskId task, Path file) {
@@ -324,7 +334,7 @@ final class StateRedistribution {
 
   /**
    * The pending transactions at the checkpoint of the sinks chained into new task {@code t}: each
-   * sink's, from the stored task of the same index in the vertex the sink ran in.
+   * sink's (matched by uid), from the stored task of the same index in the vertex it ran in.
    */
   private Map<String, byte[]> sinkStates(TaskId t) {
     Map<String, byte[]> out = new TreeMap<>();
@@ -334,13 +344,13 @@ final class StateRedistribution {
         continue;
       }
       signature
-          .operator(n.id().name())
+          .operator(n.uid())
           .ifPresent(
               was -> {
                 TaskId before = new TaskId(new OperatorId(was.vertex()), t.index());
                 Path file = files.get(before);
                 if (file != null) {
-                  byte[] state = checkpointOf(before, file).sinkState(n.id().name());
+                  byte[] state = checkpointOf(before, file).sinkState(was.name());
                   if (state != null) {
                     out.put(n.id().name(), state);
                   }

@@ -17,6 +17,7 @@ import picocli.CommandLine.Command;
       MultiOperatorCommand.class,
       MicroCommand.class,
       UniformCommand.class,
-      ClusterCommand.class
+      ClusterCommand.class,
+      UpgradeCommand.class
     })
 final class ExperimentCommand {}
