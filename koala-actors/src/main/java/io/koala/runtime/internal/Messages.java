@@ -106,5 +106,9 @@ final class Messages {
           JobListener.CoordinatorGone.class,
           NodeRuntime.ListJobs.class,
           NodeRuntime.JobsListed.class,
-          NodeRuntime.Listed.class);
+          NodeRuntime.Listed.class,
+          io.koala.coordinator.JobInput.TakeSavepoint.class,
+          io.koala.coordinator.JobInput.SavepointWritten.class,
+          io.koala.coordinator.JobReply.SavepointOutcome.class,
+          io.koala.coordinator.SavepointWaiter.class);
 }
