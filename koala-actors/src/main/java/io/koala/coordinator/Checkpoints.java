@@ -168,6 +168,20 @@ public final class Checkpoints<H, C> {
       Collection<TaskId> sources,
       Collection<TaskId> live,
       Collection<TaskId> holders) {
+    return trigger(nowMillis, state, sources, live, holders, false);
+  }
+
+  /**
+   * {@link #trigger(long, Object, Collection, Collection, Collection)}; with {@code stopSources}
+   * (the job stops with this checkpoint) the sources read nothing after its barrier.
+   */
+  public List<Effect> trigger(
+      long nowMillis,
+      C state,
+      Collection<TaskId> sources,
+      Collection<TaskId> live,
+      Collection<TaskId> holders,
+      boolean stopSources) {
     if (inProgress()) {
       throw new IllegalStateException("checkpoint " + pendingId() + " is still in progress");
     }
@@ -190,7 +204,7 @@ public final class Checkpoints<H, C> {
       }
     }
     for (TaskId s : sources) {
-      out.add(new Send(s, new CheckpointMessage.TriggerCheckpoint(id)));
+      out.add(new Send(s, new CheckpointMessage.TriggerCheckpoint(id, stopSources)));
     }
     out.addAll(checkComplete());
     return out;

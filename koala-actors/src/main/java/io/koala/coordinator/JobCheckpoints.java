@@ -4,6 +4,7 @@ import io.koala.job.CheckpointStats;
 import io.koala.job.JobStatus;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
+import io.koala.protocol.EpochMessage;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -18,6 +19,14 @@ import java.util.Optional;
  * not finished; its snapshots and the barriers on the client channels complete it; it is recorded
  * in the journal before it is committed (C4); a commit publishes the results it covers, tells the
  * tasks, writes its metadata next to its files and answers who asked for it.
+ *
+ * <p>A savepoint is a checkpoint asked for like any other, whose committed files the host then
+ * places in the savepoint's directory; no file of the job's checkpoints is deleted while it does. A
+ * stop with a savepoint triggers its checkpoint with the sources stopping at its barrier; once it
+ * has committed (the sinks commit it) and its savepoint is written, the job ends {@link
+ * JobStatus#STOPPED}, and until then no epoch or checkpoint starts. A savepoint whose checkpoint a
+ * rollback abandons fails, and the job goes on; so does a stop whose savepoint cannot be written
+ * (its sources read again).
  */
 final class JobCheckpoints {
 
@@ -31,6 +40,10 @@ final class JobCheckpoints {
   private final Map<Long, Long> snapshotBytes = new HashMap<>(); // pending checkpoint → bytes
   private final List<ReplyTo<JobReply.CheckpointOutcome>> asked = new ArrayList<>();
   private final Map<Long, List<ReplyTo<JobReply.CheckpointOutcome>>> waiters = new HashMap<>();
+  private int savepointsWriting; // savepoints the host is writing
+  private final List<JobEffect> deferred = new ArrayList<>(); // file deletions held while it does
+  private boolean stopping; // a stop's checkpoint committed: the job ends once its savepoint is
+  private boolean stopWritten; // a stop's savepoint was written
 
   JobCheckpoints(JobCore job, long nowMillis) {
     this.job = job;
@@ -109,6 +122,42 @@ final class JobCheckpoints {
     }
   }
 
+  /**
+   * A savepoint asked for: refused at once when the job takes no checkpoint now or ever (its
+   * sources have read all their input: it is finishing), else it waits for the next checkpoint.
+   */
+  void onTakeSavepoint(JobInput.TakeSavepoint m) {
+    String refused = null;
+    if (core == null) {
+      refused =
+          "job "
+              + job.jobId
+              + ": a savepoint needs checkpoint storage, which is set up only with checkpoints on:"
+              + " koala.checkpoint.interval is off";
+    } else if (job.lifecycle.status().isTerminal()) {
+      refused = "job " + job.jobId + " is " + job.lifecycle.status();
+    } else if (job.turns.finishing()) {
+      refused =
+          "job "
+              + job.jobId
+              + " is finishing (source task "
+              + job.turns.firstEnded()
+              + " has read all its input): it takes no more checkpoints, and no savepoint";
+    } else if (stopping) {
+      refused = "job " + job.jobId + " is stopping with a savepoint";
+    }
+    if (refused != null) {
+      job.reply(m.replyTo(), new JobReply.SavepointOutcome(m.directory(), -1, 0, refused));
+    } else {
+      ask(new SavepointWaiter(m.directory(), m.stop(), m.replyTo()));
+    }
+  }
+
+  /** Whether a stop's checkpoint committed: the job ends once its savepoint is written. */
+  boolean stopping() {
+    return stopping;
+  }
+
   /** {@code replyTo} waits for the next checkpoint to commit; it is triggered when it may start. */
   void ask(ReplyTo<JobReply.CheckpointOutcome> replyTo) {
     asked.add(replyTo);
@@ -122,6 +171,7 @@ final class JobCheckpoints {
    */
   void maybeCheckpoint() {
     if (core == null
+        || stopping
         || !job.lifecycle.running()
         || job.recovery.recovering()
         || job.epochs.running()
@@ -154,7 +204,12 @@ final class JobCheckpoints {
             job.retirement.copy(),
             job.requests.takenCount(),
             job.epochs.reportCount());
-    List<Checkpoints.Effect> effects = core.trigger(job.now(), state, sources, liveTasks, holders);
+    boolean stop = false;
+    for (ReplyTo<JobReply.CheckpointOutcome> r : asked) {
+      stop |= r instanceof SavepointWaiter w && w.stop();
+    }
+    List<Checkpoints.Effect> effects =
+        core.trigger(job.now(), state, sources, liveTasks, holders, stop);
     long id = core.pendingId();
     job.requests.checkpointTriggered(id);
     if (!asked.isEmpty()) {
@@ -227,7 +282,7 @@ final class JobCheckpoints {
         for (Object h : discard.snapshots()) {
           files.add((Path) h);
         }
-        job.emit(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
+        deleteFiles(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
       } else if (e instanceof Checkpoints.StopHolder stop) {
         job.holders.release(stop.task());
       } else {
@@ -296,10 +351,29 @@ final class JobCheckpoints {
   }
 
   /**
-   * A rollback: the checkpoint in progress is abandoned; whoever waited for it waits for the next.
+   * A rollback: the checkpoint in progress is abandoned; whoever waited for it waits for the next,
+   * except a savepoint's waiter, which is told that it failed (the job goes on).
    */
   void rolledBack() {
-    waiters.values().forEach(asked::addAll);
+    for (var e : waiters.entrySet()) {
+      for (ReplyTo<JobReply.CheckpointOutcome> r : e.getValue()) {
+        if (r instanceof SavepointWaiter w) {
+          job.reply(
+              w.replyTo(),
+              new JobReply.SavepointOutcome(
+                  w.directory(),
+                  -1,
+                  0,
+                  "job "
+                      + job.jobId
+                      + " rolled back after a failure before checkpoint "
+                      + e.getKey()
+                      + " of the savepoint committed; the job goes on"));
+        } else {
+          asked.add(r);
+        }
+      }
+    }
     waiters.clear();
     if (core != null) {
       carryOut(core.rolledBack(job.now()));
@@ -315,7 +389,7 @@ final class JobCheckpoints {
       for (var c : core.retained()) {
         job.emit(new JobEffect.JournalDiscard(c.id()));
       }
-      job.emit(new JobEffect.DeleteCheckpoints());
+      deleteFiles(new JobEffect.DeleteCheckpoints());
       job.requests.jobFinished();
       job.results.ended();
     }
@@ -337,9 +411,81 @@ final class JobCheckpoints {
         job.emit(
             new JobEffect.ToSelf(
                 new JobInput.RelocationCheckpointed(outcome.checkpointId(), outcome.error())));
+      } else if (r instanceof SavepointWaiter w) {
+        writeSavepoint(w, outcome);
       } else {
         job.reply(r, outcome);
       }
     }
+  }
+
+  /** {@code w}'s checkpoint committed ({@code outcome}): the host writes its savepoint. */
+  private void writeSavepoint(SavepointWaiter w, JobReply.CheckpointOutcome outcome) {
+    var committed = core.latest().filter(c -> c.id() == outcome.checkpointId());
+    if (outcome.error() != null || committed.isEmpty()) {
+      String why = outcome.error() != null ? outcome.error() : "its checkpoint is not retained";
+      job.reply(w.replyTo(), new JobReply.SavepointOutcome(w.directory(), -1, 0, why));
+      return;
+    }
+    savepointsWriting++;
+    stopping |= w.stop();
+    job.emit(new JobEffect.WriteSavepoint(committed.get(), w.directory(), w.stop(), w.replyTo()));
+  }
+
+  /** A file deletion: now, or once no savepoint is being written (it may link those files). */
+  private void deleteFiles(JobEffect deletion) {
+    if (savepointsWriting > 0) {
+      deferred.add(deletion);
+    } else {
+      job.emit(deletion);
+    }
+  }
+
+  /**
+   * The host wrote a savepoint, or could not: its waiter is answered. Once none is being written,
+   * the deletions held meanwhile go ahead, and a stop ends the job — or, if its savepoint could not
+   * be written, lets the sources read again and the job go on.
+   */
+  void onSavepointWritten(JobInput.SavepointWritten m) {
+    savepointsWriting--;
+    String error = m.error();
+    if (error == null) {
+      stopWritten |= m.stop();
+    } else {
+      error =
+          "cannot write the savepoint of checkpoint "
+              + m.checkpointId()
+              + " to "
+              + m.directory()
+              + ": "
+              + error
+              + (m.stop() && !stopWritten ? "; the job goes on" : "");
+    }
+    job.reply(
+        m.replyTo(),
+        new JobReply.SavepointOutcome(
+            m.directory(), error == null ? m.checkpointId() : -1, m.triggeredMillis(), error));
+    if (savepointsWriting > 0) {
+      return;
+    }
+    deferred.forEach(job::emit);
+    deferred.clear();
+    if (!stopping || job.lifecycle.status().isTerminal()) {
+      return;
+    }
+    if (stopWritten) {
+      job.lifecycle.stopped(); // stopping stays: nothing starts before the job has ended
+      return;
+    }
+    stopping = false;
+    for (TaskId t : job.roster.ids()) { // the stop failed: the sources read again
+      if (job.plan.vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE
+          && !job.roster.isReleased(t)
+          && !job.roster.hasFinished(t)) {
+        job.tell(t, new EpochMessage.ResumeInput(job.epochs.lastEpoch()));
+      }
+    }
+    job.epochs.startNext();
+    maybeCheckpoint();
   }
 }

@@ -173,6 +173,10 @@ public final class JobCore {
       checkpoints.maybeCheckpoint();
     } else if (input instanceof JobInput.TakeCheckpoint m) {
       checkpoints.onTake(m);
+    } else if (input instanceof JobInput.TakeSavepoint m) {
+      checkpoints.onTakeSavepoint(m);
+    } else if (input instanceof JobInput.SavepointWritten m) {
+      checkpoints.onSavepointWritten(m);
     } else if (input instanceof JobInput.Redeploy m) {
       recovery.onRedeploy(m);
     } else if (input instanceof JobInput.Recovered m) {

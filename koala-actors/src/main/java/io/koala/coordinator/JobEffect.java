@@ -136,6 +136,19 @@ public sealed interface JobEffect {
   /** The job finished: delete every checkpoint file of the job. */
   record DeleteCheckpoints() implements JobEffect {}
 
+  /**
+   * Place committed checkpoint {@code checkpoint} in savepoint directory {@code directory} (its
+   * metadata and every snapshot file it names, linked or copied); answered by {@link
+   * JobInput.SavepointWritten} with {@code stop} and {@code replyTo}. Until then no file of the
+   * job's checkpoints is deleted.
+   */
+  record WriteSavepoint(
+      Checkpoints.Completed<Path, CoordinatorState> checkpoint,
+      String directory,
+      boolean stop,
+      ReplyTo<JobReply.SavepointOutcome> replyTo)
+      implements JobEffect {}
+
   // ------------------------------------------------------------ timers and answers
 
   /**

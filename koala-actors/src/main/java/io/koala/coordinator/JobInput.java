@@ -121,6 +121,28 @@ public sealed interface JobInput {
       implements JobInput, KoalaMessage {}
 
   /**
+   * Client → coordinator: take a savepoint in {@code directory} — a checkpoint triggered like one
+   * asked for by {@link TakeCheckpoint}, whose files are then placed in that directory — and, with
+   * {@code stop}, stop the job with it; reply once it is written, or why not.
+   */
+  record TakeSavepoint(String directory, boolean stop, ReplyTo<JobReply.SavepointOutcome> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  /**
+   * Host → coordinator: the savepoint of checkpoint {@code checkpointId} (triggered at {@code
+   * triggeredMillis}) was written to {@code directory}, or not ({@code error}); {@code stop}: the
+   * job stops with it.
+   */
+  record SavepointWritten(
+      long checkpointId,
+      long triggeredMillis,
+      String directory,
+      boolean stop,
+      String error,
+      ReplyTo<JobReply.SavepointOutcome> replyTo)
+      implements JobInput, KoalaMessage {}
+
+  /**
    * Client → coordinator, for testing Koala: plan {@code crashes}, victims chosen by {@code seed}.
    */
   record PlanCrashes(long seed, List<PlannedCrash> crashes) implements JobInput, KoalaMessage {}

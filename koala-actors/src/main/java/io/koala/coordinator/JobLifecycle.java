@@ -6,8 +6,9 @@ import java.util.LinkedHashSet;
 import java.util.Set;
 
 /**
- * The job's status and who hears of it: listeners subscribe, and the job ends — finished, cancelled
- * or failed — exactly once, answering everything that still waits on it.
+ * The job's status and who hears of it: listeners subscribe, and the job ends — finished,
+ * cancelled, stopped with a savepoint or failed — exactly once, answering everything that still
+ * waits on it.
  */
 final class JobLifecycle {
   private final JobCore job;
@@ -74,6 +75,25 @@ final class JobLifecycle {
       end(JobStatus.CANCELLED, null);
     }
     job.reply(m.replyTo(), status);
+  }
+
+  /**
+   * The job stops with the savepoint just written: once the tasks' final metrics are in, every task
+   * is cancelled (its sinks have committed the savepoint's checkpoint, which they were told first)
+   * and the job ends.
+   */
+  void stopped() {
+    if (!status.isTerminal()) {
+      job.metrics.requestFinalStop();
+    }
+  }
+
+  /** The final metrics of a stop are in: every task is cancelled, and the job ends. */
+  void stopNow() {
+    if (!status.isTerminal()) {
+      job.emit(new JobEffect.CancelTasks(job.roster.addresses()));
+      end(JobStatus.STOPPED, null);
+    }
   }
 
   /** The job fails with {@code error}: every task is cancelled. */

@@ -29,6 +29,13 @@ public sealed interface JobReply extends KoalaMessage {
   record CheckpointOutcome(long checkpointId, String error) implements JobReply {}
 
   /**
+   * Reply to {@link JobInput.TakeSavepoint}: the savepoint of checkpoint {@code checkpointId},
+   * triggered at {@code triggeredMillis}, is in {@code directory}; or {@code error}.
+   */
+  record SavepointOutcome(String directory, long checkpointId, long triggeredMillis, String error)
+      implements JobReply {}
+
+  /**
    * Reply to {@link JobInput.AttachIngest}: the source's tasks ({@code error} null), or why the
    * handle cannot feed it.
    */

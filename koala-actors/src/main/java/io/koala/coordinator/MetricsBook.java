@@ -21,6 +21,7 @@ import java.util.Set;
  */
 final class MetricsBook {
   private static final int FINAL = -1;
+  private boolean stopping; // the final metrics end the job STOPPED, not FINISHED
 
   private final JobCore job;
   private final Map<Integer, ReplyTo<JobMetrics>> requests = new HashMap<>();
@@ -58,6 +59,15 @@ final class MetricsBook {
     gather(FINAL);
   }
 
+  /**
+   * The job stops with a savepoint: the final metrics, once gathered, end it {@link
+   * JobStatus#STOPPED}.
+   */
+  void requestFinalStop() {
+    stopping = true;
+    gather(FINAL);
+  }
+
   private void gather(int request) {
     job.emit(new JobEffect.GatherMetrics(request, job.roster.addresses()));
   }
@@ -66,8 +76,13 @@ final class MetricsBook {
     JobStatus status = job.lifecycle.status();
     if (m.request() == FINAL) {
       if (status == JobStatus.RUNNING) {
-        last = metrics(JobStatus.FINISHED, withReleased(m.tasks()));
-        job.lifecycle.end(JobStatus.FINISHED, null);
+        JobStatus end = stopping ? JobStatus.STOPPED : JobStatus.FINISHED;
+        last = metrics(end, withReleased(m.tasks()));
+        if (stopping) {
+          job.lifecycle.stopNow();
+        } else {
+          job.lifecycle.end(JobStatus.FINISHED, null);
+        }
       }
       return;
     }
@@ -136,7 +151,7 @@ final class MetricsBook {
 
   /** The job ended as {@code terminal}: the snapshot it keeps says so. */
   void jobEnded(JobStatus terminal) {
-    if (terminal != JobStatus.FINISHED) {
+    if (terminal != JobStatus.FINISHED && last.status() != terminal) {
       last =
           new JobMetrics(
               job.jobId,

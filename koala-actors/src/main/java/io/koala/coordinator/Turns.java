@@ -20,9 +20,12 @@ final class Turns {
     this.job = job;
   }
 
-  /** Whether epochs must wait: while recovering, or for a checkpoint in progress or due. */
+  /**
+   * Whether epochs must wait: while recovering, for a checkpoint in progress or due, or while the
+   * job stops with a savepoint.
+   */
   boolean epochsHeld() {
-    if (job.recovery.recovering()) {
+    if (job.recovery.recovering() || job.checkpoints.stopping()) {
       return true;
     }
     if (!job.setup.epochsWaitForCheckpoints()) {

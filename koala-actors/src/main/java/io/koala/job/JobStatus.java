@@ -11,9 +11,15 @@ public enum JobStatus {
   /** A task failed; the job stopped: terminal. */
   FAILED,
   /** Cancelled by the user: terminal. */
-  CANCELLED;
+  CANCELLED,
+  /**
+   * Stopped by the user with a savepoint: its sources stopped at the savepoint's barrier (without
+   * ending their input), the savepoint's checkpoint committed, and its tasks stopped; restoring the
+   * savepoint continues from there. Terminal.
+   */
+  STOPPED;
 
   public boolean isTerminal() {
-    return this == FINISHED || this == FAILED || this == CANCELLED;
+    return this == FINISHED || this == FAILED || this == CANCELLED || this == STOPPED;
   }
 }

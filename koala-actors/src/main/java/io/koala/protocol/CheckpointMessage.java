@@ -11,9 +11,15 @@ public sealed interface CheckpointMessage extends KoalaMessage {
 
   /**
    * To every source task: snapshot the offsets read so far and emit barrier {@code checkpointId} on
-   * every output, after the records read before it.
+   * every output, after the records read before it; with {@code stopSources} (a stop with a
+   * savepoint), read nothing more after it, and do not end the input.
    */
-  record TriggerCheckpoint(long checkpointId) implements Command {}
+  record TriggerCheckpoint(long checkpointId, boolean stopSources) implements Command {
+    /** A checkpoint the sources go on reading after. */
+    public TriggerCheckpoint(long checkpointId) {
+      this(checkpointId, false);
+    }
+  }
 
   /**
    * To a retired holder, which has no inputs: snapshot the state it holds once its outputs have

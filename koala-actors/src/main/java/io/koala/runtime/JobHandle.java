@@ -52,8 +52,8 @@ public final class JobHandle implements AutoCloseable {
   }
 
   /**
-   * Completes with {@link JobStatus#FINISHED} or {@link JobStatus#CANCELLED}, or exceptionally with
-   * a {@link JobFailedException}.
+   * Completes with {@link JobStatus#FINISHED}, {@link JobStatus#CANCELLED} or {@link
+   * JobStatus#STOPPED}, or exceptionally with a {@link JobFailedException}.
    */
   public CompletionStage<JobStatus> completion() {
     return job.completion().minimalCompletionStage();
@@ -62,7 +62,7 @@ public final class JobHandle implements AutoCloseable {
   /**
    * Waits for the job to end.
    *
-   * @return {@link JobStatus#FINISHED} or {@link JobStatus#CANCELLED}
+   * @return {@link JobStatus#FINISHED}, {@link JobStatus#CANCELLED} or {@link JobStatus#STOPPED}
    * @throws JobFailedException when the job failed
    * @throws KoalaException when it has not ended within {@code timeout}
    */
@@ -267,6 +267,52 @@ public final class JobHandle implements AutoCloseable {
    */
   public CompletionStage<Long> checkpoint() {
     return job.checkpoint();
+  }
+
+  /**
+   * Takes a savepoint in {@code directory}: a checkpoint triggered now — like {@link
+   * #checkpoint()}, it waits for a running reconfiguration, and for a checkpoint in progress to
+   * commit — whose metadata and snapshot files (those of retired holders too, which older
+   * checkpoints may have written) are then placed in {@code directory}: hard-linked when it is on
+   * the same file store as {@code koala.checkpoint.directory}, else copied. The directory is
+   * written under a temporary name and renamed when complete, so it never holds half a savepoint.
+   * It is self-contained: copied or moved anywhere, it restores the job with {@link
+   * SubmitOptions#restoreFrom} (by that method's rules) after the job and its checkpoint directory
+   * are gone, and the job never deletes it.
+   *
+   * <p>Completes with the savepoint once it is written, or exceptionally with a {@link
+   * KoalaException} saying why not: {@code directory} exists and is not empty, or is inside the
+   * job's checkpoint directory; checkpoints are off ({@code koala.checkpoint.interval = off}: a
+   * savepoint needs the checkpoint storage set up with them); the job is not running or is
+   * finishing (its sources have read all their input); or a failure rolled the job back before the
+   * savepoint's checkpoint committed (the job goes on). A relative {@code directory} is resolved
+   * against this process's working directory; on a cluster, it must be reachable by the node that
+   * coordinates the job, like the checkpoint directory.
+   *
+   * <pre>{@code
+   * Savepoint s = job.savepoint(Path.of("/backup/orders/sp-1")).toCompletableFuture().join();
+   * }</pre>
+   */
+  public CompletionStage<Savepoint> savepoint(java.nio.file.Path directory) {
+    return job.savepoint(java.util.Objects.requireNonNull(directory, "directory"), false);
+  }
+
+  /**
+   * Stops the job with a savepoint in {@code directory} (see {@link #savepoint}): the sources stop
+   * at the savepoint's barrier — they read nothing after it and do not end their input, so nothing
+   * fires because of the stop (windows, end-of-input timers) — the checkpoint commits, and with it
+   * the exactly-once sinks and the collecting sinks' results, the savepoint is written, and then
+   * the job's tasks stop and the job ends {@link JobStatus#STOPPED}. Restoring the savepoint with
+   * the same dataflow continues exactly where the job stopped: with exactly-once sinks, no record
+   * is lost or repeated across the stop.
+   *
+   * <p>Completes with the savepoint once it is written (the job is then stopping; {@link
+   * #completion()} follows), or exceptionally as {@link #savepoint} does, the job going on: refused
+   * before it started, its checkpoint abandoned by a rollback, or the savepoint not written (its
+   * checkpoint stays in the job's own checkpoint directory, and the sources read again).
+   */
+  public CompletionStage<Savepoint> stopWithSavepoint(java.nio.file.Path directory) {
+    return job.savepoint(java.util.Objects.requireNonNull(directory, "directory"), true);
   }
 
   /**

@@ -128,10 +128,11 @@ final class BarrierAligner {
 
   /**
    * Carries out a checkpoint command at a task in {@code status} (see {@link
-   * TaskEngine#onCheckpoint}): a source snapshots and emits the barrier; a retired holder snapshots
-   * once it has finished ({@link #finished}); a committed checkpoint releases the copies installed
-   * before the barrier of the oldest checkpoint still restorable, and tells the operators. Repeats
-   * are ignored.
+   * TaskEngine#onCheckpoint}): a source snapshots and emits the barrier (and reads nothing more
+   * when the job stops with that checkpoint, until resumed); a retired holder snapshots once it has
+   * finished ({@link #finished}); a committed checkpoint releases the copies installed before the
+   * barrier of the oldest checkpoint still restorable, and tells the operators. Repeats are
+   * ignored.
    */
   void onCommand(CheckpointMessage.Command c, TaskStatus status) {
     if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
@@ -142,6 +143,9 @@ final class BarrierAligner {
       if (t.checkpointId() > lastBarrier) {
         snapshot(t.checkpointId(), status == TaskStatus.RUNNING);
         output.forwardBarrier(t.checkpointId());
+        if (t.stopSources()) {
+          source.pause(); // a stop with a savepoint: nothing after the barrier, and no end
+        }
       }
     } else if (c instanceof CheckpointMessage.SnapshotHolder h) {
       if (h.checkpointId() <= lastBarrier) {

@@ -13,6 +13,7 @@ import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.CheckpointMessage;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.Protocol;
@@ -352,6 +353,42 @@ class JobCoreTest {
         .isNotEmpty()
         .allMatch(t -> t.task().task().operator().name().equals("n"));
     assertThat(of(JobEffect.JournalCheckpoint.class, trigger)).isEmpty();
+  }
+
+  @Test
+  void aStopWithASavepointAbandonedByARollbackFailsAndTheJobGoesOn() {
+    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
+    core.start();
+    deployAll(
+        core,
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            0),
+        0);
+    List<JobReply.SavepointOutcome> replies = new ArrayList<>();
+    List<JobEffect> trigger =
+        on(core, new JobInput.TakeSavepoint("/savepoints/count/sp", true, replies::add), 10);
+    assertThat(of(JobEffect.ToTask.class, trigger))
+        .as("the sources stop at the savepoint's barrier")
+        .isNotEmpty()
+        .allMatch(t -> t.message().equals(new CheckpointMessage.TriggerCheckpoint(1, true)));
+
+    TaskId task = new TaskId(new OperatorId("count"), 0);
+    ErrorInfo error = ErrorInfo.of("count", task, null, new IllegalStateException("boom"));
+    on(core, new JobInput.FromAttempt(0, new JobInput.TaskFailed(task, error)), 20);
+    assertThat(replies)
+        .singleElement()
+        .satisfies(r -> assertThat(r.error()).contains("rolled back").contains("goes on"));
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+    assertThat(core.checkpointInProgress()).isFalse();
+
+    on(core, new JobInput.TakeSavepoint("/savepoints/count/sp", false, replies::add), 30);
+    on(core, new JobInput.Cancel(status -> {}), 40);
+    assertThat(replies).hasSize(2);
+    assertThat(replies.get(1).error()).isEqualTo("job count is CANCELLED");
   }
 
   /** A worker address as a host would hand it out. */

@@ -10,6 +10,7 @@ import io.koala.job.TaskMetricsSnapshot;
 import io.koala.micrometer.KoalaMetrics;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobHandle;
+import io.koala.runtime.Savepoint;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.JobClient;
 import io.koala.runtime.internal.NodeRuntime;
@@ -20,6 +21,8 @@ import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.URLDecoder;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.InvalidPathException;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -50,7 +53,7 @@ import org.slf4j.LoggerFactory;
  *       #SILENT_NODES} names the nodes that did not answer), {@code GET /jobs/<id>} (tasks with
  *       their placement, the running reconfiguration with its progress, the history of completed
  *       ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
- *       checkpoint|cancel} with query parameters;
+ *       checkpoint|savepoint|cancel} with query parameters;
  *   <li>{@code GET /jobs/<id>/state/<operator>/<state>?key=K[&keyType=string|long|int]}: one key's
  *       state of a keyed operator, read from wherever it is while the job runs ({@link
  *       StateReads}). With {@code koala.node.http.admin-token} set, a POST needs {@code
@@ -277,7 +280,8 @@ final class NodeEndpoint implements AutoCloseable {
   private void act(HttpExchange x, String jobId, String action, Map<String, String> q)
       throws IOException {
     JobClient job = job(jobId);
-    Duration wait = waitOf(q, action.equals("checkpoint") ? Duration.ofSeconds(60) : DEFAULT_WAIT);
+    boolean checkpoints = action.equals("checkpoint") || action.equals("savepoint");
+    Duration wait = waitOf(q, checkpoints ? Duration.ofSeconds(60) : DEFAULT_WAIT);
     switch (action) {
       case "rescale" -> {
         String op = required(q, "operator");
@@ -306,13 +310,40 @@ final class NodeEndpoint implements AutoCloseable {
           reply(x, 200, Map.of("checkpoint", id));
         }
       }
+      case "savepoint" -> {
+        boolean stop = boolParam(q, "stop");
+        Path dir;
+        try {
+          dir = Path.of(required(q, "dir"));
+        } catch (InvalidPathException e) {
+          throw new Refusal(400, "parameter dir: " + e.getMessage());
+        }
+        if (!dir.isAbsolute()) {
+          throw new Refusal(400, "parameter dir = \"" + dir + "\" is not an absolute path");
+        }
+        Savepoint sp = await(job.savepoint(dir, stop), wait);
+        if (sp == null) {
+          reply(x, 202, Map.of("accepted", true, "completed", false));
+        } else {
+          reply(
+              x,
+              200,
+              Map.of(
+                  "savepoint",
+                  sp.directory().toString(),
+                  "checkpoint",
+                  sp.checkpointId(),
+                  "stopped",
+                  stop));
+        }
+      }
       case "cancel" -> reply(x, 200, Map.of("status", String.valueOf(await(job.cancel(), wait))));
       default ->
           throw new Refusal(
               404,
               "no action "
                   + action
-                  + " on a job; use rescale, rebalance, migrate, checkpoint or cancel");
+                  + " on a job; use rescale, rebalance, migrate, checkpoint, savepoint or cancel");
     }
   }
 
@@ -485,6 +516,17 @@ final class NodeEndpoint implements AutoCloseable {
       throw new Refusal(400, "parameter " + name + " is missing");
     }
     return v;
+  }
+
+  /** An optional boolean parameter: absent is false. */
+  private static boolean boolParam(Map<String, String> q, String name) {
+    String v = q.getOrDefault(name, "false");
+    return switch (v) {
+      case "true", "" -> true;
+      case "false" -> false;
+      default ->
+          throw new Refusal(400, "parameter " + name + " = \"" + v + "\" is not true or false");
+    };
   }
 
   private static int intParam(Map<String, String> q, String name, int min, int max) {

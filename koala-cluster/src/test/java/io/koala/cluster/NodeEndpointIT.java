@@ -10,9 +10,11 @@ import io.koala.runtime.JobHandle;
 import io.koala.runtime.StateQuery;
 import java.io.IOException;
 import java.net.URI;
+import java.net.URLEncoder;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.regex.Matcher;
@@ -24,8 +26,8 @@ import org.junit.jupiter.api.io.TempDir;
  * A node's HTTP endpoint, as an operator uses it: scrape {@code /metrics}, probe {@code /health}
  * and {@code /ready}, list the jobs, rescale one through the admin API (with the admin token) of a
  * node other than the one coordinating it, attach a handle to it from that node, and see the
- * reconfiguration in the metrics and the job's history. The job's output still equals the reference
- * run.
+ * reconfiguration in the metrics and the job's history, and take a savepoint. The job's output
+ * still equals the reference run.
  */
 class NodeEndpointIT {
   private static final Duration WAIT = Duration.ofSeconds(90);
@@ -41,7 +43,9 @@ class NodeEndpointIT {
             2,
             dir,
             ConfigFactory.parseString(
-                "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n"),
+                "koala.node.http.port = 0\nkoala.node.http.admin-token = \""
+                    + TOKEN
+                    + "\"\nkoala.checkpoint.interval = 1 h\n"), // checkpoints: those asked for
             dataflow)) {
       KoalaCluster a = nodes.node(0);
       String base = "http://127.0.0.1:" + a.httpPort();
@@ -99,6 +103,26 @@ class NodeEndpointIT {
       HttpResponse<String> done = post(rescale, TOKEN);
       assertThat(done.statusCode()).as(done.body()).isEqualTo(200);
       assertThat(done.body()).contains("\"kind\":\"rescale\"").contains("\"operator\":\"count\"");
+
+      // a savepoint through the second node's admin API, written by the coordinating node
+      Path savepoint = dir.resolve("savepoints").resolve("clustered").resolve("sp-1");
+      String take =
+          other
+              + "/jobs/clustered/savepoint?dir="
+              + URLEncoder.encode(savepoint.toString(), StandardCharsets.UTF_8)
+              + "&wait=60";
+      HttpResponse<String> saved = post(take, TOKEN);
+      assertThat(saved.statusCode()).as(saved.body()).isEqualTo(200);
+      assertThat(saved.body())
+          .contains("sp-1\"")
+          .containsPattern("\"checkpoint\":[1-9]")
+          .contains("\"stopped\":false");
+      assertThat(savepoint.resolve("_metadata")).exists();
+      HttpResponse<String> again = post(take, TOKEN);
+      assertThat(again.statusCode()).as(again.body()).isEqualTo(409);
+      assertThat(again.body()).contains("exists and is not empty");
+      assertThat(post(other + "/jobs/clustered/savepoint", TOKEN).body())
+          .contains("parameter dir is missing");
 
       String after = get(base + "/metrics").body();
       assertThat(value(after, "koala_job_reconfigurations_total", "job=\"clustered\""))

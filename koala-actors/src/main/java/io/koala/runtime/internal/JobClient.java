@@ -11,7 +11,10 @@ import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
 import io.koala.routing.PartitionPolicy;
 import io.koala.runtime.JobHandle;
+import io.koala.runtime.Savepoint;
+import java.nio.file.Path;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.CompletableFuture;
@@ -153,6 +156,32 @@ public record JobClient(
               }
             });
     coordinator.tell(new JobInput.TakeCheckpoint(new ActorReply<>(reply)));
+    return done;
+  }
+
+  /**
+   * See {@link io.koala.runtime.JobHandle#savepoint(Path)} ({@code stop} false) and {@link
+   * io.koala.runtime.JobHandle#stopWithSavepoint(Path)}. No timeout: it waits for the job.
+   */
+  public CompletionStage<Savepoint> savepoint(Path directory, boolean stop) {
+    String dir = directory.toAbsolutePath().normalize().toString();
+    CompletableFuture<Savepoint> done = new CompletableFuture<>();
+    ActorRef<JobReply.SavepointOutcome> reply =
+        oneReply(
+            JobReply.SavepointOutcome.class,
+            jobId + "-savepoint",
+            o -> {
+              if (o.error() == null) {
+                done.complete(
+                    new Savepoint(
+                        Path.of(o.directory()),
+                        o.checkpointId(),
+                        Instant.ofEpochMilli(o.triggeredMillis())));
+              } else {
+                done.completeExceptionally(new KoalaException(o.error()));
+              }
+            });
+    coordinator.tell(new JobInput.TakeSavepoint(dir, stop, new ActorReply<>(reply)));
     return done;
   }
 

@@ -27,9 +27,12 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.function.Function;
 import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.Behavior;
+import org.apache.pekko.actor.typed.DispatcherSelector;
 import org.apache.pekko.actor.typed.javadsl.AbstractBehavior;
 import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
@@ -76,6 +79,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
   private final KryoSerde metadataSerde;
   private final CheckpointFiles files; // null: checkpoints off
+  private final SavepointFiles savepoints; // null: checkpoints off
   private ActorRef<Object> inbox; // the current attempt's forwarder
 
   static Behavior<JobInput> create(Setup setup) {
@@ -105,16 +109,13 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
     if (setup.journal() != null) {
       this.journal = ctx.spawn(JobJournal.create(jobId, setup.journal()), "journal");
-      this.files =
-          new CheckpointFiles(
-              jobId,
-              new CheckpointStorage(setup.checkpointRoot()),
-              metadataSerde,
-              job,
-              ctx.getLog());
+      CheckpointStorage storage = new CheckpointStorage(setup.checkpointRoot());
+      this.files = new CheckpointFiles(jobId, storage, metadataSerde, job, ctx.getLog());
+      this.savepoints = new SavepointFiles(files, storage.jobDirectory(jobId));
     } else {
       this.journal = null;
       this.files = null;
+      this.savepoints = null;
     }
     if (job.sharded()) {
       ctx.getLog().info("job {}: its coordinator runs on {}", jobId, ctx.getSystem().address());
@@ -180,6 +181,14 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   }
 
   private Behavior<JobInput> onInput(JobInput input) {
+    if (input instanceof JobInput.TakeSavepoint t && savepoints != null) {
+      // a directory that cannot take the savepoint is refused before the job is asked for one
+      String problem = savepoints.problem(Path.of(t.directory()));
+      if (problem != null) {
+        t.replyTo().tell(new JobReply.SavepointOutcome(t.directory(), -1, 0, problem));
+        return this;
+      }
+    }
     carryOut(core.on(input, System.currentTimeMillis()));
     return this;
   }
@@ -321,9 +330,47 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       files.discard(d.checkpointId(), d.snapshots());
     } else if (e instanceof JobEffect.DeleteCheckpoints) {
       files.deleteJob();
+    } else if (e instanceof JobEffect.WriteSavepoint w) {
+      writeSavepoint(w);
     } else {
       throw new IllegalStateException("unhandled " + e);
     }
+  }
+
+  /**
+   * Writes a savepoint off the coordinator's thread (copies may take long), answering {@link
+   * JobInput.SavepointWritten}; the core deletes no checkpoint file meanwhile.
+   */
+  private void writeSavepoint(JobEffect.WriteSavepoint w) {
+    Checkpoints.Completed<Path, CoordinatorState> c = w.checkpoint();
+    CompletableFuture<Void> written;
+    try {
+      SavepointFiles.Plan plan = savepoints.plan(c, Path.of(w.directory()));
+      written =
+          CompletableFuture.runAsync(
+              () -> savepoints.write(plan),
+              getContext().getSystem().dispatchers().lookup(DispatcherSelector.blocking()));
+    } catch (RuntimeException error) {
+      written = CompletableFuture.failedFuture(error);
+    }
+    getContext()
+        .pipeToSelf(
+            written,
+            (ok, error) -> {
+              Throwable cause = error instanceof CompletionException ce ? ce.getCause() : error;
+              String why = cause == null ? null : String.valueOf(cause.getMessage());
+              if (why != null) {
+                getContext()
+                    .getLog()
+                    .warn("job {}: savepoint {} not written: {}", jobId, w.directory(), why);
+              } else {
+                getContext()
+                    .getLog()
+                    .info("job {}: savepoint of checkpoint {} in {}", jobId, c.id(), w.directory());
+              }
+              return new JobInput.SavepointWritten(
+                  c.id(), c.triggeredMillis(), w.directory(), w.stop(), why, w.replyTo());
+            });
   }
 
   /**

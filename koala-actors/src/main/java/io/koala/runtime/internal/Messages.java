@@ -108,5 +108,9 @@ final class Messages {
           NodeRuntime.JobsListed.class,
           NodeRuntime.Listed.class,
           io.koala.upgrade.PlanSignature.class,
-          io.koala.upgrade.PlanSignature.Operator.class);
+          io.koala.upgrade.PlanSignature.Operator.class,
+          io.koala.coordinator.JobInput.TakeSavepoint.class,
+          io.koala.coordinator.JobInput.SavepointWritten.class,
+          io.koala.coordinator.JobReply.SavepointOutcome.class,
+          io.koala.coordinator.SavepointWaiter.class);
 }

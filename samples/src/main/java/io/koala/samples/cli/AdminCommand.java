@@ -9,6 +9,7 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
@@ -38,6 +39,7 @@ import picocli.CommandLine.Spec;
       AdminCommand.Rebalance.class,
       AdminCommand.Migrate.class,
       AdminCommand.Checkpoint.class,
+      AdminCommand.Savepoint.class,
       AdminCommand.Cancel.class,
       AdminCommand.Get.class
     })
@@ -276,6 +278,37 @@ final class AdminCommand {
     @Override
     public Integer call() {
       return admin.call("POST", "/jobs/" + enc(id) + "/checkpoint" + waitParam("?"));
+    }
+  }
+
+  @Command(
+      name = "savepoint",
+      description =
+          "Takes a savepoint into DIR (a new or empty directory the coordinating node writes; a"
+              + " relative one is resolved here); with --stop, stops the job with it. Prints the"
+              + " directory and the checkpoint id.")
+  static final class Savepoint extends Waiting {
+    @Parameters(index = "0", description = "The job's id.")
+    String id;
+
+    @Parameters(index = "1", description = "The savepoint's directory.")
+    Path dir;
+
+    @Option(
+        names = "--stop",
+        description = "Stop the job with the savepoint (its sources stop at its barrier).")
+    boolean stop;
+
+    @Override
+    public Integer call() {
+      return admin.call(
+          "POST",
+          "/jobs/"
+              + enc(id)
+              + "/savepoint?dir="
+              + enc(dir.toAbsolutePath().normalize().toString())
+              + (stop ? "&stop=true" : "")
+              + waitParam("&"));
     }
   }
 

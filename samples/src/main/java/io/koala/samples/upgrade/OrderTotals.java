@@ -17,8 +17,8 @@ import io.koala.state.ValueState;
  * <p>Version 1 keeps a {@link TotalsV1} per customer (count, sum, last region) and also counts
  * orders per region in a second stateful operator. Version 2 keeps a {@link TotalsV2} (count, sum,
  * largest amount: a field added, the last region removed), validates orders in a stateless stage
- * added before the keyBy, no longer counts per region, and runs the totals on five tasks instead
- * of two. Both emit a {@link Total} per order to the exactly-once sink {@code totals}.
+ * added before the keyBy, no longer counts per region, and runs the totals on five tasks instead of
+ * two. Both emit a {@link Total} per order to the exactly-once sink {@code totals}.
  */
 public final class OrderTotals {
   /** The sink of both versions. */

@@ -10,22 +10,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.Comparator;
-import java.util.stream.Stream;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
+import java.util.stream.Stream;
 
 /**
  * {@code koala experiment upgrade}: version 1 of {@link OrderTotals} runs on a bounded,
- * rate-limited input until it has processed a share of it, stops with a savepoint, and version 2
- * (a field added to the state class and one removed, a stateless stage added, a stateful operator
+ * rate-limited input until it has processed a share of it, stops with a savepoint, and version 2 (a
+ * field added to the state class and one removed, a stateless stage added, a stateful operator
  * dropped, the totals on more tasks) restores from the savepoint in a new runtime and finishes the
- * input. The two versions' output together is judged against a reference computation over the
- * whole input ({@link UpgradeVerdict}).
+ * input. The two versions' output together is judged against a reference computation over the whole
+ * input ({@link UpgradeVerdict}).
  */
 public final class UpgradeExperiment {
   private static final Duration WAIT = Duration.ofMinutes(10);

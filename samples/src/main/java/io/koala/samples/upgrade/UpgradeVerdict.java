@@ -12,8 +12,8 @@ import java.util.Map;
  * @param outputEquivalent every customer's final count and sum equal the reference's, and no
  *     customer has output the reference has not
  * @param recordsLost counts in 1..n never published (an order whose effect is missing)
- * @param recordsDuplicated publications beyond one per count (an order applied twice, or
- *     published twice)
+ * @param recordsDuplicated publications beyond one per count (an order applied twice, or published
+ *     twice)
  * @param published totals published by the two versions together
  */
 public record UpgradeVerdict(

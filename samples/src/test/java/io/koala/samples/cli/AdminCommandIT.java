@@ -23,8 +23,8 @@ import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
 
 /**
- * {@code koala admin} against a running node: lists and shows its job, rescales it, and reports a
- * refusal (exit 1) and an unreachable node (exit 2) on stderr.
+ * {@code koala admin} against a running node: lists and shows its job, rescales it, reports a
+ * refusal (exit 1) and an unreachable node (exit 2) on stderr, and stops the job with a savepoint.
  */
 class AdminCommandIT {
   private static final String TOKEN = "admin-command-test-token";
@@ -60,7 +60,9 @@ class AdminCommandIT {
   void listsShowsRescalesAndReportsErrors(@TempDir Path dir) {
     Config settings =
         ConfigFactory.parseString(
-            "koala.node.http.port = 0\nkoala.node.http.admin-token = \"" + TOKEN + "\"\n");
+            "koala.node.http.port = 0\nkoala.node.http.admin-token = \""
+                + TOKEN
+                + "\"\nkoala.checkpoint.interval = 1 h\n"); // checkpoints: those asked for
     try (LocalCluster cluster = LocalCluster.start(1, dir, settings, counting())) {
       KoalaCluster node = cluster.node(0);
       String url = "http://127.0.0.1:" + node.httpPort();
@@ -112,7 +114,23 @@ class AdminCommandIT {
       assertThat(unreachable.code()).isEqualTo(2);
       assertThat(unreachable.err()).startsWith("koala: cannot reach http://127.0.0.1:1/jobs");
 
-      assertThat(job.await(Duration.ofSeconds(90))).isEqualTo(JobStatus.FINISHED);
+      Path savepoint = dir.resolve("savepoints").resolve("admin-demo").resolve("last");
+      Run stopped =
+          admin(
+              "--url",
+              url,
+              "--token",
+              TOKEN,
+              "savepoint",
+              "admin-demo",
+              savepoint.toString(),
+              "--stop",
+              "--wait",
+              "60");
+      assertThat(stopped.code()).as(stopped.err()).isZero();
+      assertThat(stopped.out()).contains("\"stopped\":true").containsPattern("\"checkpoint\":\\d");
+      assertThat(savepoint.resolve("_metadata")).exists();
+      assertThat(job.await(Duration.ofSeconds(90))).isEqualTo(JobStatus.STOPPED);
     }
   }
 
