@@ -64,6 +64,7 @@ final class FieldsFormat {
     Class<?> s = r.getSerializer().getClass();
     String name = r.getType().getName();
     return (s == FieldSerializer.class || s == RecordSerializer.class)
+        && !java.lang.reflect.Modifier.isAbstract(r.getType().getModifiers())
         && !name.startsWith("java.")
         && !name.startsWith("javax.")
         && !name.startsWith("jdk.");
@@ -71,6 +72,16 @@ final class FieldsFormat {
 
   /** {@code value} of the class {@code layout} describes, written field by field. */
   byte[] encode(Object value, StateClassLayout layout) {
+    if (value.getClass() != layout.type) {
+      throw new SerializationException(
+          "state declared with class "
+              + layout.type.getName()
+              + " was given a "
+              + value.getClass().getName()
+              + ", which it would store as a "
+              + layout.type.getSimpleName()
+              + ": declare the state with the class of its values, or with Object.class");
+    }
     Kryo kryo = serde.kryo();
     out.reset();
     try {

@@ -234,6 +234,14 @@ class FieldsFormatTest {
   }
 
   @Test
+  void aValueOfASubclassOfTheDeclaredClassIsRefusedRatherThanCutDown() {
+    class Sub extends Plain {}
+    assertThatThrownBy(() -> Codecs.forClass(Plain.class, serde).encode(new Sub()))
+        .isInstanceOf(SerializationException.class)
+        .hasMessageContaining("was given a " + Sub.class.getName());
+  }
+
+  @Test
   void anUnregisteredStateClassKeepsItsError() {
     record Unregistered(int x) {}
     assertThatThrownBy(() -> Codecs.forClass(Unregistered.class, serde))

@@ -5,6 +5,7 @@ import io.koala.routing.Murmur3;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
+import io.koala.serialization.SerializationException;
 import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ListState;
@@ -133,8 +134,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return valueState(name, codec, null);
   }
 
-  private <T> ValueState<T> valueState(String name, Codec<T> codec, Class<T> type) {
+  private <T> ValueState<T> valueState(String name, Codec<T> stateCodec, Class<T> type) {
     int id = declare(name, VALUE, type, null);
+    Codec<T> codec = named(name, stateCodec);
     return new ValueState<>() {
       @Override
       public T value() {
@@ -160,7 +162,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ListState<T> listState(String name, Class<T> elementType) {
-    Codec<T> codec = Codecs.forClass(elementType, serde);
+    Codec<T> codec = named(name, Codecs.forClass(elementType, serde));
     int id = declare(name, LIST, elementType, null);
     return new ListState<>() {
       @Override
@@ -194,7 +196,7 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <K, V> MapState<K, V> mapState(String name, Class<K> keyType, Class<V> valueType) {
-    Codec<V> codec = Codecs.forClass(valueType, serde);
+    Codec<V> codec = named(name, Codecs.forClass(valueType, serde));
     int id = declare(name, MAP, valueType, keyType);
     return new MapState<>() {
       @Override
@@ -252,8 +254,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   }
 
   @Override
-  public <T> Value<T> value(String name, Codec<T> codec) {
+  public <T> Value<T> value(String name, Codec<T> stateCodec) {
     int id = declare(name, NAMESPACED, null, null);
+    Codec<T> codec = named(name, stateCodec);
     return new Value<>() {
       @Override
       public T get(byte[] namespace) {
@@ -278,8 +281,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   }
 
   @Override
-  public <T> Appendable<T> list(String name, Codec<T> codec) {
+  public <T> Appendable<T> list(String name, Codec<T> stateCodec) {
     int id = declare(name, NAMESPACED, null, null);
+    Codec<T> codec = named(name, stateCodec);
     return new Appendable<>() {
       @Override
       public List<T> get(byte[] namespace) {
@@ -402,6 +406,30 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
       }
     }
     return id;
+  }
+
+  /**
+   * {@code codec}, whose failures to read a stored value name this operator and state {@code name}
+   * (a value stored with a field type its class can no longer take fails so when read, see {@link
+   * io.koala.serialization.Codecs}).
+   */
+  private <T> Codec<T> named(String name, Codec<T> codec) {
+    return new Codec<>() {
+      @Override
+      public byte[] encode(T value) {
+        return codec.encode(value);
+      }
+
+      @Override
+      public T decode(byte[] bytes) {
+        try {
+          return codec.decode(bytes);
+        } catch (SerializationException e) {
+          throw new SerializationException(
+              "operator '" + operatorName + "' state '" + name + "': " + e.getMessage(), e);
+        }
+      }
+    };
   }
 
   /** The id under which the store keeps the state named {@code name}. */

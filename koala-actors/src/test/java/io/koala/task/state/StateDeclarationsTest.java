@@ -11,6 +11,7 @@ import io.koala.serialization.Codecs;
 import io.koala.serialization.FieldType;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
+import io.koala.serialization.SerializationException;
 import io.koala.serialization.TypeRegistry;
 import io.koala.state.ListState;
 import io.koala.state.MapState;
@@ -182,5 +183,32 @@ class StateDeclarationsTest {
                 new FieldType("count", "long"),
                 new FieldType("sum", "long"),
                 new FieldType("note", "java.lang.String")));
+  }
+
+  @Test
+  void windowStateOfAClassWhoseFieldTypeChangedFailsWhenReadNamingTheStateAndTheField()
+      throws Exception {
+    Class<?> v1 = ClassVersions.compile("shop.Totals", V1);
+    KeyedStateBackend old = new KeyedStateBackend("totals", store, serdeWith(v1));
+    NamespacedState.Value<Object> window =
+        old.value("window", Codecs.forClass(Object.class, serdeWith(v1)));
+    byte[] ns = {7};
+    Object a = ClassVersions.make(v1, "EUR", 10L, 1);
+    batch(old, "k", () -> window.put(ns, a));
+
+    // window state records no class (its values carry theirs): the check at open cannot see it
+    Class<?> bad = ClassVersions.compile("shop.Totals", BAD);
+    KeyedStateBackend restored = new KeyedStateBackend("totals", store, serdeWith(bad));
+    NamespacedState.Value<Object> window2 =
+        restored.value("window", Codecs.forClass(Object.class, serdeWith(bad)));
+    restored.begin();
+    byte[] key = new KeyEncoder(new KryoSerde(TypeRegistry.withDefaults())).encode("k");
+    restored.setCurrentKey("k", key, Buckets.bucketOf(key, 128));
+    assertThatThrownBy(() -> window2.get(ns))
+        .isInstanceOf(SerializationException.class)
+        .hasMessage(
+            "operator 'totals' state 'window': field 'currency' of shop.Totals was stored as"
+                + " java.lang.String, which cannot be read as long");
+    restored.abort();
   }
 }
