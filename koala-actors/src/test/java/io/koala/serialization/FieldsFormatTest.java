@@ -82,6 +82,7 @@ class FieldsFormatTest {
       serdeWith(
           Inner.class,
           Everything.class,
+          WithInner.class,
           Plain.class,
           TotalsV1.class,
           TotalsV2.class,
@@ -158,6 +159,20 @@ class FieldsFormatTest {
 
     TotalsPlainDefaults plain = evolve(new TotalsV1("USD", 5, 1, null), TotalsPlainDefaults.class);
     assertThat(plain).isEqualTo(new TotalsPlainDefaults("USD", 5, null, 0.0, false));
+  }
+
+  /** Version 1 with a nested value of a class the next version no longer has. */
+  record WithInner(long sum, Inner inner) {}
+
+  record WithoutInner(long sum) {}
+
+  @Test
+  void aRemovedFieldIsSkippedUnreadEvenWhenItsClassIsNoLongerRegistered() {
+    byte[] bytes =
+        Codecs.forClass(WithInner.class, serde).encode(new WithInner(3, new Inner("gone")));
+    KryoSerde without = serdeWith(WithoutInner.class); // Inner is not registered here
+    assertThat(Codecs.forClass(WithoutInner.class, without).decode(bytes))
+        .isEqualTo(new WithoutInner(3));
   }
 
   @Test
