@@ -65,9 +65,10 @@ public interface OperatorContext<O> {
 
   /**
    * The codec the task's state uses for values of {@code type}: a fixed binary form for built-in
-   * types, Koala's Kryo serialization for registered classes, and for {@code Object.class} any
-   * registered class (written with its class). For {@link NamespacedState}, whose handles take a
-   * codec.
+   * types, records and plain classes field by field by name (so that their classes can gain and
+   * lose fields, see docs/upgrades.md), Koala's Kryo serialization for other registered classes,
+   * and for {@code Object.class} any registered class (written with its class). For {@link
+   * NamespacedState}, whose handles take a codec.
    *
    * @throws io.koala.serialization.SerializationException when {@code type} is neither built in nor
    *     registered

@@ -3,10 +3,13 @@ package io.koala.serialization;
 import io.koala.state.Codec;
 import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.util.List;
 
 /**
- * Codecs for state values: fixed binary forms for common JDK types, Kryo for everything else
- * ({@code Object.class} means "any registered class", written with its class).
+ * Codecs for state values: fixed binary forms for common JDK types; records and plain classes field
+ * by field, by name, so that their classes can gain and lose fields ({@link FieldsFormat}); Kryo
+ * for everything else ({@code Object.class} means "any registered class", written with its class).
+ * Messages between tasks do not use these codecs: they stay in Kryo's compact form.
  */
 public final class Codecs {
   private Codecs() {}
@@ -33,20 +36,36 @@ public final class Codecs {
       return (Codec<T>) BOOLEAN;
     }
     if (type == Object.class) {
+      FieldsFormat format = new FieldsFormat(serde);
       return new Codec<>() {
         @Override
         public byte[] encode(T value) {
-          return serde.toBytes(value);
+          return format.encodeAny(value);
         }
 
         @Override
         public T decode(byte[] bytes) {
-          return (T) serde.fromBytes(bytes);
+          return (T) format.decodeAny(bytes);
         }
       };
     }
     if (!serde.registry().isRegistered(type)) {
       throw KryoSerde.unregistered(type.getName(), null);
+    }
+    if (FieldsFormat.byFields(serde.kryo().getRegistration(type))) {
+      StateClassLayout layout = StateClassLayout.of(type);
+      FieldsFormat format = new FieldsFormat(serde);
+      return new Codec<>() {
+        @Override
+        public byte[] encode(T value) {
+          return format.encode(value, layout);
+        }
+
+        @Override
+        public T decode(byte[] bytes) {
+          return type.cast(format.decode(bytes, layout));
+        }
+      };
     }
     return new Codec<>() {
       @Override
@@ -59,6 +78,21 @@ public final class Codecs {
         return serde.fromBytes(bytes, type);
       }
     };
+  }
+
+  /**
+   * The fields of {@code type} as its state values record them, when {@link #forClass} writes them
+   * field by field (records and plain classes that Kryo's default serializers would write); else
+   * {@code null} (built-in, JDK, enum and array types, classes with a serializer of their own, and
+   * {@code Object}).
+   */
+  public static List<FieldType> schemaOf(Class<?> type, KryoSerde serde) {
+    if (type.isPrimitive() || type == Object.class || !serde.registry().isRegistered(type)) {
+      return null;
+    }
+    return FieldsFormat.byFields(serde.kryo().getRegistration(type))
+        ? StateClassLayout.of(type).schema()
+        : null;
   }
 
   static final Codec<Long> LONG =

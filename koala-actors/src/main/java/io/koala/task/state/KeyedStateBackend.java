@@ -5,6 +5,7 @@ import io.koala.routing.Murmur3;
 import io.koala.serialization.Codecs;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
+import io.koala.serialization.SerializationException;
 import io.koala.state.Codec;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ListState;
@@ -29,6 +30,9 @@ import java.util.Objects;
  * key and runs each input batch in one write transaction ({@link #begin}, {@link #commit}). Every
  * access reads or writes the store inside that transaction; nothing of the state is kept on the
  * heap between batches. A state id is the hash of its name; names must be unique per operator.
+ *
+ * <p>Each state's declaration is recorded in the store ({@link StateDeclarations}) when it is
+ * declared, and checked against the one a restored store holds ({@link StateCompatibility}).
  */
 public final class KeyedStateBackend implements KeyedStateContext, NamespacedState {
   private static final byte[] NO_NAMESPACE = new byte[0];
@@ -122,14 +126,17 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ValueState<T> valueState(String name, Class<T> type) {
-    ValueState<T> state = valueState(name, Codecs.forClass(type, serde));
-    stateTypes.put(name, new String[] {type.getName(), null});
-    return state;
+    return valueState(name, Codecs.forClass(type, serde), type);
   }
 
   @Override
   public <T> ValueState<T> valueState(String name, Codec<T> codec) {
-    int id = declare(name, VALUE);
+    return valueState(name, codec, null);
+  }
+
+  private <T> ValueState<T> valueState(String name, Codec<T> stateCodec, Class<T> type) {
+    int id = declare(name, VALUE, type, null);
+    Codec<T> codec = named(name, stateCodec);
     return new ValueState<>() {
       @Override
       public T value() {
@@ -155,9 +162,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <T> ListState<T> listState(String name, Class<T> elementType) {
-    int id = declare(name, LIST);
-    stateTypes.put(name, new String[] {elementType.getName(), null});
-    Codec<T> codec = Codecs.forClass(elementType, serde);
+    Codec<T> codec = named(name, Codecs.forClass(elementType, serde));
+    int id = declare(name, LIST, elementType, null);
     return new ListState<>() {
       @Override
       public List<T> get() {
@@ -190,9 +196,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
 
   @Override
   public <K, V> MapState<K, V> mapState(String name, Class<K> keyType, Class<V> valueType) {
-    int id = declare(name, MAP);
-    stateTypes.put(name, new String[] {valueType.getName(), keyType.getName()});
-    Codec<V> codec = Codecs.forClass(valueType, serde);
+    Codec<V> codec = named(name, Codecs.forClass(valueType, serde));
+    int id = declare(name, MAP, valueType, keyType);
     return new MapState<>() {
       @Override
       public V get(K mapKey) {
@@ -249,8 +254,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   }
 
   @Override
-  public <T> Value<T> value(String name, Codec<T> codec) {
-    int id = declare(name, NAMESPACED);
+  public <T> Value<T> value(String name, Codec<T> stateCodec) {
+    int id = declare(name, NAMESPACED, null, null);
+    Codec<T> codec = named(name, stateCodec);
     return new Value<>() {
       @Override
       public T get(byte[] namespace) {
@@ -275,8 +281,9 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
   }
 
   @Override
-  public <T> Appendable<T> list(String name, Codec<T> codec) {
-    int id = declare(name, NAMESPACED);
+  public <T> Appendable<T> list(String name, Codec<T> stateCodec) {
+    int id = declare(name, NAMESPACED, null, null);
+    Codec<T> codec = named(name, stateCodec);
     return new Appendable<>() {
       @Override
       public List<T> get(byte[] namespace) {
@@ -352,7 +359,12 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return stateKinds.keySet().stream().sorted().toList();
   }
 
-  private int declare(String name, String kind) {
+  /**
+   * Declares state {@code name} (values of {@code valueClass}, null for a codec; keys of {@code
+   * mapKeyClass} for a map) and records the declaration in the store, after checking that it reads
+   * the state an earlier one recorded there wrote ({@link StateDeclarations#declare}).
+   */
+  private int declare(String name, String kind, Class<?> valueClass, Class<?> mapKeyClass) {
     Objects.requireNonNull(name, "state name");
     int id = stateId(name);
     String previous = stateNames.putIfAbsent(id, name);
@@ -369,7 +381,55 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
                   + "' hash to the same id; rename one");
     }
     stateKinds.put(name, kind);
+    if (valueClass != null) {
+      stateTypes.put(
+          name,
+          new String[] {valueClass.getName(), mapKeyClass == null ? null : mapKeyClass.getName()});
+    }
+    StateDeclaration declared =
+        new StateDeclaration(
+            operatorName,
+            name,
+            kind,
+            valueClass == null ? null : valueClass.getName(),
+            mapKeyClass == null ? null : mapKeyClass.getName(),
+            valueClass == null ? null : Codecs.schemaOf(valueClass, serde));
+    if (txn != null) {
+      StateDeclarations.declare(txn, declared);
+    } else {
+      WriteTxn t = store.beginWrite();
+      try {
+        StateDeclarations.declare(t, declared);
+        t.commit();
+      } finally {
+        t.close();
+      }
+    }
     return id;
+  }
+
+  /**
+   * {@code codec}, whose failures to read a stored value name this operator and state {@code name}
+   * (a value stored with a field type its class can no longer take fails so when read, see {@link
+   * io.koala.serialization.Codecs}).
+   */
+  private <T> Codec<T> named(String name, Codec<T> codec) {
+    return new Codec<>() {
+      @Override
+      public byte[] encode(T value) {
+        return codec.encode(value);
+      }
+
+      @Override
+      public T decode(byte[] bytes) {
+        try {
+          return codec.decode(bytes);
+        } catch (SerializationException e) {
+          throw new SerializationException(
+              "operator '" + operatorName + "' state '" + name + "': " + e.getMessage(), e);
+        }
+      }
+    };
   }
 
   /** The id under which the store keeps the state named {@code name}. */
