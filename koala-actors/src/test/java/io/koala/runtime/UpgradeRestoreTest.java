@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import io.koala.connector.RateSchedule;
 import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
+import io.koala.dataflow.Aggregates;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
@@ -53,6 +54,19 @@ class UpgradeRestoreTest {
     return b.build();
   }
 
+  /**
+   * Version 3: its {@code count} keeps its count as a rolling aggregate, whose accumulator is a
+   * value of any class, where version 1 declared a {@code Long}.
+   */
+  private static Dataflow v3() {
+    DataflowBuilder b = Dataflow.builder("upgrade-v3").parallelism(2);
+    numbers(b, 20_000)
+        .keyBy(x -> x, Long.class)
+        .aggregate("count", Aggregates.<Long>count())
+        .sink(SinkSpec.collecting("counts"));
+    return b.build();
+  }
+
   private static Stage<Long> numbers(DataflowBuilder b, double rate) {
     return b.source(
         SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
@@ -94,6 +108,14 @@ class UpgradeRestoreTest {
           .hasMessageContaining(
               "operator 'recount' is not in the new dataflow: its keyed state in the checkpoint"
                   + " would be lost");
+      // the state's declarations came along: a version that declares it otherwise fails at open
+      JobHandle v3 =
+          runtime.submit(v3(), restore.withJobId("orders-v3").allowDroppingState("recount"));
+      assertThatThrownBy(() -> v3.await(WAIT))
+          .isInstanceOf(JobFailedException.class)
+          .hasStackTraceContaining(
+              "operator 'count' state 'accumulator': its value class changed from"
+                  + " java.lang.Long to");
       JobHandle job = runtime.submit(v2(20_000), restore.allowDroppingState("recount"));
       assertThat(job.id()).isEqualTo("orders");
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);

@@ -22,6 +22,8 @@ import io.koala.store.StoreOptions;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
 import io.koala.task.TaskCheckpoint;
+import io.koala.task.state.StateDeclaration;
+import io.koala.task.state.StateDeclarations;
 import io.koala.upgrade.PlanSignature;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -228,6 +230,10 @@ final class StateRedistribution {
           }
         }
       }
+      if (!old.isEmpty()) {
+        copyDeclarations(
+            oldStores.values(), old.get(0).operator().name(), v.id().name(), newStores);
+      }
       if (!old.isEmpty() && covered.size() != routing.length) {
         throw new CheckpointException(
             "checkpoint "
@@ -248,6 +254,39 @@ final class StateRedistribution {
     } finally {
       oldStores.values().forEach(StateStore::close);
       newStores.values().forEach(StateStore::close);
+    }
+  }
+
+  /**
+   * Records in every new store the declarations of the states the operator kept in the old ones
+   * (under its new name when it was renamed), so that each new task checks its declarations against
+   * the schema the state was written with.
+   */
+  private static void copyDeclarations(
+      java.util.Collection<StateStore> from, String was, String now, Map<Integer, StateStore> to) {
+    Map<String, StateDeclaration> kept = new TreeMap<>();
+    for (StateStore s : from) {
+      try (ReadTxn txn = s.beginRead()) {
+        for (StateDeclaration d : StateDeclarations.all(txn)) {
+          if (d.operator().equals(was)) {
+            kept.putIfAbsent(
+                d.state(),
+                new StateDeclaration(
+                    now, d.state(), d.kind(), d.valueClass(), d.mapKeyClass(), d.fields()));
+          }
+        }
+      }
+    }
+    for (StateStore s : to.values()) {
+      WriteTxn w = s.beginWrite();
+      kept.values()
+          .forEach(
+              d ->
+                  w.put(
+                      Table.METADATA,
+                      StateDeclarations.key(d.operator(), d.state()),
+                      StateDeclarations.encode(d)));
+      w.commit();
     }
   }
 
