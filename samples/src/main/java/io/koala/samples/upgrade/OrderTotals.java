@@ -6,10 +6,6 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
-import io.koala.function.Collector;
-import io.koala.function.KeyedProcessFunction;
-import io.koala.state.KeyedStateContext;
-import io.koala.state.ValueState;
 
 /**
  * The two versions of the upgrade experiment's job: running totals of orders per customer.
@@ -18,11 +14,11 @@ import io.koala.state.ValueState;
  * orders per region in a second stateful operator. Version 2 keeps a {@link TotalsV2} (count, sum,
  * largest amount: a field added, the last region removed), validates orders in a stateless stage
  * added before the keyBy, no longer counts per region, and runs the totals on five tasks instead of
- * two. Both emit a {@link Total} per order to the exactly-once sink {@code totals}.
+ * two. Both emit a {@link Total} per order to the exactly-once sink {@code totals-out}.
  */
 public final class OrderTotals {
   /** The sink of both versions. */
-  public static final String SINK = "totals";
+  public static final String SINK = "totals-out";
 
   /** The stateful operator version 2 drops. */
   public static final String REGION_COUNTS = "region-counts";
@@ -37,26 +33,20 @@ public final class OrderTotals {
   /** What both versions emit for an order: the customer's totals after it. */
   public record Total(long customer, long count, long sum) {}
 
-  /** Version 1's state per customer. */
-  public record TotalsV1(long count, long sum, String lastRegion) {}
-
-  /** Version 2's state per customer: {@code maxAmount} added, {@code lastRegion} removed. */
-  public record TotalsV2(long count, long sum, long maxAmount) {}
-
   /** Order {@code i} of the input (the same in both versions and in the reference). */
   public static Order order(long i, int customers) {
     long h = (i * 0x9E3779B97F4A7C15L) >>> 17;
     return new Order(h % customers, REGIONS[(int) (i % REGIONS.length)], 1 + (i * 31) % 100);
   }
 
-  /** Version 1 of the job. */
-  public static Dataflow v1(UpgradeWorkload w) {
+  /** Version 1 of the job, with version 1 of the state class. */
+  public static Dataflow v1(UpgradeWorkload w, StateClassVersions classes) {
     DataflowBuilder b = Dataflow.builder("order-totals").parallelism(2);
-    b.registerTypes(Order.class, Total.class, TotalsV1.class);
+    b.registerTypes(Order.class, Total.class, classes.totals());
     Stage<Order> orders = orders(b, w);
     orders
         .keyBy(Order::customer, Long.class)
-        .process("totals", OrderTotals::totalsV1)
+        .process("totals", classes.function())
         .sink(SinkSpec.collecting(SINK));
     orders
         .keyBy(Order::region, String.class)
@@ -65,14 +55,14 @@ public final class OrderTotals {
     return b.build();
   }
 
-  /** Version 2 of the job. */
-  public static Dataflow v2(UpgradeWorkload w) {
+  /** Version 2 of the job, with version 2 of the state class. */
+  public static Dataflow v2(UpgradeWorkload w, StateClassVersions classes) {
     DataflowBuilder b = Dataflow.builder("order-totals-v2").parallelism(w.v2Parallelism());
-    b.registerTypes(Order.class, Total.class, TotalsV2.class);
+    b.registerTypes(Order.class, Total.class, classes.totals());
     orders(b, w)
         .filter("valid", o -> o.amount() > 0)
         .keyBy(Order::customer, Long.class)
-        .process("totals", OrderTotals::totalsV2)
+        .process("totals", classes.function())
         .sink(SinkSpec.collecting(SINK));
     return b.build();
   }
@@ -84,50 +74,5 @@ public final class OrderTotals {
             .partitions(2)
             .count(w.records())
             .rate(RateSchedule.constant(w.rate())));
-  }
-
-  private static KeyedProcessFunction<Long, Order, Total> totalsV1() {
-    return new KeyedProcessFunction<>() {
-      private ValueState<TotalsV1> totals;
-
-      @Override
-      public void open(KeyedStateContext ctx) {
-        totals = ctx.valueState("totals", TotalsV1.class);
-      }
-
-      @Override
-      public void process(Order o, Context<Long> ctx, Collector<Total> out) {
-        TotalsV1 t = totals.value();
-        TotalsV1 next =
-            t == null
-                ? new TotalsV1(1, o.amount(), o.region())
-                : new TotalsV1(t.count() + 1, t.sum() + o.amount(), o.region());
-        totals.update(next);
-        out.collect(new Total(o.customer(), next.count(), next.sum()));
-      }
-    };
-  }
-
-  private static KeyedProcessFunction<Long, Order, Total> totalsV2() {
-    return new KeyedProcessFunction<>() {
-      private ValueState<TotalsV2> totals;
-
-      @Override
-      public void open(KeyedStateContext ctx) {
-        totals = ctx.valueState("totals", TotalsV2.class);
-      }
-
-      @Override
-      public void process(Order o, Context<Long> ctx, Collector<Total> out) {
-        TotalsV2 t = totals.value();
-        TotalsV2 next =
-            t == null
-                ? new TotalsV2(1, o.amount(), o.amount())
-                : new TotalsV2(
-                    t.count() + 1, t.sum() + o.amount(), Math.max(t.maxAmount(), o.amount()));
-        totals.update(next);
-        out.collect(new Total(o.customer(), next.count(), next.sum()));
-      }
-    };
   }
 }

@@ -82,7 +82,13 @@ public final class UpgradeExperiment {
    * deleted before and after the run.
    */
   public static Result run(UpgradeWorkload w, Path dir, Consumer<String> progress) {
-    List<Path> data = List.of(dir.resolve("v1"), dir.resolve("v2"), dir.resolve("savepoint-v1"));
+    List<Path> data =
+        List.of(
+            dir.resolve("v1"),
+            dir.resolve("v2"),
+            dir.resolve("savepoint-v1"),
+            dir.resolve("classes-v1"),
+            dir.resolve("classes-v2"));
     data.forEach(UpgradeExperiment::delete);
     try {
       return runIn(w, dir, progress);
@@ -97,7 +103,9 @@ public final class UpgradeExperiment {
     Savepoint savepoint;
     long start = System.nanoTime();
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir.resolve("v1")))) {
-      JobHandle job = runtime.submit(OrderTotals.v1(w));
+      JobHandle job =
+          runtime.submit(
+              OrderTotals.v1(w, StateClassVersions.compile(1, dir.resolve("classes-v1"))));
       long until = (long) (w.records() * w.savepointAt());
       progress.accept("version 1 runs until it has processed " + until + " orders");
       awaitProcessed(job, until);
@@ -121,7 +129,7 @@ public final class UpgradeExperiment {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir.resolve("v2")))) {
       JobHandle job =
           runtime.submit(
-              OrderTotals.v2(w),
+              OrderTotals.v2(w, StateClassVersions.compile(2, dir.resolve("classes-v2"))),
               SubmitOptions.restoreFrom(savepoint.directory())
                   .withJobId("order-totals")
                   .allowDroppingState(OrderTotals.REGION_COUNTS));
