@@ -79,9 +79,9 @@ public final class SubmitOptions {
   }
 
   /**
-   * These options, allowing the restore to leave behind the state that {@code operators} (named as
-   * in the checkpoint's dataflow) had when the new dataflow has no operator of that name keeping
-   * such state. Without it, such a restore is refused.
+   * These options, allowing the restore to leave behind the state that {@code operators} had in the
+   * checkpoint when the new dataflow has no operator of that uid keeping such state (an operator's
+   * uid is its name unless {@code Stage.uid} sets it). Without it, such a restore is refused.
    */
   public SubmitOptions allowDroppingState(String... operators) {
     Set<String> all = new LinkedHashSet<>(droppable);

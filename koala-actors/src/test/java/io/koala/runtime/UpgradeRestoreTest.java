@@ -43,13 +43,17 @@ class UpgradeRestoreTest {
     return b.build();
   }
 
-  /** Version 2: a stage before the keyBy, the counts at parallelism 5, no recount. */
+  /**
+   * Version 2: a stage before the keyBy, the counts renamed (keeping their uid) and at parallelism
+   * 5, no recount.
+   */
   private static Dataflow v2(double rate) {
     DataflowBuilder b = Dataflow.builder("upgrade-v2").parallelism(5);
     numbers(b, rate)
         .map("checked", (Long x) -> x)
         .keyBy(x -> x, Long.class)
-        .count("count")
+        .count("count-per-key")
+        .uid("count")
         .sink(SinkSpec.collecting("counts"));
     return b.build();
   }
