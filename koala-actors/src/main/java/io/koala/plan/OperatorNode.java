@@ -68,8 +68,9 @@ public record OperatorNode(
       throw new IllegalArgumentException("operator " + id + ": non-sources need a factory");
     }
     watermarks = watermarks == null ? WatermarkStrategy.none() : watermarks;
-    uid = uid == null ? id.name() : uid;
-    if (!OperatorId.isValid(uid)) {
+    if (uid == null) {
+      uid = id.name(); // checked as the operator's name
+    } else if (!OperatorId.isValid(uid)) {
       throw new IllegalArgumentException(
           "operator " + id + ": uid '" + uid + "' is not valid (letters, digits, '.', '_', '-')");
     }

@@ -117,7 +117,8 @@ class MeterRowsTest {
             tuple("RUNNING", 1.0),
             tuple("FINISHED", 0.0),
             tuple("FAILED", 0.0),
-            tuple("CANCELLED", 0.0));
+            tuple("CANCELLED", 0.0),
+            tuple("STOPPED", 0.0));
     assertThat(status).allMatch(r -> r.tags().get("job").equals("orders"));
     assertThat(row(rows, "koala.job.rollbacks", null).value()).isEqualTo(2);
     assertThat(row(rows, "koala.job.rollbacks", null).kind()).isEqualTo(MeterRows.Kind.COUNTER);
