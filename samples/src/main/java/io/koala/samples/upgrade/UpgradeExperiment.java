@@ -37,10 +37,12 @@ public final class UpgradeExperiment {
    *
    * @param workload what ran
    * @param savepointCheckpoint the id of the checkpoint the savepoint holds
-   * @param v1Seconds version 1's run, from its submission to its stop
+   * @param v1Seconds version 1's run: its runtime's start, the job until its stop, the runtime's
+   *     close
    * @param restoreMillis from version 2's submission to its status RUNNING (the compatibility
    *     check, the state carried over, the deployment)
-   * @param v2Seconds version 2's run, from its submission to its end
+   * @param v2Seconds version 2's run: its runtime's start, the job until its end, the runtime's
+   *     close
    * @param verdict the output of both versions judged
    */
   public record Result(
