@@ -8,6 +8,7 @@ import io.koala.protocol.DurationText;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.SubmitOptions;
 import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.HostSettings;
 import io.koala.runtime.internal.NodeRuntime;
@@ -295,7 +296,24 @@ public final class KoalaCluster implements AutoCloseable {
    *     to it instead)
    */
   public JobHandle submit(Dataflow dataflow) {
+    return submit(dataflow, SubmitOptions.defaults());
+  }
+
+  /**
+   * Runs {@code dataflow} as {@link #submit(Dataflow)} does, started as {@code options} say: from a
+   * checkpoint or savepoint directory ({@link SubmitOptions#restoreFrom}), also one taken of
+   * another version of the dataflow (docs/upgrades.md). The directory and the job's checkpoint
+   * directory must be readable by every node that runs the job's tasks (shared storage). A job's id
+   * is its dataflow's name here, so {@link SubmitOptions#withJobId} may only name that.
+   *
+   * @throws io.koala.runtime.ConfigurationException when the restore is refused (the message lists
+   *     every problem), or asked for where coordinators fail over: a coordinator there resumes from
+   *     the cluster's journal
+   * @throws io.koala.KoalaException as {@link #submit(Dataflow)}
+   */
+  public JobHandle submit(Dataflow dataflow, SubmitOptions options) {
     Objects.requireNonNull(dataflow, "dataflow");
+    Objects.requireNonNull(options, "options");
     String jobId = ActorRuntime.jobIdOf(dataflow);
     if (!node.coordinatorsFailOver() && !node.core().hostedCoordinators().containsKey(jobId)) {
       List<ClusterJob> running = jobs.list().withId(jobId); // here, the runtime refuses it
@@ -308,7 +326,7 @@ public final class KoalaCluster implements AutoCloseable {
                 + "; attach to it (KoalaCluster.attach) or cancel it first");
       }
     }
-    return node.core().submit(dataflow, io.koala.runtime.SubmitOptions.defaults()).handle();
+    return node.core().submit(dataflow, options).handle();
   }
 
   /**

@@ -8,6 +8,7 @@ import io.koala.dataflow.Dataflow;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.StateQuery;
+import io.koala.runtime.SubmitOptions;
 import java.io.IOException;
 import java.net.URI;
 import java.net.URLEncoder;
@@ -17,6 +18,8 @@ import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Map;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 import org.junit.jupiter.api.Test;
@@ -166,6 +169,19 @@ class NodeEndpointIT {
           .as("the attached handle follows the job")
           .isEqualTo(JobStatus.FINISHED);
       assertThat(KoalaClusterIT.outputs(job)).isEqualTo(KoalaClusterIT.reference(2));
+
+      // the savepoint starts the job again, coordinated on the other node: from where it was
+      JobHandle resumed = b.submit(dataflow, SubmitOptions.restoreFrom(savepoint));
+      assertThat(resumed.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      Map<Long, List<Long>> whole = KoalaClusterIT.reference(2);
+      Map<Long, List<Long>> tail = KoalaClusterIT.outputs(resumed);
+      tail.forEach(
+          (key, counts) ->
+              assertThat(whole.get(key)).as("key %d", key).endsWith(counts.toArray(Long[]::new)));
+      assertThat(tail.values().stream().mapToInt(List::size).sum())
+          .as("counts from the savepoint on, not from the start")
+          .isPositive()
+          .isLessThan(whole.values().stream().mapToInt(List::size).sum());
     }
   }
 

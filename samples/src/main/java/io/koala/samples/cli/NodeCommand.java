@@ -7,6 +7,7 @@ import io.koala.cluster.KoalaCluster;
 import io.koala.dataflow.Dataflow;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.SubmitOptions;
 import io.koala.samples.cluster.ClusterWorkload;
 import io.koala.samples.cluster.NodeProcess;
 import java.io.IOException;
@@ -74,10 +75,39 @@ final class NodeCommand implements Callable<Integer> {
               + " worker is known (repeatable; on one node only).")
   List<String> submit = new ArrayList<>();
 
+  @Option(
+      names = "--restore-from",
+      paramLabel = "DIR",
+      description =
+          "Starts the --submit job from this checkpoint or savepoint directory, also one of an"
+              + " earlier version of the dataflow (docs/upgrades.md); with one --submit only.")
+  Path restoreFrom;
+
+  @Option(
+      names = "--allow-dropping-state",
+      split = ",",
+      paramLabel = "UID",
+      description =
+          "With --restore-from: operators whose state in the checkpoint the new version may leave"
+              + " behind (repeatable, or comma-separated).")
+  List<String> droppable = new ArrayList<>();
+
   @Override
   public Integer call() {
     if (!Files.isReadable(config)) {
       throw new ConfigurationException("--config " + config + ": no such readable file");
+    }
+    if (restoreFrom != null && submit.size() != 1) {
+      throw new ConfigurationException(
+          "--restore-from "
+              + restoreFrom
+              + " starts one job: give exactly one --submit NAME (got "
+              + submit.size()
+              + ")");
+    }
+    if (!droppable.isEmpty() && restoreFrom == null) {
+      throw new ConfigurationException(
+          "--allow-dropping-state " + droppable + " goes with --restore-from DIR");
     }
     Thread main = Thread.currentThread();
     ClassLoader before = main.getContextClassLoader();
@@ -148,7 +178,12 @@ final class NodeCommand implements Callable<Integer> {
             });
     if (!submit.isEmpty()) {
       submitWhenReady(node, up);
-      submit.forEach(name -> submitJob(node, dataflows.get(name)));
+      SubmitOptions options =
+          restoreFrom == null
+              ? SubmitOptions.defaults()
+              : SubmitOptions.restoreFrom(restoreFrom)
+                  .allowDroppingState(droppable.toArray(String[]::new));
+      submit.forEach(name -> submitJob(node, dataflows.get(name), options));
     }
     s.getWhenTerminated().toCompletableFuture().join();
   }
@@ -162,12 +197,12 @@ final class NodeCommand implements Callable<Integer> {
     }
   }
 
-  private static void submitJob(KoalaCluster node, Dataflow dataflow) {
+  private static void submitJob(KoalaCluster node, Dataflow dataflow, SubmitOptions options) {
     if (node.system().whenTerminated().isCompleted()) {
       return;
     }
     try {
-      node.submit(dataflow);
+      node.submit(dataflow, options);
       System.out.println(NodeProcess.SUBMITTED + dataflow.name());
     } catch (RuntimeException e) {
       // the node keeps running: its other jobs, and those of the other nodes, go on

@@ -48,6 +48,20 @@ class NodeCommandTest {
         .isEqualTo("koala: koala.node.port = 99999 is outside 0..65535" + NL);
   }
 
+  @Test
+  void aRestoreStartsExactlyOneSubmittedJob(@TempDir Path dir) throws Exception {
+    Path conf = Files.writeString(dir.resolve("node.conf"), "");
+    Path sp = dir.resolve("sp");
+    assertThat(run("node", "--config", conf.toString(), "--restore-from", sp.toString()))
+        .isEqualTo(
+            "koala: --restore-from "
+                + sp
+                + " starts one job: give exactly one --submit NAME (got 0)"
+                + NL);
+    assertThat(run("node", "--config", conf.toString(), "--allow-dropping-state", "a,b"))
+        .isEqualTo("koala: --allow-dropping-state [a, b] goes with --restore-from DIR" + NL);
+  }
+
   // --dataflows: the providers are this test's classes, listed by a jar that holds only the
   // services file (the jar's loader finds them through its parent)
 
