@@ -29,7 +29,9 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.Collection;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -151,9 +153,10 @@ final class StateRedistribution {
         .orElse(List.of());
   }
 
-  private TaskCheckpoint checkpointOf(TaskId task, Path file) {
+  /** What stored task {@code task}'s snapshot keeps besides its store. */
+  private TaskCheckpoint checkpointOf(TaskId task) {
     return checkpoints.computeIfAbsent(
-        task, t -> TaskCheckpoint.decode(SnapshotFile.verify(file).metadata()));
+        task, t -> TaskCheckpoint.decode(SnapshotFile.verify(files.get(t)).metadata()));
   }
 
   /** The keyed state of {@code old} split by bucket among {@code tasks}. */
@@ -168,7 +171,7 @@ final class StateRedistribution {
         oldStores.put(t.index(), s);
         SnapshotFile.restore(files.get(t), s);
         if (owns(t)) {
-          watermark = Math.min(watermark, checkpointOf(t, files.get(t)).watermark());
+          watermark = Math.min(watermark, checkpointOf(t).watermark());
         }
       }
       int[] routing = initial.routing(v.id()).toArray();
@@ -186,9 +189,9 @@ final class StateRedistribution {
             t.index(),
             new KeyLocations(t.index(), owned.stream().mapToInt(Integer::intValue).toArray()));
       }
-      Set<Integer> covered = new java.util.HashSet<>();
+      Set<Integer> covered = new HashSet<>();
       for (TaskId o : old) {
-        KeyLocations.Snapshot locations = checkpointOf(o, files.get(o)).locations();
+        KeyLocations.Snapshot locations = checkpointOf(o).locations();
         if (locations == null) {
           continue;
         }
@@ -263,7 +266,7 @@ final class StateRedistribution {
    * the schema the state was written with.
    */
   private static void copyDeclarations(
-      java.util.Collection<StateStore> from, String was, String now, Map<Integer, StateStore> to) {
+      Collection<StateStore> from, String was, String now, Map<Integer, StateStore> to) {
     Map<String, StateDeclaration> kept = new TreeMap<>();
     for (StateStore s : from) {
       try (ReadTxn txn = s.beginRead()) {
@@ -292,7 +295,7 @@ final class StateRedistribution {
 
   /** Whether stored task {@code t} owns buckets. */
   private boolean owns(TaskId t) {
-    KeyLocations.Snapshot l = checkpointOf(t, files.get(t)).locations();
+    KeyLocations.Snapshot l = checkpointOf(t).locations();
     return l != null && !l.buckets().isEmpty();
   }
 
@@ -387,9 +390,8 @@ final class StateRedistribution {
           .ifPresent(
               was -> {
                 TaskId before = new TaskId(new OperatorId(was.vertex()), t.index());
-                Path file = files.get(before);
-                if (file != null) {
-                  byte[] state = checkpointOf(before, file).sinkState(was.name());
+                if (files.containsKey(before)) {
+                  byte[] state = checkpointOf(before).sinkState(was.name());
                   if (state != null) {
                     out.put(n.id().name(), state);
                   }
