@@ -47,7 +47,8 @@ class ArchitectureTest {
     "io.koala.job..",
     "io.koala.coordinator..",
     "io.koala.ingest..",
-    "io.koala.upgrade.."
+    "io.koala.upgrade..",
+    "io.koala.autoscaler.."
   };
 
   private static final JavaClasses MAIN =

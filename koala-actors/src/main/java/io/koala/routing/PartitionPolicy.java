@@ -15,6 +15,8 @@ import java.util.TreeMap;
  *       except to feed new tasks.
  *   <li>{@link #consistentHashing()}: a token ring with 64 virtual nodes per task.
  *   <li>{@link #explicit(int[])}: a bucket → task map given by the caller (skew mitigation).
+ *   <li>{@link #loadAware(double[])}: balances measured bucket loads over the tasks, moving as few
+ *       buckets as it can (skew mitigation, and the autoscaler's rescales).
  * </ul>
  */
 public interface PartitionPolicy {
@@ -40,6 +42,68 @@ public interface PartitionPolicy {
   /** The given bucket → task index map; every owner must be one of the live tasks. */
   static PartitionPolicy explicit(int[] owners) {
     return new Explicit(owners);
+  }
+
+  /**
+   * Balances {@code loads} (by bucket: records per second, or busy time, measured by the runtime)
+   * over the tasks, moving as few buckets as it can: the buckets of removed tasks go, heaviest
+   * first, to the least loaded task; then, while the busiest task is more than 1% above the mean,
+   * the bucket of the busiest task whose load is nearest half the gap moves to the least loaded
+   * task, as long as that lowers the busiest; a task left with no bucket takes the lightest bucket
+   * of the task with the most. With no load measured (all zero), it is {@link #even()}.
+   *
+   * @param loads the load of every bucket, not negative
+   */
+  static PartitionPolicy loadAware(double[] loads) {
+    return new LoadAware(loads);
+  }
+
+  /** See {@link #loadAware(double[])}. */
+  record LoadAware(double[] loads) implements PartitionPolicy {
+    public LoadAware {
+      loads = loads.clone();
+      for (int b = 0; b < loads.length; b++) {
+        if (!(loads[b] >= 0) || Double.isInfinite(loads[b])) {
+          throw new IllegalArgumentException(
+              "the load of bucket " + b + " must be finite and not negative: " + loads[b]);
+        }
+      }
+    }
+
+    @Override
+    public double[] loads() {
+      return loads.clone();
+    }
+
+    @Override
+    public RoutingTable assign(RoutingTable current, int[] tasks, int buckets) {
+      if (loads.length != buckets) {
+        throw new IllegalArgumentException(
+            "load-aware policy has the loads of " + loads.length + " buckets, the job " + buckets);
+      }
+      check(tasks, buckets);
+      RoutingTable start = current == null ? evenAssign(null, tasks, buckets) : current;
+      return LoadPlacement.balance(start, tasks, loads, () -> evenAssign(current, tasks, buckets));
+    }
+
+    @Override
+    public boolean equals(Object o) {
+      return o instanceof LoadAware l && Arrays.equals(loads, l.loads);
+    }
+
+    @Override
+    public int hashCode() {
+      return Arrays.hashCode(loads);
+    }
+
+    @Override
+    public String toString() {
+      return "LoadAware("
+          + loads.length
+          + " buckets, hash "
+          + Integer.toHexString(Arrays.hashCode(loads))
+          + ")";
+    }
   }
 
   /** See {@link #even()}. A record, so that requests naming it can be serialized. */

@@ -1,0 +1,315 @@
+package io.koala.autoscaler;
+
+import io.koala.job.AutoscalerDecision;
+import io.koala.job.AutoscalerDecision.Kind;
+import io.koala.job.AutoscalerEvaluation;
+import io.koala.routing.PartitionPolicy;
+import io.koala.routing.RoutingTable;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The autoscaler's decisions: fed a {@link LoadSample} every interval, it returns the changes to
+ * make now. Pure and deterministic: no clock but the samples' times.
+ *
+ * <p>For each operator it may change, from the {@link RateModel rates} since the previous sample:
+ * the work it needs is {@code target rate ÷ true rate per task} task-seconds per second, spread
+ * over its buckets by their measured load. It wants the fewest tasks whose busiest, with the
+ * buckets placed by {@link PartitionPolicy#loadAware(double[])}, would be busy at most {@code 1 ÷
+ * headroom} of its time (so a hot bucket raises the parallelism only as far as spreading the others
+ * helps).
+ *
+ * <ul>
+ *   <li>More than it has: a scale-out, by at most {@code maxStep} tasks, up to {@code
+ *       maxParallelism}.
+ *   <li>Fewer, even with {@code headroom × (1 + scaleInHysteresis)}: a scale-in, by at most {@code
+ *       maxStep}, down to {@code minParallelism}.
+ *   <li>Otherwise, if the busiest task is over the target with the current placement and a
+ *       load-aware one at the same parallelism lowers it by at least a tenth: a rebalance.
+ * </ul>
+ *
+ * An operator changed is left alone for {@code cooldown}, so its parallelism cannot change
+ * direction twice within a cooldown. A sample taken while a reconfiguration runs decides nothing,
+ * and the next one only starts a new interval: counters that span a change describe neither side.
+ */
+public final class AutoscalerPolicy {
+  /** A rebalance must bring the busiest task's projected load at least this much lower. */
+  static final double REBALANCE_GAIN = 0.9;
+
+  /** A change to make now, and how to place the buckets. */
+  public record Action(AutoscalerDecision decision, PartitionPolicy placement) {}
+
+  private final AutoscalerSettings settings;
+  private LoadSample previous;
+  private final Map<String, Long> lastChange = new HashMap<>();
+  private final Map<String, AutoscalerEvaluation> evaluations = new LinkedHashMap<>();
+
+  public AutoscalerPolicy(AutoscalerSettings settings) {
+    this.settings = settings;
+  }
+
+  /** The last evaluation of every operator, in topological order. */
+  public List<AutoscalerEvaluation> evaluations() {
+    return List.copyOf(evaluations.values());
+  }
+
+  /**
+   * The changes to make now, at most one per operator, from {@code sample} and the one before.
+   *
+   * @throws IllegalArgumentException if {@code sample} is not later than the previous one
+   */
+  public List<Action> decide(LoadSample sample) {
+    LoadSample before = previous;
+    previous = sample.reconfiguring() ? null : sample;
+    if (sample.reconfiguring() || before == null) {
+      return List.of();
+    }
+    Map<String, RateModel.Rates> rates =
+        RateModel.between(before, sample, settings.catchUp().toMillis() / 1000.0);
+    List<Action> actions = new ArrayList<>();
+    for (LoadSample.Vertex v : sample.vertices()) {
+      Evaluated e = evaluate(sample.atMillis(), v, rates.get(v.operator()));
+      evaluations.put(v.operator(), e.evaluation);
+      if (e.action != null) {
+        lastChange.put(v.operator(), sample.atMillis());
+        actions.add(e.action);
+      }
+    }
+    return List.copyOf(actions);
+  }
+
+  private record Evaluated(AutoscalerEvaluation evaluation, Action action) {}
+
+  private Evaluated evaluate(long now, LoadSample.Vertex v, RateModel.Rates r) {
+    int p = v.liveTasks().length;
+    Verdict verdict = verdict(now, v, r);
+    AutoscalerEvaluation evaluation =
+        new AutoscalerEvaluation(
+            now,
+            v.operator(),
+            p,
+            r.inputRate(),
+            r.targetRate(),
+            r.trueRatePerTask(),
+            verdict.busiest,
+            verdict.wanted,
+            verdict.text);
+    if (verdict.kind == null) {
+      return new Evaluated(evaluation, null);
+    }
+    AutoscalerDecision d =
+        new AutoscalerDecision(now, v.operator(), verdict.kind, p, verdict.to, verdict.text);
+    return new Evaluated(evaluation, new Action(d, verdict.placements.policy()));
+  }
+
+  /** What to do with one vertex: a change ({@code kind} not null) or why none. */
+  private record Verdict(
+      Kind kind, int to, int wanted, double busiest, Placements placements, String text) {
+    static Verdict hold(int wanted, double busiest, Placements placements, String why) {
+      return new Verdict(null, 0, wanted, busiest, placements, why);
+    }
+  }
+
+  private Verdict verdict(long now, LoadSample.Vertex v, RateModel.Rates r) {
+    int p = v.liveTasks().length;
+    if (!v.keyed()) {
+      return Verdict.hold(p, Double.NaN, null, "not rescalable live: it reads no keyed input");
+    }
+    if (!settings.covers(v.operator())) {
+      return Verdict.hold(p, Double.NaN, null, "not in koala.autoscaler.operators");
+    }
+    Placements placements = new Placements(v);
+    if (Double.isNaN(r.trueRatePerTask())) {
+      if (r.targetRate() == 0 && p > settings.minParallelism()) {
+        return change(
+            now,
+            v,
+            Kind.SCALE_IN,
+            Math.max(settings.minParallelism(), p - settings.maxStep()),
+            settings.minParallelism(),
+            0,
+            placements,
+            "no input and none expected");
+      }
+      return Verdict.hold(
+          p,
+          Double.NaN,
+          null,
+          "no true rate yet: fewer than " + RateModel.MIN_RECORDS + " records in the interval");
+    }
+    double need = r.need();
+    double busiest = need * placements.busiestShare(v.routing());
+    String measured =
+        String.format(
+            Locale.ROOT,
+            "target %,.0f records/s (given %,.0f/s), true rate %,.0f/s per task: %.2f tasks of"
+                + " work; busiest task at %.0f%% with the current placement",
+            r.targetRate(),
+            r.inputRate(),
+            r.trueRatePerTask(),
+            need,
+            100 * busiest);
+    int wantOut = fewestTasks(placements, need, settings.headroom());
+    int wantIn =
+        fewestTasks(placements, need, settings.headroom() * (1 + settings.scaleInHysteresis()));
+    if (wantOut > p) {
+      int to = Math.min(wantOut, p + settings.maxStep());
+      return change(
+          now,
+          v,
+          Kind.SCALE_OUT,
+          to,
+          wantOut,
+          busiest,
+          placements,
+          measured + "; " + wantOut + " tasks keep it under " + targetPercent() + " busy");
+    }
+    if (wantIn < p) {
+      int to = Math.max(wantIn, p - settings.maxStep());
+      return change(
+          now,
+          v,
+          Kind.SCALE_IN,
+          to,
+          wantIn,
+          busiest,
+          placements,
+          measured
+              + "; "
+              + wantIn
+              + " tasks keep it under "
+              + targetPercent()
+              + " busy even with the scale-in hysteresis");
+    }
+    if (busiest * settings.headroom() > 1) {
+      double balanced = need * placements.busiestShare(p);
+      if (balanced <= busiest * REBALANCE_GAIN) {
+        return change(
+            now,
+            v,
+            Kind.REBALANCE,
+            p,
+            wantOut,
+            busiest,
+            placements,
+            String.format(
+                Locale.ROOT,
+                "%s; over %s busy, %.0f%% with a load-aware placement",
+                measured,
+                targetPercent(),
+                100 * balanced));
+      }
+    }
+    return Verdict.hold(p, busiest, placements, measured + "; within the target");
+  }
+
+  private String targetPercent() {
+    return String.format(Locale.ROOT, "%.0f%%", 100 / settings.headroom());
+  }
+
+  private Verdict change(
+      long now,
+      LoadSample.Vertex v,
+      Kind kind,
+      int to,
+      int wanted,
+      double busiest,
+      Placements placements,
+      String reason) {
+    Long last = lastChange.get(v.operator());
+    long until = last == null ? Long.MIN_VALUE : last + settings.cooldown().toMillis();
+    if (now < until) {
+      return Verdict.hold(
+          wanted,
+          busiest,
+          placements,
+          reason + "; but its cooldown lasts " + (until - now) + " ms more: " + kind + " held");
+    }
+    return new Verdict(kind, to, wanted, busiest, placements, reason);
+  }
+
+  /**
+   * The fewest tasks, within the settings' bounds, whose busiest is busy at most {@code 1 ÷
+   * headroom} with {@code need} task-seconds per second of work. When none is, the fewest with
+   * which the busiest carries no more than the heaviest bucket (more tasks cannot split a bucket),
+   * or the maximum.
+   */
+  private int fewestTasks(Placements placements, double need, double headroom) {
+    int from = Math.max(settings.minParallelism(), (int) Math.ceil(need * headroom - 1e-9));
+    for (int q = Math.min(from, settings.maxParallelism()); q < settings.maxParallelism(); q++) {
+      double share = placements.busiestShare(q);
+      if (need * share * headroom <= 1 || share <= placements.heaviestBucketShare() + 1e-9) {
+        return q;
+      }
+    }
+    return settings.maxParallelism();
+  }
+
+  /**
+   * The busiest task's share of a vertex's load with its buckets placed over a number of tasks: by
+   * measured bucket load with {@link PartitionPolicy#loadAware(double[])}, or by bucket count with
+   * {@link PartitionPolicy#even()} when no load was measured.
+   */
+  private static final class Placements {
+    private final LoadSample.Vertex v;
+    private final double[] loads;
+    private final boolean measured;
+    private final Map<Integer, Double> byParallelism = new HashMap<>();
+
+    Placements(LoadSample.Vertex v) {
+      this.v = v;
+      double[] l = v.bucketLoads();
+      this.measured = l != null && Arrays.stream(l).sum() > 0;
+      if (measured) {
+        loads = l;
+      } else {
+        loads = new double[v.routing().buckets()];
+        Arrays.fill(loads, 1);
+      }
+    }
+
+    /** The heaviest bucket's share of the load. */
+    double heaviestBucketShare() {
+      double total = Arrays.stream(loads).sum();
+      return Arrays.stream(loads).max().orElse(0) / total;
+    }
+
+    PartitionPolicy policy() {
+      return measured ? PartitionPolicy.loadAware(loads) : PartitionPolicy.even();
+    }
+
+    /** The busiest task's share with {@code q} tasks: the first {@code q} live ones, or more. */
+    double busiestShare(int q) {
+      return byParallelism.computeIfAbsent(
+          q, n -> busiestShare(policy().assign(v.routing(), tasks(n), loads.length)));
+    }
+
+    /** The busiest task's share under {@code table}. */
+    double busiestShare(RoutingTable table) {
+      Map<Integer, Double> load = new HashMap<>();
+      double total = 0;
+      for (int b = 0; b < loads.length; b++) {
+        load.merge(table.owner(b), loads[b], Double::sum);
+        total += loads[b];
+      }
+      double max = load.values().stream().mapToDouble(Double::doubleValue).max().orElse(0);
+      return total == 0 ? 0 : max / total;
+    }
+
+    /** The task indices of a rescale to {@code q}: as {@code ReconfigurationPlan.rescale} picks. */
+    private int[] tasks(int q) {
+      int[] live = v.liveTasks();
+      int[] t = Arrays.copyOf(live, Math.min(q, loads.length));
+      int next = live[live.length - 1] + 1;
+      for (int i = live.length; i < t.length; i++) {
+        t[i] = next++;
+      }
+      return t;
+    }
+  }
+}

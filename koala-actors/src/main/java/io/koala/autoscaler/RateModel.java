@@ -1,0 +1,114 @@
+package io.koala.autoscaler;
+
+import java.util.HashMap;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * The rates of every vertex between two samples, in the spirit of DS2 (Kalavri et al., OSDI 2018):
+ * an operator's <em>true</em> processing rate is the records its tasks processed per second of
+ * their busy time, not of wall time, so it holds whether the operator was backpressured, idle or
+ * saturated; the rate it must keep up with is its sources' arrival rate (records read plus the
+ * growth of their backlog) plus their backlog spread over the catch-up time, carried downstream
+ * through each vertex's measured selectivity (records out per record in).
+ */
+final class RateModel {
+  /** Fewer records processed than this in an interval give no true rate. */
+  static final long MIN_RECORDS = 100;
+
+  /**
+   * The rates of one vertex.
+   *
+   * @param inputRate records given per second over the interval
+   * @param targetRate records per second it must keep up with
+   * @param trueRatePerTask records processed per busy second of one task, or NaN when too few ran
+   * @param lagRecords its source tasks' backlog now (0 for other vertices)
+   * @param arrivalRate for a source: records arriving per second (read plus backlog growth)
+   */
+  record Rates(
+      double inputRate,
+      double targetRate,
+      double trueRatePerTask,
+      double lagRecords,
+      double arrivalRate) {
+    /** Task-seconds per second the target rate needs (NaN when the true rate is unknown). */
+    double need() {
+      return targetRate / trueRatePerTask;
+    }
+  }
+
+  private RateModel() {}
+
+  /**
+   * The rates of every vertex of {@code now}, by operator, from the counters' growth since {@code
+   * before}; a task not in {@code before} counts from zero.
+   *
+   * @param catchUpSeconds over how long a source's backlog is to be read
+   * @throws IllegalArgumentException if {@code now} is not later than {@code before}, or a vertex
+   *     reads from one not before it
+   */
+  static Map<String, Rates> between(LoadSample before, LoadSample now, double catchUpSeconds) {
+    double seconds = (now.atMillis() - before.atMillis()) / 1000.0;
+    if (!(seconds > 0)) {
+      throw new IllegalArgumentException(
+          "samples must be in time order: " + before.atMillis() + " then " + now.atMillis());
+    }
+    Map<String, LoadSample.Vertex> old = new HashMap<>();
+    for (LoadSample.Vertex v : before.vertices()) {
+      old.put(v.operator(), v);
+    }
+    Map<String, Rates> rates = new LinkedHashMap<>();
+    Map<String, Double> targetOut = new HashMap<>();
+    for (LoadSample.Vertex v : now.vertices()) {
+      Growth g = Growth.of(old.get(v.operator()), v);
+      double selectivity = g.in > 0 ? (double) g.out / g.in : 1.0;
+      double trueRate =
+          g.in >= MIN_RECORDS && g.busyNanos > 0 ? g.in / (g.busyNanos / 1e9) : Double.NaN;
+      double arrival = 0;
+      double target;
+      if (v.source()) {
+        arrival = Math.max(0, (g.in + g.lagGrowth) / seconds);
+        target = arrival + g.lagNow / catchUpSeconds;
+      } else {
+        target = 0;
+        for (String in : v.inputs()) {
+          Double up = targetOut.get(in);
+          if (up == null) {
+            throw new IllegalArgumentException(
+                "vertex '" + v.operator() + "' reads from '" + in + "', which is not before it");
+          }
+          target += up;
+        }
+      }
+      targetOut.put(v.operator(), target * selectivity);
+      rates.put(v.operator(), new Rates(g.in / seconds, target, trueRate, g.lagNow, arrival));
+    }
+    return rates;
+  }
+
+  /** The growth of a vertex's counters over its tasks. */
+  private record Growth(long in, long out, long busyNanos, long lagGrowth, long lagNow) {
+    static Growth of(LoadSample.Vertex before, LoadSample.Vertex now) {
+      Map<Integer, LoadSample.Task> old = new HashMap<>();
+      if (before != null) {
+        for (LoadSample.Task t : before.tasks()) {
+          old.put(t.index(), t);
+        }
+      }
+      long in = 0;
+      long out = 0;
+      long busy = 0;
+      long lagGrowth = 0;
+      long lagNow = 0;
+      for (LoadSample.Task t : now.tasks()) {
+        LoadSample.Task o = old.getOrDefault(t.index(), new LoadSample.Task(t.index(), 0, 0, 0, 0));
+        in += Math.max(0, t.recordsIn() - o.recordsIn());
+        out += Math.max(0, t.recordsOut() - o.recordsOut());
+        busy += Math.max(0, t.busyNanos() - o.busyNanos());
+        lagGrowth += t.lagRecords() - o.lagRecords();
+        lagNow += t.lagRecords();
+      }
+      return new Growth(in, out, busy, lagGrowth, lagNow);
+    }
+  }
+}

@@ -1,0 +1,37 @@
+package io.koala.job;
+
+import java.util.Objects;
+
+/**
+ * A change the autoscaler ({@code koala.autoscaler}) decided for one operator, with its reasons.
+ *
+ * @param atMillis when it was decided (the time of the metrics it was decided from)
+ * @param operator the operator changed (the first of its chain)
+ * @param kind what changed
+ * @param fromParallelism its live tasks before
+ * @param toParallelism its live tasks after (the same for a rebalance)
+ * @param reason the measurements and the rule that led to it, in words
+ */
+public record AutoscalerDecision(
+    long atMillis,
+    String operator,
+    Kind kind,
+    int fromParallelism,
+    int toParallelism,
+    String reason) {
+  public AutoscalerDecision {
+    Objects.requireNonNull(operator, "operator");
+    Objects.requireNonNull(kind, "kind");
+    Objects.requireNonNull(reason, "reason");
+  }
+
+  /** What a decision changes. */
+  public enum Kind {
+    /** More tasks. */
+    SCALE_OUT,
+    /** Fewer tasks. */
+    SCALE_IN,
+    /** The same tasks, buckets moved from the busiest to the least busy by measured load. */
+    REBALANCE
+  }
+}

@@ -1,0 +1,82 @@
+package io.koala.autoscaler;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.within;
+
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The rates the autoscaler works from: a source's arrival rate from its reads and its backlog, the
+ * target carried downstream through each vertex's selectivity, and a true rate from busy time.
+ */
+class RateModelTest {
+
+  private static LoadSample.Vertex vertex(
+      String name, List<String> inputs, long in, long out, long busyNanos, long lag) {
+    return new LoadSample.Vertex(
+        name,
+        inputs,
+        inputs.isEmpty(),
+        false,
+        new int[] {0},
+        List.of(new LoadSample.Task(0, in, out, busyNanos, lag)),
+        null,
+        null);
+  }
+
+  @Test
+  void targetsFollowTheSourcesThroughSelectivities() {
+    // over 10 s: source a read 50,000 and its backlog grew by 30,000 (8,000/s arrive); source b
+    // read 20,000 (2,000/s); filter keeps half of a; join reads filter and b
+    LoadSample before =
+        new LoadSample(
+            0,
+            false,
+            List.of(
+                vertex("a", List.of(), 0, 0, 0, 10_000),
+                vertex("b", List.of(), 0, 0, 0, 0),
+                vertex("filter", List.of("a"), 0, 0, 0, 0),
+                vertex("join", List.of("filter", "b"), 0, 0, 0, 0)));
+    LoadSample after =
+        new LoadSample(
+            10_000,
+            false,
+            List.of(
+                vertex("a", List.of(), 50_000, 50_000, 1_000_000_000, 40_000),
+                vertex("b", List.of(), 20_000, 20_000, 1_000_000_000, 0),
+                vertex("filter", List.of("a"), 50_000, 25_000, 2_000_000_000, 0),
+                vertex("join", List.of("filter", "b"), 45_000, 45_000, 9_000_000_000L, 0)));
+    Map<String, RateModel.Rates> r = RateModel.between(before, after, 20);
+    double aTarget = 8_000 + 40_000 / 20.0; // arrivals, and the backlog over the catch-up time
+    assertThat(r.get("a").arrivalRate()).isCloseTo(8_000, within(1e-6));
+    assertThat(r.get("a").targetRate()).isCloseTo(aTarget, within(1e-6));
+    assertThat(r.get("filter").targetRate()).isCloseTo(aTarget, within(1e-6));
+    assertThat(r.get("join").targetRate()).isCloseTo(aTarget / 2 + 2_000, within(1e-6));
+    assertThat(r.get("join").inputRate()).isCloseTo(4_500, within(1e-6));
+    assertThat(r.get("join").trueRatePerTask()).isCloseTo(5_000, within(1e-6)); // 45,000 in 9 s
+    assertThat(r.get("join").need()).isCloseTo((aTarget / 2 + 2_000) / 5_000, within(1e-9));
+  }
+
+  @Test
+  void tooFewRecordsGiveNoTrueRate() {
+    LoadSample before = new LoadSample(0, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
+    LoadSample after =
+        new LoadSample(
+            5_000,
+            false,
+            List.of(vertex("a", List.of(), RateModel.MIN_RECORDS - 1, 0, 1_000_000, 0)));
+    assertThat(RateModel.between(before, after, 10).get("a").trueRatePerTask()).isNaN();
+  }
+
+  @Test
+  void refusesSamplesOutOfOrderAndAVertexBeforeItsInput() {
+    LoadSample a = new LoadSample(5, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
+    assertThatThrownBy(() -> RateModel.between(a, a, 10)).hasMessageContaining("time order");
+    LoadSample bad = new LoadSample(9, false, List.of(vertex("x", List.of("a"), 0, 0, 0, 0)));
+    assertThatThrownBy(() -> RateModel.between(a, bad, 10))
+        .hasMessageContaining("'x' reads from 'a', which is not before it");
+  }
+}
