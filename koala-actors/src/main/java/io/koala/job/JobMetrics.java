@@ -3,6 +3,9 @@ package io.koala.job;
 import io.koala.job.StatePlaneStats.Stall;
 import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
 import io.koala.plan.TaskId;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -91,6 +94,50 @@ public record JobMetrics(
    */
   public List<TaskMetricsSnapshot> tasksOf(String operator) {
     return tasks.stream().filter(t -> t.task().operator().name().equals(operator)).toList();
+  }
+
+  /**
+   * The load of {@code operator}'s live tasks, from the decayed rates each keeps ({@link
+   * OperatorLoad}): in total, per task and, for a keyed operator, per bucket. The live tasks are
+   * those of the current deployment ({@link #placement}) not {@link TaskMetricsSnapshot#RELEASED};
+   * of a keyed operator, only those that own buckets (a retired holder owns none). Empty (no tasks,
+   * no buckets) for an operator chained after another or not in the job.
+   */
+  public OperatorLoad load(String operator) {
+    List<TaskMetricsSnapshot> live =
+        tasksOf(operator).stream()
+            .filter(t -> placement.containsKey(t.task()))
+            .filter(t -> !t.status().equals(TaskMetricsSnapshot.RELEASED))
+            .filter(t -> t.bucketLoads().bucketCount() == 0 || t.bucketLoads().size() > 0)
+            .sorted(Comparator.comparingInt(t -> t.task().index()))
+            .toList();
+    int buckets = live.stream().mapToInt(t -> t.bucketLoads().bucketCount()).max().orElse(0);
+    double[] records = new double[buckets];
+    double[] busy = new double[buckets];
+    int[] owners = new int[buckets];
+    Arrays.fill(owners, -1);
+    double[] ownerRate = new double[buckets];
+    List<OperatorLoad.TaskLoad> tasks = new ArrayList<>();
+    double recordsPerSecond = 0;
+    double busyFraction = 0;
+    for (TaskMetricsSnapshot t : live) {
+      tasks.add(
+          new OperatorLoad.TaskLoad(
+              t.task(), t.decayedRecordsInPerSecond(), t.busyFraction(), t.busyNanos()));
+      recordsPerSecond += t.decayedRecordsInPerSecond();
+      busyFraction += t.busyFraction();
+      BucketLoads l = t.bucketLoads();
+      for (int i = 0; i < l.size(); i++) {
+        int b = l.bucket(i);
+        records[b] += l.recordsPerSecond(i);
+        busy[b] += l.busyFraction(i);
+        if (owners[b] == -1 || l.recordsPerSecond(i) > ownerRate[b]) {
+          owners[b] = t.task().index();
+          ownerRate[b] = l.recordsPerSecond(i);
+        }
+      }
+    }
+    return new OperatorLoad(operator, recordsPerSecond, busyFraction, tasks, records, busy, owners);
   }
 
   /**

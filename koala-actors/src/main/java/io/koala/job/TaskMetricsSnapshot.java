@@ -20,6 +20,20 @@ import java.util.Objects;
  * @param reconfiguration what reconfigurations cost this task
  * @param statePlane where the task's time went while it waited, and what the state plane cost it
  * @param operators the counts of each operator of the chain, head first (a source included)
+ * @param busyNanos the time the task spent processing, cumulative since it started (monotonic):
+ *     running record batches, forwarded batches, records held during a reconfiguration once
+ *     released, parked records once their state arrived, and timer callbacks. When the task has an
+ *     emulated capacity (an experiment's {@code capacity(...)}, which delays batches rather than
+ *     burning CPU), a unit of work that ran {@code n} records counts {@code max(its actual
+ *     nanoseconds, n × 10⁹ ÷ the capacity in force)}, so that the capacity is what the busy time
+ *     shows. The task's true processing rate is {@code recordsIn ÷ busy seconds} (over an interval:
+ *     the differences), or {@link #decayedRecordsInPerSecond} ÷ {@link #busyFraction}
+ * @param busyFraction the share of each second the task was busy, exponentially decayed with
+ *     half-life {@code koala.metrics.load-half-life} (may slightly exceed 1 with an emulated
+ *     capacity)
+ * @param decayedRecordsInPerSecond records consumed per second, decayed like {@code busyFraction}
+ * @param bucketLoads for a task with keyed input, the load of each bucket it owns ({@link
+ *     BucketLoads#NONE} otherwise)
  */
 public record TaskMetricsSnapshot(
     TaskId task,
@@ -39,10 +53,15 @@ public record TaskMetricsSnapshot(
     long lateRecords,
     Reconfiguration reconfiguration,
     StatePlaneStats statePlane,
-    List<OperatorCounts> operators) {
+    List<OperatorCounts> operators,
+    long busyNanos,
+    double busyFraction,
+    double decayedRecordsInPerSecond,
+    BucketLoads bucketLoads) {
 
   public TaskMetricsSnapshot {
     java.util.Objects.requireNonNull(batchLatency, "batchLatency");
+    java.util.Objects.requireNonNull(bucketLoads, "bucketLoads");
     operators = List.copyOf(operators);
   }
 
@@ -52,7 +71,7 @@ public record TaskMetricsSnapshot(
    */
   public static final String RELEASED = "RELEASED";
 
-  /** This snapshot with status {@link #RELEASED}. */
+  /** This snapshot with status {@link #RELEASED}: no rates, no buckets. */
   public TaskMetricsSnapshot released() {
     return new TaskMetricsSnapshot(
         task,
@@ -72,7 +91,11 @@ public record TaskMetricsSnapshot(
         lateRecords,
         reconfiguration,
         statePlane,
-        operators.stream().map(OperatorCounts::stopped).toList());
+        operators.stream().map(OperatorCounts::stopped).toList(),
+        busyNanos,
+        0,
+        0,
+        BucketLoads.NONE);
   }
 
   /**

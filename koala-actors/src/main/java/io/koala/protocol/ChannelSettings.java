@@ -1,7 +1,8 @@
 package io.koala.protocol;
 
 /**
- * Batching and flow-control settings of a task's channels, and how it tracks its hot keys.
+ * Batching and flow-control settings of a task's channels, how it tracks its hot keys, and how its
+ * load counters decay.
  *
  * @param maxBatchRecords records per batch at most
  * @param maxBatchBytes estimated bytes per batch at most
@@ -15,6 +16,8 @@ package io.koala.protocol;
  *     ({@code koala.reconfiguration.hot-set.window}); 0: no hot set is tracked
  * @param hotKeys the most recently touched keys a keyed task tracks ({@code
  *     koala.reconfiguration.hot-set.max-keys})
+ * @param loadHalfLifeMillis the half-life of a task's decayed busy fraction and record rates, in
+ *     total and per bucket ({@code koala.metrics.load-half-life}); positive
  */
 public record ChannelSettings(
     int maxBatchRecords,
@@ -24,7 +27,8 @@ public record ChannelSettings(
     long watermarkIntervalMillis,
     long maxWaitingBytes,
     long hotWindowMillis,
-    int hotKeys)
+    int hotKeys,
+    long loadHalfLifeMillis)
     implements KoalaMessage {
 
   /** {@code koala.reconfiguration.hot-set.window}'s default: off. */
@@ -32,6 +36,9 @@ public record ChannelSettings(
 
   /** {@code koala.reconfiguration.hot-set.max-keys}' default. */
   public static final int DEFAULT_HOT_KEYS = 262_144;
+
+  /** {@code koala.metrics.load-half-life}'s default: 10 s. */
+  public static final long DEFAULT_LOAD_HALF_LIFE_MILLIS = 10_000;
 
   /**
    * Largest message Koala sends between tasks (Artery's frame, which the runtime sets to this). A
@@ -56,7 +63,8 @@ public record ChannelSettings(
         || watermarkIntervalMillis < 1
         || maxWaitingBytes < 1
         || hotWindowMillis < 0
-        || hotKeys < 0) {
+        || hotKeys < 0
+        || loadHalfLifeMillis < 1) {
       throw new IllegalArgumentException(
           "invalid channel settings: "
               + maxBatchRecords
@@ -74,11 +82,35 @@ public record ChannelSettings(
               + hotKeys
               + " keys over "
               + hotWindowMillis
+              + " ms, load half-life "
+              + loadHalfLifeMillis
               + " ms");
     }
   }
 
-  /** Settings with the default hot set. */
+  /** Settings with the default load half-life. */
+  public ChannelSettings(
+      int maxBatchRecords,
+      int maxBatchBytes,
+      long lingerMillis,
+      int credits,
+      long watermarkIntervalMillis,
+      long maxWaitingBytes,
+      long hotWindowMillis,
+      int hotKeys) {
+    this(
+        maxBatchRecords,
+        maxBatchBytes,
+        lingerMillis,
+        credits,
+        watermarkIntervalMillis,
+        maxWaitingBytes,
+        hotWindowMillis,
+        hotKeys,
+        DEFAULT_LOAD_HALF_LIFE_MILLIS);
+  }
+
+  /** Settings with the default hot set and load half-life. */
   public ChannelSettings(
       int maxBatchRecords,
       int maxBatchBytes,
@@ -97,7 +129,10 @@ public record ChannelSettings(
         DEFAULT_HOT_KEYS);
   }
 
-  /** Settings with the default budget of waiting records and the default hot set. */
+  /**
+   * Settings with the default budget of waiting records, the default hot set and the default load
+   * half-life.
+   */
   public ChannelSettings(
       int maxBatchRecords,
       int maxBatchBytes,
@@ -114,8 +149,8 @@ public record ChannelSettings(
   }
 
   /**
-   * Settings with watermarks every 200 ms, the default budget of waiting records and the default
-   * hot set.
+   * Settings with watermarks every 200 ms, the default budget of waiting records, the default hot
+   * set and the default load half-life.
    */
   public ChannelSettings(int maxBatchRecords, int maxBatchBytes, long lingerMillis, int credits) {
     this(maxBatchRecords, maxBatchBytes, lingerMillis, credits, 200);

@@ -88,7 +88,13 @@ public final class KoalaConfig {
                     Duration.ZERO,
                     Duration.ofHours(1))
                 .toMillis(),
-            intIn(config, "koala.reconfiguration.hot-set.max-keys", 0, 1 << 26));
+            intIn(config, "koala.reconfiguration.hot-set.max-keys", 0, 1 << 26),
+            durationIn(
+                    config,
+                    "koala.metrics.load-half-life",
+                    Duration.ofSeconds(1),
+                    Duration.ofHours(1))
+                .toMillis());
     long initial = bytesIn(config, "koala.store.initial-map-size", 1L << 20, 1L << 50);
     long max = bytesIn(config, "koala.store.max-map-size", 1L << 20, 1L << 50);
     if (max < initial) {

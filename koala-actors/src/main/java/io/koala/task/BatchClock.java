@@ -13,6 +13,11 @@ import java.util.Map;
  * capacity ({@link Throttle}, DESIGN §4.7) is charged for the records a batch ran; a batch's
  * latency runs from the start of its processing until its last record ran, which for a batch that
  * fetched state is when the last of its fetches has been answered and its parked records have run.
+ *
+ * <p>It also measures the task's busy time ({@link TaskMetrics#busy}): each unit of work (a batch,
+ * a state reply that ran parked records, the held records a peer marker released) is busy from its
+ * start until it ends, or, with an emulated capacity, for at least what its records cost at the
+ * capacity in force, since the throttle delays batches instead of burning CPU.
  */
 final class BatchClock {
   private final TaskHost services;
@@ -22,6 +27,7 @@ final class BatchClock {
   private long changeAtMillis = Long.MAX_VALUE; // when, once the job's start is known
   private boolean throttleScheduled;
   private long recordsCharged;
+  private long recordsBusy; // the records counted in busy time so far
   // the batch being processed, and the batches still waiting for fetch replies, by request id
   private Batch current;
   private final Map<Long, Batch> waiting = new HashMap<>();
@@ -111,7 +117,25 @@ final class BatchClock {
       metrics.batch(now - t0);
     }
     current = null;
+    busy(t0, now);
     charge(now);
+  }
+
+  /**
+   * Work that is no batch of its own ran from {@code t0} until now (the records a peer marker
+   * released): counts its busy time and charges the capacity for its records.
+   */
+  void ran(long t0) {
+    long now = services.nanoTime();
+    busy(t0, now);
+    charge(now);
+  }
+
+  /** Work that ran from {@code t0} until {@code now} ends: its records, and its busy time. */
+  private void busy(long t0, long now) {
+    long records = metrics.recordsIn() - recordsBusy;
+    recordsBusy = metrics.recordsIn();
+    metrics.busy(now - t0, records, throttle == null ? 0 : throttle.perSecond());
   }
 
   /** Charges the task's capacity for the records it ran since the last charge. */
@@ -140,6 +164,7 @@ final class BatchClock {
       } else if (--waited.fetches == 0) {
         metrics.latency(now - waited.startNanos); // its records have all run
       }
+      busy(t0, now);
       charge(now);
     }
     return waited;

@@ -669,7 +669,10 @@ final class EpochParticipant {
     }
   }
 
-  /** A sender forwarded everything {@code pm.upstream()} sent it before switching: release. */
+  /**
+   * A sender forwarded everything {@code pm.upstream()} sent it before switching: the records held
+   * for it run now (or park for their state).
+   */
   void peerMarker(InputChannel ch, PeerMarker pm) {
     int from = role.peerInSender.get(ch.id());
     EpochRole.HoldKey key = new EpochRole.HoldKey(from, pm.upstream(), pm.edge());
@@ -684,6 +687,7 @@ final class EpochParticipant {
     if (role.held.isEmpty()) {
       metrics.holdNanos += services.nanoTime() - holdingSince;
     }
+    long t0 = services.nanoTime();
     keyed.begin();
     for (EpochRole.Held r : released) {
       int bucket = keyed.setKey(keyed.selector(r.edge()), r.value());
@@ -696,6 +700,7 @@ final class EpochParticipant {
     keyed.commit();
     chain.recordKey(null);
     keyed.sendFetches();
+    clock.ran(t0); // busy time, and the capacity charged for the released records
   }
 
   // ---------------------------------------------------------------- reports

@@ -46,6 +46,7 @@ final class OperatorChain {
   private final int[] logicalInputs; // vertex input edge → the head operator's input number
   private final int first; // position of ops[0] in the vertex's chain: 1 after a source
   private Output<Object> entry;
+  private KeyedStateBackend keyed; // null: the chain keeps no keyed state
   private boolean opened; // not so for a holder resumed from a snapshot
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
@@ -110,6 +111,7 @@ final class OperatorChain {
     }
     opened = true;
     entry = downstream;
+    keyed = env.state();
   }
 
   boolean opened() {
@@ -145,10 +147,13 @@ final class OperatorChain {
 
   /**
    * Runs the head operator on a record of an input channel: the only place such a record counts as
-   * processed (by the head, and so by the task).
+   * processed (by the head, and so by the task), and by the bucket of its key, which is current.
    */
   void processHead(Object value, long timestamp, int edge) {
     metrics.operatorIn[first]++;
+    if (keyed != null) {
+      metrics.loads.record(keyed.currentBucket());
+    }
     try {
       ops.get(0).process(value, timestamp, logicalInputs[edge]);
     } catch (KoalaException e) {
@@ -160,6 +165,9 @@ final class OperatorChain {
 
   /** Runs a timer callback of the head operator (the key is current). */
   void onTimer(long timestamp, byte[] namespace, TimeDomain domain) {
+    if (keyed != null) {
+      metrics.loads.timer(keyed.currentBucket());
+    }
     try {
       ops.get(0).onTimer(timestamp, namespace, domain);
     } catch (KoalaException e) {

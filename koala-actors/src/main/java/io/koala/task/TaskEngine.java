@@ -6,7 +6,6 @@ import io.koala.job.StatePlaneStats.Stall;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan.Vertex;
-import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
 import io.koala.protocol.CheckpointMessage;
@@ -103,12 +102,12 @@ public final class TaskEngine {
     this.serde = serde;
     this.store = store;
     KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
-    metrics = new TaskMetrics(vertex.chain().stream().map(OperatorNode::id).toList());
+    boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
+    metrics = new TaskMetrics(vertex, isKeyed ? setup.buckets() : 0, setup.settings());
     output = new OutputGate(setup, vertex, serde, keys, services, metrics);
     input = new InputGate(setup, services);
     clock = new BatchClock(vertex, services, metrics);
     stalls = new TaskStalls(services, metrics);
-    boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
     if (isKeyed && store == null) {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
     }
@@ -131,6 +130,7 @@ public final class TaskEngine {
                 this::lastBarrier,
                 this::scheduleProcessingTimers)
             : null;
+    metrics.loads.owners(isKeyed ? keyed::owns : b -> false);
     eventTime = new EventTime(setup, services, metrics, input.channels(), chain, output, keyed);
     source =
         new SourceDriver(

@@ -5,8 +5,11 @@ import io.koala.job.StatePlaneStats;
 import io.koala.job.StatePlaneStats.Stall;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.job.TaskMetricsSnapshot.OperatorCounts;
+import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.OperatorId;
+import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
+import io.koala.protocol.ChannelSettings;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -23,6 +26,10 @@ import org.HdrHistogram.Histogram;
  * plain arrays the chain bumps per record. What an operator emits on its main output is what the
  * next one is given, so only the last one's output is counted apart ({@link #recordsOut}); and the
  * task consumes what its head is given ({@link #recordsIn()}).
+ *
+ * <p>Busy time and load, in total and per bucket of a keyed task, are kept by {@link #loads}: the
+ * parts that run work report each unit of it ({@link #busy}, {@link #timers}) and the chain each
+ * record ({@link BucketLoadCounter#record}).
  */
 final class TaskMetrics {
   /** Records each operator of the chain was given, by position; a source's are those it read. */
@@ -33,6 +40,9 @@ final class TaskMetrics {
 
   /** Records the chain's last operator emitted on its main output, to downstream tasks. */
   long recordsOut;
+
+  /** Busy time, and the decayed load of the task and of each bucket it owns. */
+  final BucketLoadCounter loads;
 
   long batches;
   long fetchRequests;
@@ -60,9 +70,17 @@ final class TaskMetrics {
   private long lastOut;
   private double outRate;
 
-  /** The metrics of a task whose chain runs {@code operators}, head first. */
-  TaskMetrics(List<OperatorId> operators) {
+  /**
+   * The metrics of a task that runs {@code vertex}'s chain, with keyed input of {@code buckets}
+   * buckets (0: none); its load decays with the half-life of {@code settings}.
+   */
+  TaskMetrics(Vertex vertex, int buckets, ChannelSettings settings) {
+    this(vertex.chain().stream().map(OperatorNode::id).toList(), buckets, settings);
+  }
+
+  private TaskMetrics(List<OperatorId> operators, int buckets, ChannelSettings settings) {
     this.operators = List.copyOf(operators);
+    loads = new BucketLoadCounter(buckets, settings.loadHalfLifeMillis());
     operatorIn = new long[operators.size()];
     operatorLate = new long[operators.size()];
     lastOperatorIn = new long[operators.size()];
@@ -88,9 +106,22 @@ final class TaskMetrics {
     batchLatency.recordValue(clamp(nanos));
   }
 
-  /** Timer callbacks count as a batch for latency, not as input records. */
+  /**
+   * Timer callbacks count as a batch for latency, not as input records; the time they took is busy
+   * time (an emulated capacity charges records only).
+   */
   void timers(long nanos, int fired) {
     batchLatency.recordValue(clamp(nanos));
+    loads.workDone(Math.max(nanos, 0));
+  }
+
+  /**
+   * A unit of work that ran {@code records} records ended after {@code actualNanos}; {@code
+   * capacity}: the task's emulated capacity in force, records per second (0: none). See {@link
+   * BucketLoadCounter#busyNanos}.
+   */
+  void busy(long actualNanos, long records, double capacity) {
+    loads.workDone(BucketLoadCounter.busyNanos(actualNanos, records, capacity));
   }
 
   /** The task's loop was stalled for {@code reason} during {@code nanos}. */
@@ -130,6 +161,7 @@ final class TaskMetrics {
     lastTickMillis = nowMillis;
     System.arraycopy(operatorIn, 0, lastOperatorIn, 0, operatorIn.length);
     lastOut = recordsOut;
+    loads.tick(nowMillis, recordsIn());
   }
 
   /** The task's metrics now, with what the task knows besides its counters. */
@@ -174,7 +206,11 @@ final class TaskMetrics {
             keysDrained,
             piggybackedKeys),
         statePlane(),
-        operatorCounts());
+        operatorCounts(),
+        loads.busyNanos(),
+        loads.busyFraction(),
+        loads.recordsPerSecond(),
+        loads.loads());
   }
 
   private long lateRecords() {

@@ -7,6 +7,7 @@ package io.koala.task;
  * again. At most 50 ms of capacity accumulates while idle. Pure: the caller passes the time.
  */
 public final class Throttle {
+  private final double perSecond;
   private final double perNano;
   private final double burst;
   private double tokens;
@@ -20,8 +21,14 @@ public final class Throttle {
     if (!(perSecond > 0) || Double.isInfinite(perSecond)) {
       throw new IllegalArgumentException("capacity must be positive and finite, got " + perSecond);
     }
+    this.perSecond = perSecond;
     this.perNano = perSecond / 1e9;
     this.burst = Math.max(1, perSecond / 20);
+  }
+
+  /** The capacity, records per second. */
+  public double perSecond() {
+    return perSecond;
   }
 
   private void refill(long nowNanos) {

@@ -3,6 +3,7 @@ package io.koala.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.coordinator.EpochDriver.Phase;
+import io.koala.job.BucketLoads;
 import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.StatePlaneStats;
@@ -37,7 +38,11 @@ class ProgressEstimatorTest {
         0,
         TaskMetricsSnapshot.Reconfiguration.NONE,
         StatePlaneStats.NONE,
-        List.of());
+        List.of(),
+        0,
+        0,
+        0,
+        BucketLoads.NONE);
   }
 
   /** count#0 and count#1 retire (holding 600 and 400 bytes now), count#2 owns; sink#1 is apart. */

@@ -48,6 +48,8 @@ class ConfigValidationTest {
         "koala.reconfiguration.drain.interval | 0 ms | allowed: [1 ms, 1 min]",
         "koala.reconfiguration.hot-set.window | -1 s | allowed: [0 s, 1 h]",
         "koala.reconfiguration.hot-set.max-keys | -1 | allowed: [0, 67108864]",
+        "koala.metrics.load-half-life | 500 ms | allowed: [1 s, 1 h]",
+        "koala.metrics.load-half-life | 2 h | allowed: [1 s, 1 h]",
         "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",
         "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
         "koala.store.backend | rocksdb | allowed: \"lmdb\", \"remote\"",
@@ -248,5 +250,13 @@ class ConfigValidationTest {
                 .channels()
                 .hotWindowMillis())
         .isEqualTo(10_000);
+    assertThat(EngineSettings.of(c).channels().loadHalfLifeMillis())
+        .as("reference.conf and the settings' own default agree")
+        .isEqualTo(ChannelSettings.DEFAULT_LOAD_HALF_LIFE_MILLIS);
+    assertThat(
+            EngineSettings.of(c.with("koala.metrics.load-half-life", "3 s"))
+                .channels()
+                .loadHalfLifeMillis())
+        .isEqualTo(3_000);
   }
 }

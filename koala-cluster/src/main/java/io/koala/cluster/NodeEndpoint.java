@@ -4,6 +4,7 @@ import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.koala.connector.Json;
 import io.koala.job.JobMetrics;
+import io.koala.job.OperatorLoad;
 import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
@@ -52,8 +53,9 @@ import org.slf4j.LoggerFactory;
  *       ClusterJobs}): {@code GET /jobs} (with the node coordinating each; the header {@value
  *       #SILENT_NODES} names the nodes that did not answer), {@code GET /jobs/<id>} (tasks with
  *       their placement, the running reconfiguration with its progress, the history of completed
- *       ones, checkpoints), and {@code POST /jobs/<id>/rescale|rebalance|migrate|
- *       checkpoint|savepoint|cancel} with query parameters;
+ *       ones, checkpoints), {@code GET /jobs/<id>/load} (each operator's load from the runtime's
+ *       decayed counters: per live task and per bucket, {@link #loads}) and {@code POST
+ *       /jobs/<id>/rescale|rebalance|migrate|checkpoint|savepoint|cancel} with query parameters;
  *   <li>{@code GET /jobs/<id>/state/<operator>/<state>?key=K[&keyType=string|long|int]}: one key's
  *       state of a keyed operator, read from wherever it is while the job runs ({@link
  *       StateReads}). With {@code koala.node.http.admin-token} set, a POST needs {@code
@@ -268,6 +270,9 @@ final class NodeEndpoint implements AutoCloseable {
     } else if (parts.size() == 5 && parts.get(0).equals("jobs") && parts.get(2).equals("state")) {
       requireMethod(method, "GET");
       readState(x, parts.get(1), parts.get(3), parts.get(4), query(x));
+    } else if (parts.size() == 3 && parts.get(0).equals("jobs") && parts.get(2).equals("load")) {
+      requireMethod(method, "GET");
+      reply(x, 200, loads(metrics(job(parts.get(1)))));
     } else if (parts.size() == 3 && parts.get(0).equals("jobs")) {
       requireMethod(method, "POST");
       authorize(x);
@@ -464,12 +469,54 @@ final class NodeEndpoint implements AutoCloseable {
       task.put("recordsIn", t.recordsIn());
       task.put("recordsOut", t.recordsOut());
       task.put("recordsInPerSecond", t.recordsInPerSecond());
+      task.put("busyFraction", t.busyFraction());
       task.put("stateBytes", t.stateBytes());
       task.put("backpressured", t.backpressured());
       tasks.add(task);
     }
     j.put("tasks", tasks);
     j.put("reconfigurations", m.reconfigurations());
+    return j;
+  }
+
+  /**
+   * {@code GET /jobs/<id>/load}: per operator that heads tasks, its {@link JobMetrics#load}: the
+   * live tasks' records per second and busy fraction (decayed; summed, and per task with its busy
+   * seconds), records per busy second, and for a keyed operator three arrays indexed by bucket:
+   * records per second, busy fraction and the owning task's index.
+   */
+  static Map<String, Object> loads(JobMetrics m) {
+    Map<String, Object> operators = new LinkedHashMap<>();
+    for (TaskMetricsSnapshot t : m.tasks()) {
+      String name = t.task().operator().name();
+      if (operators.containsKey(name)) {
+        continue;
+      }
+      OperatorLoad load = m.load(name);
+      Map<String, Object> op = new LinkedHashMap<>();
+      op.put("recordsPerSecond", load.recordsPerSecond());
+      op.put("busyFraction", load.busyFraction());
+      op.put("processingRate", load.processingRate());
+      List<Object> tasks = new ArrayList<>();
+      for (OperatorLoad.TaskLoad l : load.tasks()) {
+        Map<String, Object> task = new LinkedHashMap<>();
+        task.put("task", l.task().toString());
+        task.put("recordsPerSecond", l.recordsPerSecond());
+        task.put("busyFraction", l.busyFraction());
+        task.put("busySeconds", l.busyNanos() / 1e9);
+        tasks.add(task);
+      }
+      op.put("tasks", tasks);
+      op.put("bucketRecordsPerSecond", load.bucketRecordsPerSecond());
+      op.put("bucketBusyFraction", load.bucketBusyFraction());
+      op.put("bucketOwners", load.bucketOwners());
+      operators.put(name, op);
+    }
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("id", m.jobId());
+    j.put("status", m.status().name());
+    j.put("atMillis", m.atMillis());
+    j.put("operators", operators);
     return j;
   }
 

@@ -255,6 +255,19 @@ final class MeterRows {
             task,
             t.recordsOutPerSecond(),
             "records emitted per second, over the last second"));
+    rows.add(
+        gauge(
+            "koala.task.busy.fraction",
+            task,
+            t.busyFraction(),
+            "share of each second the task spent processing (decayed; with an emulated capacity,"
+                + " at least its records' cost at it)"));
+    rows.add(
+        run(
+            "koala.task.busy.seconds",
+            task,
+            t.busyNanos() / 1e9,
+            "time the task spent processing records, forwarded and released records and timers"));
     rows.add(run("koala.task.batches", task, t.batches(), "batches handled"));
     rows.add(
         new Latencies(

@@ -2,6 +2,7 @@ package io.koala.micrometer;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.job.BucketLoads;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
@@ -57,7 +58,11 @@ class JobMetersTest {
         0,
         TaskMetricsSnapshot.Reconfiguration.NONE,
         StatePlaneStats.NONE,
-        List.of());
+        List.of(),
+        0,
+        0,
+        0,
+        BucketLoads.NONE);
   }
 
   private static MeterRows.Snapshot snapshot(

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.entry;
 import static org.assertj.core.api.Assertions.tuple;
 
+import io.koala.job.BucketLoads;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
@@ -56,7 +57,11 @@ class MeterRowsTest {
             2,
             0,
             0),
-        operators);
+        operators,
+        1_200_000_000L,
+        0.75,
+        80.0,
+        BucketLoads.NONE);
   }
 
   private static MeterRows.Value row(List<MeterRows.Row> rows, String name, String task) {
@@ -142,6 +147,12 @@ class MeterRowsTest {
         .containsEntry("operator", "count")
         .containsEntry("worker", "pekko://koala@b:2");
     assertThat(row(rows, "koala.task.state.bytes", "count#0").value()).isEqualTo(4_000);
+    MeterRows.Value busy = row(rows, "koala.task.busy.fraction", "count#0");
+    assertThat(busy.value()).isEqualTo(0.75);
+    assertThat(busy.kind()).isEqualTo(MeterRows.Kind.GAUGE);
+    MeterRows.Value busySeconds = row(rows, "koala.task.busy.seconds", "count#0");
+    assertThat(busySeconds.value()).isEqualTo(1.2);
+    assertThat(busySeconds.kind()).isEqualTo(MeterRows.Kind.RUN_COUNTER);
     assertThat(row(rows, "koala.task.backpressured", "count#0").value()).isEqualTo(1);
     // 10 s wall clock, watermark at 7 s: 3 s behind; no watermark yet: no row
     assertThat(row(rows, "koala.task.watermark.lag.seconds", "count#0").value()).isEqualTo(3.0);

@@ -11,11 +11,12 @@ import java.util.function.Function;
 
 /**
  * The settings of a {@link KoalaConfig} that only Koala's engine reads, in its internal types:
- * batches, channels and hot sets ({@code koala.batch}, {@code koala.channel}, {@code
- * koala.reconfiguration.hot-set}), the store's memory map ({@code koala.store}), the
- * reconfiguration protocol and the drain of retired holders ({@code koala.reconfiguration}). The
- * configuration reads and checks them when it is created, like the rest; they are kept off its
- * public API, which names no internal type.
+ * batches, channels, hot sets and the decay of the tasks' load counters ({@code koala.batch},
+ * {@code koala.channel}, {@code koala.reconfiguration.hot-set}, {@code
+ * koala.metrics.load-half-life}), the store's memory map ({@code koala.store}), the reconfiguration
+ * protocol and the drain of retired holders ({@code koala.reconfiguration}). The configuration
+ * reads and checks them when it is created, like the rest; they are kept off its public API, which
+ * names no internal type.
  */
 public record EngineSettings(
     ChannelSettings channels, StoreOptions store, Protocol protocol, DrainSettings drain) {

@@ -129,6 +129,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         TaskMetricsSnapshot.class,
         TaskMetricsSnapshot.Reconfiguration.class,
         TaskMetricsSnapshot.OperatorCounts.class,
+        io.koala.job.BucketLoads.class,
         TaskId.class,
         OperatorId.class,
         Partitioning.class,

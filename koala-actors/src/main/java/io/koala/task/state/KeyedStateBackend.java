@@ -325,7 +325,8 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     return currentKeyBytes;
   }
 
-  int currentBucket() {
+  /** The current key's bucket (-1 before the first key). */
+  public int currentBucket() {
     return currentBucket;
   }
 

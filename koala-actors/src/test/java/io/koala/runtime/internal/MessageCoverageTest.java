@@ -14,6 +14,7 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.deploy.DeploymentPlan;
 import io.koala.function.KeyValue;
+import io.koala.job.BucketLoads;
 import io.koala.job.CheckpointStats;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
@@ -317,13 +318,20 @@ class MessageCoverageTest {
                 new long[] {1, 2, 3, 4, 5, 6, 7}, 6, Map.of(1, latency), 7, 8, 9, 10),
             List.of(
                 new TaskMetricsSnapshot.OperatorCounts(new OperatorId("count"), 100, 95, 12.5, 5),
-                new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0)));
+                new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0)),
+            3_500_000_000L,
+            0.625,
+            12.25,
+            new BucketLoads(
+                128, new int[] {3, 77}, new double[] {10.5, 1.75}, new double[] {0.5, 0.125}));
     TaskMetricsSnapshot back = (TaskMetricsSnapshot) roundTrip(m);
     assertThat(back)
         .usingRecursiveComparison()
         .withEqualsForType(LatencyHistogram::equals, LatencyHistogram.class)
         .isEqualTo(m);
     assertThat(back.batchLatency()).isEqualTo(latency);
+    assertThat(back.bucketLoads()).isEqualTo(m.bucketLoads());
+    assertThat(back.busyNanos()).isEqualTo(3_500_000_000L);
     assertThat(back.statePlane().stallNanos(StatePlaneStats.Stall.ALIGNMENT)).isEqualTo(6);
     assertThat(back.statePlane().fetchRoundTrips(1).count()).isEqualTo(2);
     assertThat(back.statePlane().fetchRoundTrips(0).count()).isZero();

@@ -34,6 +34,7 @@ import picocli.CommandLine.Spec;
     subcommands = {
       AdminCommand.Jobs.class,
       AdminCommand.Job.class,
+      AdminCommand.Load.class,
       AdminCommand.State.class,
       AdminCommand.Rescale.class,
       AdminCommand.Rebalance.class,
@@ -131,6 +132,21 @@ final class AdminCommand {
     @Override
     public Integer call() {
       return admin.call("GET", "/jobs/" + enc(id));
+    }
+  }
+
+  @Command(
+      name = "load",
+      description =
+          "Shows each operator's load from the runtime's decayed counters: records per second and"
+              + " busy fraction of its live tasks, and of each bucket of a keyed operator.")
+  static final class Load extends Action {
+    @Parameters(index = "0", description = "The job's id.")
+    String id;
+
+    @Override
+    public Integer call() {
+      return admin.call("GET", "/jobs/" + enc(id) + "/load");
     }
   }
 

@@ -1,7 +1,9 @@
 package io.koala.samples.cli;
 
+import io.koala.runtime.KoalaConfig;
 import io.koala.samples.experiment.Charts;
 import io.koala.samples.experiment.ExperimentRuns;
+import io.koala.samples.experiment.LoadAwareRebalance;
 import io.koala.samples.experiment.Plans;
 import io.koala.samples.experiment.RescaleExperiment;
 import io.koala.samples.experiment.RescaleResult;
@@ -31,17 +33,25 @@ import picocli.CommandLine.Spec;
       "Runs Taxi trends (200,000 routes, 20,000 active with Zipf skew, 2,048 B of state each)"
           + " on 4 tasks of 6,000 records/s. Unless --rate is given, the doubled input is set"
           + " midway between what overloads the busiest task under the even bucket map and what"
-          + " the load-aware map can serve. At the rescale second the buckets are rebalanced"
-          + " over the same 4 tasks by load (heaviest bucket first to the least loaded task;"
-          + " bucket loads counted from the generator's next records, standing in for per-bucket"
-          + " counters).",
+          + " a load-aware map can serve, as the generator's next records predict them. At the"
+          + " rescale second the buckets are rebalanced over the same 4 tasks by the load the"
+          + " runtime measured per bucket (its decayed per-bucket counters, half-life "
+          + SkewCommand.LOAD_HALF_LIFE
+          + " here; heaviest bucket first to the least loaded task).",
       "Writes a CSV per protocol and charts into --out; the last stdout line is the JSON"
-          + " summary."
+          + " summary: the task shares the generator predicts before and after, and per run the"
+          + " shares the runtime measured at the rebalance and at the run's end."
     })
 final class SkewCommand implements Callable<Integer> {
 
-  /** Records after the warm-up whose keys give the bucket loads. */
+  /** Records after the warm-up whose keys give the predicted bucket loads. */
   static final long LOAD_SAMPLE = 1_000_000;
+
+  /**
+   * {@code koala.metrics.load-half-life} of the runs: short, so that the shares measured at the
+   * run's end are those of the load-aware map, not the even one's decaying.
+   */
+  static final String LOAD_HALF_LIFE = "3 s";
 
   @Spec CommandSpec spec;
 
@@ -71,9 +81,16 @@ final class SkewCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     Map<String, Object> summary = Experiments.summary("skew");
+    Map<String, LoadAwareRebalance> rebalances = new LinkedHashMap<>();
     List<ExperimentRuns.Run> runs =
-        Experiments.perProtocol(
-            spec, protocols, p -> plan(p, scenario.settings(p, defaults(p)), summary));
+        Experiments.runs(
+            spec,
+            protocols,
+            p ->
+                new ExperimentRuns.Run(
+                    p,
+                    plan(p, scenario.settings(p, defaults(p)), summary, rebalances),
+                    KoalaConfig.load().with("koala.metrics.load-half-life", LOAD_HALF_LIFE)));
     Path dir = output.dir("skew");
     Map<String, RescaleExperiment.Outcome> outcomes =
         Experiments.run(spec, "skew", runs, dir, output.json);
@@ -92,6 +109,16 @@ final class SkewCommand implements Callable<Integer> {
       row.put("movedBuckets", r.movedBuckets().size());
       row.put("p99BatchLatencyMsBefore", r.p99BatchLatencyMsBefore());
       row.put("p99BatchLatencyMsDuring", r.p99BatchLatencyMsDuring());
+      LoadAwareRebalance.Measured measured = rebalances.get(o.getKey()).measured();
+      if (measured != null) {
+        String target = RescaleWorkload.of(o.getValue().settings()).target();
+        int tasks = o.getValue().settings().from();
+        row.put("measuredSharesBefore", list(measured.sharesBefore()));
+        row.put("plannedSharesAfter", list(measured.plannedSharesAfter()));
+        row.put(
+            "measuredSharesAfter",
+            list(LoadAwareRebalance.taskShares(o.getValue().last().load(target), tasks)));
+      }
       row.put("error", r.error());
       results.put(o.getKey(), row);
     }
@@ -100,17 +127,22 @@ final class SkewCommand implements Callable<Integer> {
   }
 
   /**
-   * The plan of protocol {@code p} on {@code s}: the load-aware map, and the rate unless given;
-   * puts the task shares and the doubled rate into {@code summary}.
+   * The plan of protocol {@code p} on {@code s}: the rebalance by measured load (put into {@code
+   * rebalances}), and the rate unless given; puts the task shares the generator predicts and the
+   * doubled rate into {@code summary}.
    *
    * @throws IllegalArgumentException naming an invalid option
    */
-  private RescaleExperiment.Plan plan(String p, RescaleSettings s, Map<String, Object> summary) {
+  private RescaleExperiment.Plan plan(
+      String p,
+      RescaleSettings s,
+      Map<String, Object> summary,
+      Map<String, LoadAwareRebalance> rebalances) {
     if (s.from() != s.to()) {
       throw new IllegalArgumentException(
           "skew rebalances over the same tasks: --to must equal --from (" + s.from() + ")");
     }
-    long[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + LOAD_SAMPLE);
+    double[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + LOAD_SAMPLE);
     int[] even = Plans.evenOwners(s.from());
     int[] balanced = Plans.balance(loads, s.from());
     double[] before = Plans.shares(loads, even, s.from());
@@ -124,7 +156,8 @@ final class SkewCommand implements Callable<Integer> {
     }
     System.err.printf(
         Locale.ROOT,
-        "%s: task shares of the load under the even map %s, under the load-aware map %s;"
+        "%s: predicted task shares of the load under the even map %s, under a load-aware map"
+            + " %s;"
             + " doubled input %,.0f/s: busiest task at %.0f%% of its capacity before, %.0f%%"
             + " after%n",
         p,
@@ -133,10 +166,16 @@ final class SkewCommand implements Callable<Integer> {
         s.doubledRate(),
         100 * s.doubledRate() * maxBefore / s.taskCapacity(),
         100 * s.doubledRate() * maxAfter / s.taskCapacity());
-    summary.put("sharesBefore", Arrays.stream(before).boxed().toList());
-    summary.put("sharesAfter", Arrays.stream(after).boxed().toList());
+    summary.put("sharesBefore", list(before));
+    summary.put("sharesAfter", list(after));
     summary.put("doubledRate", s.doubledRate());
-    return Plans.skew(s, balanced);
+    LoadAwareRebalance rebalance = new LoadAwareRebalance(RescaleWorkload.of(s).target(), s.from());
+    rebalances.put(p, rebalance);
+    return Plans.skew(s, rebalance);
+  }
+
+  private static List<Double> list(double[] values) {
+    return Arrays.stream(values).boxed().toList();
   }
 
   private static String percents(double[] shares) {

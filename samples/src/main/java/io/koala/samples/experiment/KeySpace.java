@@ -83,8 +83,8 @@ final class KeySpace {
   }
 
   /** Records {@code [fromIndex, toIndex)} per bucket of their key. */
-  long[] bucketLoads(long fromIndex, long toIndex) {
-    long[] loads = new long[Buckets.DEFAULT_BUCKETS];
+  double[] bucketLoads(long fromIndex, long toIndex) {
+    double[] loads = new double[Buckets.DEFAULT_BUCKETS];
     for (long i = fromIndex; i < toIndex; i++) {
       loads[bucketOf(keyOf(i))]++;
     }

@@ -6,7 +6,6 @@ import io.koala.deploy.DeploymentPlan;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
 import io.koala.routing.Buckets;
-import io.koala.routing.PartitionPolicy;
 import io.koala.routing.RoutingTable;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.EngineSettings;
@@ -80,39 +79,42 @@ public final class Plans {
 
   /**
    * {@code experiment skew} (the paper's Fig. 11): the target's buckets are rebalanced over its
-   * {@code from} tasks by a load-aware explicit map ({@link #balance}) at the rescale second; the
+   * {@code from} tasks at the rescale second by a load-aware explicit map, which {@code rebalance}
+   * builds then from the runtime's measured per-bucket loads ({@link LoadAwareRebalance}); the
    * parallelism does not change.
-   *
-   * @param owners the bucket → task index map to apply
    */
-  public static RescaleExperiment.Plan skew(RescaleSettings s, int[] owners) {
+  public static RescaleExperiment.Plan skew(RescaleSettings s, LoadAwareRebalance rebalance) {
     String target = RescaleWorkload.of(s).target();
-    int[] map = owners.clone();
     return new RescaleExperiment.Plan(
         s,
         s.schedule(),
         List.of(
             new RescaleExperiment.Step(
                 s.rescaleAtSecond(),
-                "rebalance " + target + " over its " + s.from() + " tasks by load",
-                job -> job.rebalance(target, PartitionPolicy.explicit(map)))));
+                "rebalance "
+                    + target
+                    + " over its "
+                    + s.from()
+                    + " tasks by the load the runtime measured per bucket",
+                rebalance)));
   }
 
   /**
-   * The load of each bucket of the workload's target: the records {@code [fromIndex, toIndex)} of
-   * the generator, counted by the bucket of their key. It stands in for per-bucket load counters,
-   * which the runtime does not keep yet.
+   * The load of each bucket of the workload's target as the generator predicts it: the records
+   * {@code [fromIndex, toIndex)}, counted by the bucket of their key. {@code experiment skew} picks
+   * its doubled rate with it before the run (a workload setting); the map it applies comes from the
+   * runtime's counters.
    */
-  public static long[] bucketLoads(RescaleSettings s, long fromIndex, long toIndex) {
+  public static double[] bucketLoads(RescaleSettings s, long fromIndex, long toIndex) {
     return new KeySpace(s, RescaleWorkload.of(s)).bucketLoads(fromIndex, toIndex);
   }
 
   /** Each task's share of {@code loads} under {@code owners} (bucket → task index 0..tasks-1). */
-  public static double[] shares(long[] loads, int[] owners, int tasks) {
+  public static double[] shares(double[] loads, int[] owners, int tasks) {
     double[] share = new double[tasks];
-    long total = Arrays.stream(loads).sum();
+    double total = Arrays.stream(loads).sum();
     for (int b = 0; b < loads.length; b++) {
-      share[owners[b]] += total == 0 ? 0 : (double) loads[b] / total;
+      share[owners[b]] += total == 0 ? 0 : loads[b] / total;
     }
     return share;
   }
@@ -126,13 +128,13 @@ public final class Plans {
    * A load-aware map: the heaviest bucket first, each to the task with the least load so far (the
    * longest-processing-time rule, within 4/3 of the best possible largest load).
    */
-  public static int[] balance(long[] loads, int tasks) {
+  public static int[] balance(double[] loads, int tasks) {
     Integer[] order = new Integer[loads.length];
     for (int b = 0; b < order.length; b++) {
       order[b] = b;
     }
-    Arrays.sort(order, Comparator.comparingLong((Integer b) -> loads[b]).reversed());
-    long[] load = new long[tasks];
+    Arrays.sort(order, Comparator.comparingDouble((Integer b) -> loads[b]).reversed());
+    double[] load = new double[tasks];
     int[] owners = new int[loads.length];
     for (int b : order) {
       int least = 0;

@@ -63,9 +63,15 @@ public final class RescaleExperiment {
 
   private RescaleExperiment() {}
 
-  /** What a run of {@code settings} produced: the summary and the per-second rows. */
+  /**
+   * What a run of {@code settings} produced: the summary, the per-second rows and the job's metrics
+   * at the run's last sample ({@code last}).
+   */
   public record Outcome(
-      RescaleSettings settings, RescaleResult result, List<RescaleSample> samples) {
+      RescaleSettings settings,
+      RescaleResult result,
+      List<RescaleSample> samples,
+      JobMetrics last) {
     public Outcome {
       samples = List.copyOf(samples);
     }
@@ -448,7 +454,7 @@ public final class RescaleExperiment {
           }
         }
       }
-      return new Outcome(s, summary(), samples);
+      return new Outcome(s, summary(), samples, snapshots.get(snapshots.size() - 1).metrics());
     }
 
     /** Requests the next step; the first is the one whose recovery the run measures. */

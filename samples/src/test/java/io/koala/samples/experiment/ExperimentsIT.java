@@ -115,7 +115,21 @@ class ExperimentsIT {
     Config koala = s.getConfig("runs.koala");
     assertThat(koala.getIsNull("error")).as("%s", koala).isTrue();
     assertThat(koala.getInt("movedBuckets")).isPositive();
+    // the map came from the runtime's counters: under it the busiest task's share of the loads
+    // they measured falls, and at the end no task has the share the even map gave the busiest
+    double measuredBefore = max(koala.getDoubleList("measuredSharesBefore"));
+    double planned = max(koala.getDoubleList("plannedSharesAfter"));
+    List<Double> measuredAfter = koala.getDoubleList("measuredSharesAfter");
+    assertThat(koala.getDoubleList("measuredSharesBefore")).hasSize(4);
+    assertThat(planned).as("%s", koala).isLessThan(measuredBefore);
+    assertThat(measuredAfter.stream().mapToDouble(Double::doubleValue).sum())
+        .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-6));
+    assertThat(max(measuredAfter)).as("%s", koala).isLessThan(before);
     assertPngs(dir, "lag.png");
+  }
+
+  private static double max(List<Double> values) {
+    return values.stream().max(Double::compare).orElseThrow();
   }
 
   @Test

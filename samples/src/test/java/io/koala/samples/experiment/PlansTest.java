@@ -24,9 +24,9 @@ class PlansTest {
     long seed = new Random().nextLong();
     System.out.println("seed " + seed);
     Random random = new Random(seed);
-    long[] loads = new long[Buckets.DEFAULT_BUCKETS];
+    double[] loads = new double[Buckets.DEFAULT_BUCKETS];
     for (int b = 0; b < loads.length; b++) {
-      loads[b] = (long) (1_000 / Math.pow(b + 1, 1.1)) + random.nextInt(10);
+      loads[b] = 1_000 / Math.pow(b + 1, 1.1) + random.nextInt(10) + random.nextDouble();
     }
     for (int tasks = 1; tasks <= 8; tasks++) {
       int[] owners = Plans.balance(loads, tasks);
@@ -34,10 +34,10 @@ class PlansTest {
       double[] shares = Plans.shares(loads, owners, tasks);
       assertThat(Arrays.stream(shares).sum())
           .isCloseTo(1.0, org.assertj.core.data.Offset.offset(1e-9));
-      long total = Arrays.stream(loads).sum();
-      long heaviest = Arrays.stream(loads).max().orElseThrow();
+      double total = Arrays.stream(loads).sum();
+      double heaviest = Arrays.stream(loads).max().orElseThrow();
       // no schedule beats max(total / tasks, heaviest bucket); the rule is within 4/3 of the best
-      double lowerBound = Math.max((double) total / tasks, heaviest) / total;
+      double lowerBound = Math.max(total / tasks, heaviest) / total;
       assertThat(Arrays.stream(shares).max().orElseThrow())
           .as("seed %d, %d tasks", seed, tasks)
           .isLessThanOrEqualTo(lowerBound * 4 / 3 + 1e-9);
@@ -58,7 +58,7 @@ class PlansTest {
   @Test
   void bucketLoadsCountEveryRecordOnce() {
     RescaleSettings s = settings(RescaleWorkload.TAXI, 4, 4);
-    long[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + 10_000);
+    double[] loads = Plans.bucketLoads(s, s.keys(), s.keys() + 10_000);
     assertThat(Arrays.stream(loads).sum()).isEqualTo(10_000);
     // the warm-up touches every key once: its loads are the keys per bucket
     assertThat(Arrays.stream(Plans.bucketLoads(s, 0, s.keys())).sum()).isEqualTo(s.keys());
