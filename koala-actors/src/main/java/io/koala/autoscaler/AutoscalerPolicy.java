@@ -33,9 +33,11 @@ import java.util.Map;
  *       load-aware one at the same parallelism lowers it by at least a tenth: a rebalance.
  * </ul>
  *
- * An operator changed is left alone for {@code cooldown}, so its parallelism cannot change
- * direction twice within a cooldown. A sample taken while a reconfiguration runs decides nothing,
- * and the next one only starts a new interval: counters that span a change describe neither side.
+ * A scale-in waits until {@code cooldown} has passed since the operator's last change; a scale-out
+ * or a rebalance, which keep the lag down, never wait for it. Of two changes in opposite directions
+ * one is a scale-in, so an operator's parallelism cannot change direction twice within a cooldown.
+ * A sample taken while a reconfiguration runs decides nothing, and the next one only starts a new
+ * interval: counters that span a change describe neither side.
  */
 public final class AutoscalerPolicy {
   /** A rebalance must bring the busiest task's projected load at least this much lower. */
@@ -103,7 +105,14 @@ public final class AutoscalerPolicy {
       return new Evaluated(evaluation, null);
     }
     AutoscalerDecision d =
-        new AutoscalerDecision(now, v.operator(), verdict.kind, p, verdict.to, verdict.text);
+        new AutoscalerDecision(
+            now,
+            v.operator(),
+            verdict.kind,
+            p,
+            verdict.to,
+            verdict.text,
+            AutoscalerDecision.RUNNING);
     return new Evaluated(evaluation, new Action(d, verdict.placements.policy()));
   }
 
@@ -223,12 +232,12 @@ public final class AutoscalerPolicy {
       String reason) {
     Long last = lastChange.get(v.operator());
     long until = last == null ? Long.MIN_VALUE : last + settings.cooldown().toMillis();
-    if (now < until) {
+    if (kind == Kind.SCALE_IN && now < until) {
       return Verdict.hold(
           wanted,
           busiest,
           placements,
-          reason + "; but its cooldown lasts " + (until - now) + " ms more: " + kind + " held");
+          reason + "; but its cooldown lasts " + (until - now) + " ms more: scale-in held");
     }
     return new Verdict(kind, to, wanted, busiest, placements, reason);
   }

@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
  * JobCheckpoints} (triggering, completing and committing checkpoints), {@link Holders} (finished
  * tasks and retired holders), {@link Recovery} (deployment attempts, rollback, redeployment),
  * {@link Departures} (workers lost, joining, leaving), {@link ClientResults} (the results sent to
- * the client), {@link IngestAttachments} (the handles feeding ingest sources) and {@link
- * MetricsBook} (metrics snapshots).
+ * the client), {@link IngestAttachments} (the handles feeding ingest sources), {@link MetricsBook}
+ * (metrics snapshots) and {@link Autoscaling} (the autoscaler's driver).
  */
 public final class JobCore {
   /** How often a client of a sharded coordinator subscribes again. */
@@ -87,6 +87,7 @@ public final class JobCore {
   final ClientResults results;
   final IngestAttachments ingest;
   final MetricsBook metrics;
+  final Autoscaling autoscaling;
 
   /** A job core created at {@code nowMillis}; {@link #start} gives its first effects. */
   public JobCore(JobSetup setup, long nowMillis) {
@@ -114,6 +115,7 @@ public final class JobCore {
     this.results = new ClientResults(this);
     this.ingest = new IngestAttachments(this);
     this.metrics = new MetricsBook(this, nowMillis);
+    this.autoscaling = new Autoscaling(this);
   }
 
   /** The deployment job {@code setup} starts with when it starts afresh. */
@@ -127,6 +129,7 @@ public final class JobCore {
   public List<JobEffect> start() {
     emit(new JobEffect.OpenAttempt(0, "the job starts"));
     checkpoints.start();
+    autoscaling.start();
     emit(
         new JobEffect.StartTimer(
             JobInput.DeployTimeout.INSTANCE,
@@ -171,6 +174,8 @@ public final class JobCore {
       epochs.onStalled(m);
     } else if (input == JobInput.CheckpointTick.INSTANCE) {
       checkpoints.maybeCheckpoint();
+    } else if (input == JobInput.AutoscalerTick.INSTANCE) {
+      autoscaling.onTick();
     } else if (input instanceof JobInput.TakeCheckpoint m) {
       checkpoints.onTake(m);
     } else if (input instanceof JobInput.TakeSavepoint m) {
@@ -346,6 +351,10 @@ public final class JobCore {
   }
 
   <T> void reply(ReplyTo<T> to, T message) {
+    if (to instanceof Autoscaling.Pending p) {
+      autoscaling.onOutcome(p, (JobReply.Outcome) message); // the autoscaler is not a host's client
+      return;
+    }
     emit(new JobEffect.Reply<>(to, message));
   }
 

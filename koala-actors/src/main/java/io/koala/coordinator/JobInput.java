@@ -218,6 +218,11 @@ public sealed interface JobInput {
     INSTANCE
   }
 
+  /** Time for the autoscaler to look at the job's load ({@code koala.autoscaler.interval}). */
+  enum AutoscalerTick implements JobInput, KoalaMessage {
+    INSTANCE
+  }
+
   /** Time to see whether a crash planned at a time is due. */
   enum CrashTick implements JobInput, KoalaMessage {
     INSTANCE

@@ -1,5 +1,6 @@
 package io.koala.coordinator;
 
+import io.koala.autoscaler.AutoscalerSettings;
 import io.koala.plan.ExecutionPlan;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
@@ -21,6 +22,7 @@ import java.util.Objects;
  * @param restoreFrom the checkpoint directory to resume from instead of the journal's latest, or
  *     null
  * @param scaleOnJoin operators rescaled onto each worker that joins
+ * @param autoscaler the autoscaler's settings ({@link AutoscalerSettings#OFF}: no autoscaling)
  * @param listener told the job's status at every change, or null
  * @param epochsWaitForCheckpoints true, except to plant hazard C1 (an epoch starting while a
  *     checkpoint is in progress) in the simulator's tests of its own checks
@@ -40,6 +42,7 @@ public record JobSetup(
     boolean sharded,
     Path restoreFrom,
     List<String> scaleOnJoin,
+    AutoscalerSettings autoscaler,
     ReplyTo<JobReply.StatusChanged> listener,
     boolean epochsWaitForCheckpoints) {
 
@@ -47,6 +50,7 @@ public record JobSetup(
     Objects.requireNonNull(jobId, "jobId");
     Objects.requireNonNull(plan, "plan");
     scaleOnJoin = List.copyOf(scaleOnJoin);
+    Objects.requireNonNull(autoscaler, "autoscaler");
     if (sharded && checkpointing == null) {
       throw new IllegalArgumentException("a sharded coordinator needs the job's journal");
     }

@@ -25,6 +25,7 @@ final class MetricsBook {
 
   private final JobCore job;
   private final Map<Integer, ReplyTo<JobMetrics>> requests = new HashMap<>();
+  private final Set<Integer> forAutoscaler = new HashSet<>();
   private int nextRequest;
   private JobMetrics last;
   private final List<TaskMetricsSnapshot> released = new ArrayList<>();
@@ -52,6 +53,13 @@ final class MetricsBook {
       requests.put(id, m.replyTo());
       gather(id);
     }
+  }
+
+  /** Gathers a snapshot for the autoscaler, which gets it with {@link Autoscaling#onMetrics}. */
+  void gatherForAutoscaler() {
+    int id = nextRequest++;
+    forAutoscaler.add(id);
+    gather(id);
   }
 
   /** Every task has finished: the final metrics, once gathered, end the job. */
@@ -91,6 +99,9 @@ final class MetricsBook {
     if (!status.isTerminal()) {
       last = metrics;
     }
+    if (forAutoscaler.remove(m.request())) {
+      job.autoscaling.onMetrics(metrics);
+    }
     if (replyTo != null) {
       job.reply(replyTo, status.isTerminal() ? last : metrics);
     }
@@ -107,7 +118,8 @@ final class MetricsBook {
         placement(),
         job.recovery.rollbacks(),
         job.checkpoints.stats(),
-        status.isTerminal() ? null : job.epochs.progress(tasks));
+        status.isTerminal() ? null : job.epochs.progress(tasks),
+        job.autoscaling.status());
   }
 
   /** The worker each task of the current attempt runs on. */
@@ -162,7 +174,8 @@ final class MetricsBook {
               last.placement(),
               job.recovery.rollbacks(),
               job.checkpoints.stats(),
-              null);
+              null,
+              job.autoscaling.status());
     }
   }
 

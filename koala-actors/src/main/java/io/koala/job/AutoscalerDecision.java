@@ -11,6 +11,8 @@ import java.util.Objects;
  * @param fromParallelism its live tasks before
  * @param toParallelism its live tasks after (the same for a rebalance)
  * @param reason the measurements and the rule that led to it, in words
+ * @param outcome {@value #RUNNING} until its reconfiguration ends, then {@code "completed in N
+ *     ms"}, or {@code "refused: ..."} with the reason
  */
 public record AutoscalerDecision(
     long atMillis,
@@ -18,11 +20,22 @@ public record AutoscalerDecision(
     Kind kind,
     int fromParallelism,
     int toParallelism,
-    String reason) {
+    String reason,
+    String outcome) {
+  /** The outcome of a decision whose reconfiguration has not ended. */
+  public static final String RUNNING = "running";
+
   public AutoscalerDecision {
     Objects.requireNonNull(operator, "operator");
     Objects.requireNonNull(kind, "kind");
     Objects.requireNonNull(reason, "reason");
+    Objects.requireNonNull(outcome, "outcome");
+  }
+
+  /** This decision with {@code outcome}. */
+  public AutoscalerDecision withOutcome(String outcome) {
+    return new AutoscalerDecision(
+        atMillis, operator, kind, fromParallelism, toParallelism, reason, outcome);
   }
 
   /** What a decision changes. */

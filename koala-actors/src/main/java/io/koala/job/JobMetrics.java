@@ -18,7 +18,8 @@ import java.util.stream.Stream;
  * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
  * checkpoint (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that
  * took over from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
- * reconfiguration running now ({@code reconfiguring}, null when none).
+ * reconfiguration running now ({@code reconfiguring}, null when none), and what the autoscaler
+ * found and did ({@code autoscaler}; {@link AutoscalerStatus#OFF} when the job is not autoscaled).
  *
  * <p>Tasks are named by the first operator of the chain they run ({@link
  * io.koala.plan.TaskId#operator()}): the helpers about tasks ({@link #tasksOf}, {@link
@@ -35,13 +36,39 @@ public record JobMetrics(
     Map<TaskId, Integer> placement,
     int rollbacks,
     CheckpointStats checkpoints,
-    ReconfigurationProgress reconfiguring) {
+    ReconfigurationProgress reconfiguring,
+    AutoscalerStatus autoscaler) {
 
   public JobMetrics {
     java.util.Objects.requireNonNull(checkpoints, "checkpoints");
+    java.util.Objects.requireNonNull(autoscaler, "autoscaler");
     tasks = List.copyOf(tasks);
     reconfigurations = List.copyOf(reconfigurations);
     placement = new LinkedHashMap<>(placement);
+  }
+
+  /** A snapshot of a job that is not autoscaled ({@link AutoscalerStatus#OFF}). */
+  public JobMetrics(
+      String jobId,
+      JobStatus status,
+      long atMillis,
+      List<TaskMetricsSnapshot> tasks,
+      List<ReconfigurationReport> reconfigurations,
+      Map<TaskId, Integer> placement,
+      int rollbacks,
+      CheckpointStats checkpoints,
+      ReconfigurationProgress reconfiguring) {
+    this(
+        jobId,
+        status,
+        atMillis,
+        tasks,
+        reconfigurations,
+        placement,
+        rollbacks,
+        checkpoints,
+        reconfiguring,
+        AutoscalerStatus.OFF);
   }
 
   /** The tasks of the current deployment that run on worker {@code worker}. */

@@ -191,7 +191,8 @@ public final class KoalaConfig {
               + " keeps it at the state services, which take no snapshots; allowed with the remote"
               + " backend: off");
     }
-    this.engine = new EngineSettings(channels, store, protocol, drain);
+    this.engine =
+        new EngineSettings(channels, store, protocol, drain, AutoscalerConfig.read(config));
   }
 
   /** The configuration of the application ({@code application.conf} over the defaults). */
@@ -491,7 +492,7 @@ public final class KoalaConfig {
     return read(c, path, "on/off (true/false)", () -> c.getBoolean(path));
   }
 
-  private static int intIn(Config c, String path, int min, int max) {
+  static int intIn(Config c, String path, int min, int max) {
     int v = read(c, path, "an integer in [" + min + ", " + max + "]", () -> c.getInt(path));
     if (v < min || v > max) {
       throw new ConfigurationException(
@@ -514,7 +515,7 @@ public final class KoalaConfig {
     return v;
   }
 
-  private static Duration durationIn(Config c, String path, Duration min, Duration max) {
+  static Duration durationIn(Config c, String path, Duration min, Duration max) {
     Duration v =
         read(
             c,
@@ -562,7 +563,7 @@ public final class KoalaConfig {
     return v;
   }
 
-  private static List<String> operatorNames(Config c, String path) {
+  static List<String> operatorNames(Config c, String path) {
     List<String> names = read(c, path, "a list of operator names", () -> c.getStringList(path));
     for (String n : names) {
       if (n.isBlank()) {

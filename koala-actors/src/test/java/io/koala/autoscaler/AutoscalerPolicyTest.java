@@ -199,7 +199,7 @@ class AutoscalerPolicyTest {
   }
 
   @Test
-  void anOperatorChangedIsLeftAloneForItsCooldown() {
+  void aScaleOutIsNotHeldButAScaleInWaitsForTheCooldown() {
     ModelJob job = new ModelJob(2);
     AutoscalerPolicy policy = new AutoscalerPolicy(withMaxStep(SETTINGS, 1));
     policy.decide(job.sample());
@@ -213,16 +213,25 @@ class AutoscalerPolicyTest {
     job.run(3, 30_000, 18_000, TRUE_RATE);
     assertThat(policy.decide(job.sample())).as("after a reconfiguration: a baseline").isEmpty();
     job.run(5, 30_000, 18_000, TRUE_RATE);
-    assertThat(policy.decide(job.sample())).isEmpty();
-    assertThat(evaluationOf(policy, "count").verdict()).contains("cooldown", "SCALE_OUT held");
-    while (job.atMillis < decidedAt + 30_000) {
-      job.run(5, 30_000, 18_000, TRUE_RATE);
+    List<AutoscalerPolicy.Action> second = policy.decide(job.sample());
+    assertThat(second).as("a second scale-out within the cooldown").hasSize(1);
+    assertThat(second.get(0).decision().toParallelism()).isEqualTo(4);
+    job.apply(second.get(0));
+    long secondAt = job.atMillis;
+    job.run(5, 30_000, 24_000, TRUE_RATE);
+    policy.decide(job.sample(true));
+    job.run(5, 1_000, 1_000 + job.lag / 5.0, TRUE_RATE); // the input falls; the backlog is read
+    policy.decide(job.sample());
+    assertThat(job.lag).isZero();
+    while (job.atMillis < secondAt + 30_000) {
+      job.run(5, 1_000, 1_000, TRUE_RATE);
       List<AutoscalerPolicy.Action> next = policy.decide(job.sample());
-      if (job.atMillis < decidedAt + 30_000) {
-        assertThat(next).isEmpty();
+      if (job.atMillis < secondAt + 30_000) {
+        assertThat(next).as("at %d ms", job.atMillis - decidedAt).isEmpty();
+        assertThat(evaluationOf(policy, "count").verdict()).contains("cooldown", "scale-in held");
       } else {
         assertThat(next).hasSize(1);
-        assertThat(next.get(0).decision().toParallelism()).isEqualTo(4);
+        assertThat(next.get(0).decision().kind()).isEqualTo(Kind.SCALE_IN);
       }
     }
   }
@@ -296,10 +305,10 @@ class AutoscalerPolicyTest {
   }
 
   /**
-   * A random day of input, the model job carrying out every decision (one sample during each
-   * reconfiguration): parallelism stays within its bounds, steps within the maximum, changes a
-   * cooldown apart (so no direction changes twice within one), and it keeps up at the end of every
-   * plateau.
+   * Random plateaus of input, the model job carrying out every decision (one sample during each
+   * reconfiguration): parallelism stays within its bounds, steps within the maximum, a scale-in
+   * comes a cooldown after the change before it, the parallelism never changes direction twice
+   * within a cooldown, and it serves every plateau by its end.
    */
   @Test
   void randomRatesKeepTheInvariants() {
@@ -309,25 +318,36 @@ class AutoscalerPolicyTest {
     ModelJob job = new ModelJob(1 + r.nextInt(4));
     AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
     policy.decide(job.sample());
-    long lastChange = -1;
+    List<long[]> changes = new ArrayList<>(); // {at, direction}
     for (int plateau = 0; plateau < 12; plateau++) {
       double arrival = 1_000 + r.nextInt(60_000);
       for (int i = 0; i < 30; i++) {
         double capacity = job.live.length * TRUE_RATE;
         double processed = Math.min(capacity, arrival + job.lag / 5.0);
         job.run(5, arrival, processed, TRUE_RATE);
-        List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
-        for (AutoscalerPolicy.Action a : actions) {
+        for (AutoscalerPolicy.Action a : policy.decide(job.sample())) {
           AutoscalerDecision d = a.decision();
           String at = "seed " + seed + " at " + job.atMillis;
-          if (lastChange >= 0) {
-            assertThat(job.atMillis - lastChange).as(at).isGreaterThanOrEqualTo(30_000);
+          int direction = Integer.signum(d.toParallelism() - d.fromParallelism());
+          if (direction < 0 && !changes.isEmpty()) {
+            long previous = changes.get(changes.size() - 1)[0];
+            assertThat(job.atMillis - previous).as(at).isGreaterThanOrEqualTo(30_000);
+          }
+          if (direction != 0) {
+            changes.add(new long[] {job.atMillis, direction});
+          }
+          int n = changes.size();
+          if (n >= 3
+              && changes.get(n - 1)[1] != changes.get(n - 2)[1]
+              && changes.get(n - 2)[1] != changes.get(n - 3)[1]) {
+            assertThat(changes.get(n - 1)[0] - changes.get(n - 3)[0])
+                .as("%s: two reversals", at)
+                .isGreaterThanOrEqualTo(30_000);
           }
           assertThat(Math.abs(d.toParallelism() - d.fromParallelism()))
               .as(at)
               .isLessThanOrEqualTo(4);
           assertThat(d.toParallelism()).as(at).isBetween(1, 16);
-          lastChange = job.atMillis;
           job.apply(a);
           job.run(1, arrival, Math.min(job.live.length * TRUE_RATE, arrival), TRUE_RATE);
           assertThat(policy.decide(job.sample(true))).as(at).isEmpty();

@@ -78,6 +78,7 @@ class JobCoreTest {
         sharded,
         null,
         scaleOnJoin,
+        io.koala.autoscaler.AutoscalerSettings.OFF,
         events::add,
         true);
   }

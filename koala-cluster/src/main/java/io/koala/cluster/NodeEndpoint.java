@@ -3,6 +3,9 @@ package io.koala.cluster;
 import com.sun.net.httpserver.HttpExchange;
 import com.sun.net.httpserver.HttpServer;
 import io.koala.connector.Json;
+import io.koala.job.AutoscalerDecision;
+import io.koala.job.AutoscalerEvaluation;
+import io.koala.job.AutoscalerStatus;
 import io.koala.job.JobMetrics;
 import io.koala.job.OperatorLoad;
 import io.koala.job.ReconfigurationException;
@@ -54,7 +57,9 @@ import org.slf4j.LoggerFactory;
  *       #SILENT_NODES} names the nodes that did not answer), {@code GET /jobs/<id>} (tasks with
  *       their placement, the running reconfiguration with its progress, the history of completed
  *       ones, checkpoints), {@code GET /jobs/<id>/load} (each operator's load from the runtime's
- *       decayed counters: per live task and per bucket, {@link #loads}) and {@code POST
+ *       decayed counters: per live task and per bucket, {@link #loads}), {@code GET
+ *       /jobs/<id>/autoscaler} (what the autoscaler last found for each operator and its latest
+ *       decisions, {@link #autoscaler}) and {@code POST
  *       /jobs/<id>/rescale|rebalance|migrate|checkpoint|savepoint|cancel} with query parameters;
  *   <li>{@code GET /jobs/<id>/state/<operator>/<state>?key=K[&keyType=string|long|int]}: one key's
  *       state of a keyed operator, read from wherever it is while the job runs ({@link
@@ -273,6 +278,11 @@ final class NodeEndpoint implements AutoCloseable {
     } else if (parts.size() == 3 && parts.get(0).equals("jobs") && parts.get(2).equals("load")) {
       requireMethod(method, "GET");
       reply(x, 200, loads(metrics(job(parts.get(1)))));
+    } else if (parts.size() == 3
+        && parts.get(0).equals("jobs")
+        && parts.get(2).equals("autoscaler")) {
+      requireMethod(method, "GET");
+      reply(x, 200, autoscaler(metrics(job(parts.get(1)))));
     } else if (parts.size() == 3 && parts.get(0).equals("jobs")) {
       requireMethod(method, "POST");
       authorize(x);
@@ -476,6 +486,51 @@ final class NodeEndpoint implements AutoCloseable {
     }
     j.put("tasks", tasks);
     j.put("reconfigurations", m.reconfigurations());
+    return j;
+  }
+
+  /**
+   * {@code GET /jobs/<id>/autoscaler}: whether the job is autoscaled, the decisions of each kind
+   * taken, the last evaluation of every operator and the latest decisions, oldest first, with their
+   * reasons and outcomes ({@link JobMetrics#autoscaler}).
+   */
+  static Map<String, Object> autoscaler(JobMetrics m) {
+    AutoscalerStatus a = m.autoscaler();
+    Map<String, Object> j = new LinkedHashMap<>();
+    j.put("id", m.jobId());
+    j.put("status", m.status().name());
+    j.put("enabled", a.enabled());
+    j.put("scaleOuts", a.scaleOuts());
+    j.put("scaleIns", a.scaleIns());
+    j.put("rebalances", a.rebalances());
+    List<Object> evaluations = new ArrayList<>();
+    for (AutoscalerEvaluation e : a.evaluations()) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("operator", e.operator());
+      o.put("atMillis", e.atMillis());
+      o.put("parallelism", e.parallelism());
+      o.put("inputRate", e.inputRate());
+      o.put("targetRate", e.targetRate());
+      o.put("trueRatePerTask", e.trueRatePerTask());
+      o.put("busiestUtilization", e.busiestUtilization());
+      o.put("wanted", e.wanted());
+      o.put("verdict", e.verdict());
+      evaluations.add(o);
+    }
+    j.put("evaluations", evaluations);
+    List<Object> decisions = new ArrayList<>();
+    for (AutoscalerDecision d : a.decisions()) {
+      Map<String, Object> o = new LinkedHashMap<>();
+      o.put("atMillis", d.atMillis());
+      o.put("operator", d.operator());
+      o.put("kind", d.kind().name());
+      o.put("from", d.fromParallelism());
+      o.put("to", d.toParallelism());
+      o.put("reason", d.reason());
+      o.put("outcome", d.outcome());
+      decisions.add(o);
+    }
+    j.put("decisions", decisions);
     return j;
   }
 

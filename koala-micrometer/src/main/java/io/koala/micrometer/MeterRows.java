@@ -98,6 +98,33 @@ final class MeterRows {
    * The rows of {@code m}, a snapshot taken at {@code m.atMillis()}; {@code workerNames}: the name
    * of each worker index (a task's {@code worker} tag; the index itself when not named).
    */
+  /** The autoscaler's decisions by kind and the parallelism it wants, when the job has one. */
+  private static void autoscaler(
+      List<Row> rows, Map<String, String> job, io.koala.job.AutoscalerStatus a) {
+    if (!a.enabled()) {
+      return;
+    }
+    long[] counts = {a.scaleOuts(), a.scaleIns(), a.rebalances()};
+    io.koala.job.AutoscalerDecision.Kind[] kinds = io.koala.job.AutoscalerDecision.Kind.values();
+    for (int k = 0; k < kinds.length; k++) {
+      rows.add(
+          new Value(
+              "koala.job.autoscaler.decisions",
+              Kind.COUNTER,
+              tags(job, "kind", kinds[k].name()),
+              counts[k],
+              "decisions the autoscaler took since the job's coordinator started, by kind"));
+    }
+    for (io.koala.job.AutoscalerEvaluation e : a.evaluations()) {
+      rows.add(
+          gauge(
+              "koala.job.autoscaler.wanted.parallelism",
+              tags(job, "operator", e.operator()),
+              e.wanted(),
+              "the tasks the autoscaler last found an operator needs"));
+    }
+  }
+
   static Snapshot of(JobMetrics m, List<String> workerNames) {
     List<Row> rows = new ArrayList<>();
     Map<String, String> job = Map.of("job", m.jobId());
@@ -117,6 +144,7 @@ final class MeterRows {
             m.rollbacks(),
             "rollbacks to a checkpoint since the job's coordinator started"));
     reconfigurations(rows, job, m.reconfigurations(), m.reconfiguring());
+    autoscaler(rows, job, m.autoscaler());
     rows.add(
         new Value(
             "koala.job.state.transferred.bytes",

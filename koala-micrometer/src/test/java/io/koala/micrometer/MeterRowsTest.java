@@ -274,6 +274,63 @@ class MeterRowsTest {
             "koala.job.reconfiguration.last.duration.seconds");
   }
 
+  @Test
+  void anAutoscaledJobCountsDecisionsByKindAndShowsTheParallelismWanted() {
+    io.koala.job.AutoscalerStatus status =
+        new io.koala.job.AutoscalerStatus(
+            true,
+            List.of(
+                new io.koala.job.AutoscalerEvaluation(
+                    5_000, "count", 2, 900, 1_200, 300, 2.0, 5, "target 1,200 records/s ...")),
+            List.of(),
+            3,
+            1,
+            2);
+    JobMetrics m =
+        new JobMetrics(
+            "scaled",
+            JobStatus.RUNNING,
+            5_000,
+            List.of(),
+            List.of(),
+            Map.of(),
+            0,
+            CheckpointStats.NONE,
+            null,
+            status);
+    List<MeterRows.Row> rows = MeterRows.of(m, List.of()).rows();
+    java.util.Map<String, Double> byKind = new java.util.HashMap<>();
+    rows.stream()
+        .filter(r -> r.name().equals("koala.job.autoscaler.decisions"))
+        .map(MeterRows.Value.class::cast)
+        .forEach(r -> byKind.put(r.tags().get("kind"), r.value()));
+    assertThat(byKind)
+        .containsOnly(
+            java.util.Map.entry("SCALE_OUT", 3.0),
+            java.util.Map.entry("SCALE_IN", 1.0),
+            java.util.Map.entry("REBALANCE", 2.0));
+    assertThat(operatorRow(rows, "koala.job.autoscaler.wanted.parallelism", "count").value())
+        .isEqualTo(5);
+  }
+
+  @Test
+  void aJobNotAutoscaledHasNoAutoscalerRows() {
+    JobMetrics m =
+        new JobMetrics(
+            "plain",
+            JobStatus.RUNNING,
+            0,
+            List.of(),
+            List.of(),
+            Map.of(),
+            0,
+            CheckpointStats.NONE,
+            null);
+    assertThat(MeterRows.of(m, List.of()).rows())
+        .extracting(MeterRows.Row::name)
+        .noneMatch(n -> n.startsWith("koala.job.autoscaler"));
+  }
+
   private static ReconfigurationReport report(long epoch, String operator, String kind, long ms) {
     return new ReconfigurationReport(
         epoch, operator, kind, List.of(0), List.of(0, 1), List.of(3), 1, ms, 0, 0, 0, 0, 0, 0, 0);

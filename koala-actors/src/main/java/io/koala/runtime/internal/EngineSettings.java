@@ -1,5 +1,6 @@
 package io.koala.runtime.internal;
 
+import io.koala.autoscaler.AutoscalerSettings;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.Protocol;
@@ -14,12 +15,16 @@ import java.util.function.Function;
  * batches, channels, hot sets and the decay of the tasks' load counters ({@code koala.batch},
  * {@code koala.channel}, {@code koala.reconfiguration.hot-set}, {@code
  * koala.metrics.load-half-life}), the store's memory map ({@code koala.store}), the reconfiguration
- * protocol and the drain of retired holders ({@code koala.reconfiguration}). The configuration
- * reads and checks them when it is created, like the rest; they are kept off its public API, which
- * names no internal type.
+ * protocol and the drain of retired holders ({@code koala.reconfiguration}), the autoscaler ({@code
+ * koala.autoscaler}). The configuration reads and checks them when it is created, like the rest;
+ * they are kept off its public API, which names no internal type.
  */
 public record EngineSettings(
-    ChannelSettings channels, StoreOptions store, Protocol protocol, DrainSettings drain) {
+    ChannelSettings channels,
+    StoreOptions store,
+    Protocol protocol,
+    DrainSettings drain,
+    AutoscalerSettings autoscaler) {
   private static final AtomicReference<Function<KoalaConfig, EngineSettings>> CONFIGS =
       new AtomicReference<>();
 
@@ -28,6 +33,7 @@ public record EngineSettings(
     Objects.requireNonNull(store, "store");
     Objects.requireNonNull(protocol, "protocol");
     Objects.requireNonNull(drain, "drain");
+    Objects.requireNonNull(autoscaler, "autoscaler");
   }
 
   /**

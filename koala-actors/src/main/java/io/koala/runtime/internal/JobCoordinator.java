@@ -157,6 +157,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
         sharded,
         restoreFrom,
         config.scaleOnJoin(),
+        EngineSettings.of(config).autoscaler(),
         listener,
         true);
   }

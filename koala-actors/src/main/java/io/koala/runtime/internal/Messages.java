@@ -112,5 +112,12 @@ final class Messages {
           io.koala.coordinator.JobInput.TakeSavepoint.class,
           io.koala.coordinator.JobInput.SavepointWritten.class,
           io.koala.coordinator.JobReply.SavepointOutcome.class,
-          io.koala.coordinator.SavepointWaiter.class);
+          io.koala.coordinator.SavepointWaiter.class,
+          io.koala.coordinator.JobInput.AutoscalerTick.class,
+          io.koala.routing.PartitionPolicy.LoadAware.class,
+          io.koala.job.AutoscalerStatus.class,
+          io.koala.job.AutoscalerEvaluation.class,
+          io.koala.job.AutoscalerDecision.class,
+          io.koala.job.AutoscalerDecision.Kind.class,
+          io.koala.coordinator.Autoscaling.Pending.class);
 }

@@ -35,6 +35,7 @@ import picocli.CommandLine.Spec;
       AdminCommand.Jobs.class,
       AdminCommand.Job.class,
       AdminCommand.Load.class,
+      AdminCommand.Autoscaler.class,
       AdminCommand.State.class,
       AdminCommand.Rescale.class,
       AdminCommand.Rebalance.class,
@@ -147,6 +148,21 @@ final class AdminCommand {
     @Override
     public Integer call() {
       return admin.call("GET", "/jobs/" + enc(id) + "/load");
+    }
+  }
+
+  @Command(
+      name = "autoscaler",
+      description =
+          "Shows what the autoscaler (koala.autoscaler) last found for each operator and its"
+              + " latest decisions, with their reasons and outcomes.")
+  static final class Autoscaler extends Action {
+    @Parameters(index = "0", description = "The job's id.")
+    String id;
+
+    @Override
+    public Integer call() {
+      return admin.call("GET", "/jobs/" + enc(id) + "/autoscaler");
     }
   }
 

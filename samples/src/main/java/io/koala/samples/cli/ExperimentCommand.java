@@ -13,6 +13,7 @@ import picocli.CommandLine.Command;
       SweepCommand.class,
       RepeatedCommand.class,
       SkewCommand.class,
+      AutoscaleCommand.class,
       MigrateCommand.class,
       MultiOperatorCommand.class,
       MicroCommand.class,

@@ -103,6 +103,30 @@ public final class Charts {
     return write(chart, file);
   }
 
+  /**
+   * Writes an x/y chart with a line per series and no markers to {@code file}.
+   *
+   * @param series each series' points as {x, y} pairs, in x order
+   * @throws IOException when the file cannot be written
+   */
+  public static Path lines(
+      Path file, String title, String xAxis, String yAxis, Map<String, List<double[]>> series)
+      throws IOException {
+    XYChart chart = chart(title, xAxis, yAxis);
+    series.forEach(
+        (name, points) -> {
+          if (!points.isEmpty()) {
+            chart
+                .addSeries(
+                    name,
+                    points.stream().map(p -> p[0]).toList(),
+                    points.stream().map(p -> p[1]).toList())
+                .setMarker(SeriesMarkers.NONE);
+          }
+        });
+    return write(chart, file);
+  }
+
   private static XYChart chart(String title, String xAxis, String yAxis) {
     System.setProperty("java.awt.headless", "true");
     XYChart chart =

@@ -1,5 +1,6 @@
 package io.koala.testkit.sim;
 
+import io.koala.autoscaler.AutoscalerSettings;
 import io.koala.coordinator.Change;
 import io.koala.coordinator.EpochDriver;
 import io.koala.coordinator.JobCore;
@@ -300,6 +301,7 @@ public final class Simulation {
             false,
             null,
             List.of(),
+            AutoscalerSettings.OFF,
             changed -> {
               if (changed.status() == JobStatus.FAILED && changed.error() != null) {
                 failures.add(changed.error());

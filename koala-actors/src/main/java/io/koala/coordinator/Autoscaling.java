@@ -1,0 +1,150 @@
+package io.koala.coordinator;
+
+import io.koala.autoscaler.AutoscalerPolicy;
+import io.koala.autoscaler.AutoscalerSettings;
+import io.koala.autoscaler.LoadSample;
+import io.koala.job.AutoscalerDecision;
+import io.koala.job.AutoscalerStatus;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The autoscaler's driver in the job's coordinator ({@code koala.autoscaler}): every interval it
+ * gathers the tasks' metrics, has {@link AutoscalerPolicy} decide from them, and queues each
+ * decision as a reconfiguration request, like a user's (journaled, run one at a time, by the job's
+ * reconfiguration protocol). Its state is soft: a coordinator that takes over starts it afresh.
+ */
+public final class Autoscaling {
+  static final Object TIMER = "autoscaler";
+
+  private final JobCore job;
+  private final AutoscalerSettings settings;
+  private final AutoscalerPolicy policy; // null: off
+  private final ArrayDeque<AutoscalerDecision> decisions = new ArrayDeque<>();
+  private final List<Pending> pending = new ArrayList<>();
+  private long scaleOuts;
+  private long scaleIns;
+  private long rebalances;
+  private boolean gathering;
+  private int rollbacksSeen;
+
+  /**
+   * Where a decision's outcome comes back: the core hands it over instead of replying, so it never
+   * leaves the coordinator (registered with the serializer like every reply address).
+   *
+   * @param decision the decision carried out
+   * @param submittedMillis when it was queued
+   */
+  public record Pending(AutoscalerDecision decision, long submittedMillis)
+      implements ReplyTo<JobReply.Outcome> {
+    @Override
+    public void tell(JobReply.Outcome message) {
+      throw new IllegalStateException("the job core answers the autoscaler itself");
+    }
+  }
+
+  Autoscaling(JobCore job) {
+    this.job = job;
+    this.settings = job.setup.autoscaler();
+    this.policy = settings.enabled() ? new AutoscalerPolicy(settings) : null;
+  }
+
+  /** Starts the interval timer when the job is autoscaled. */
+  void start() {
+    if (policy != null) {
+      job.emit(
+          new JobEffect.StartTimer(
+              TIMER, JobInput.AutoscalerTick.INSTANCE, settings.interval(), true));
+    }
+  }
+
+  /** The interval passed: gathers the tasks' metrics, unless a gathering is still out. */
+  void onTick() {
+    if (policy == null || gathering || job.lifecycle.status() != JobStatus.RUNNING) {
+      return;
+    }
+    gathering = true;
+    job.metrics.gatherForAutoscaler();
+  }
+
+  /** The metrics it asked for: decides, and queues the decisions. */
+  void onMetrics(JobMetrics m) {
+    gathering = false;
+    if (job.lifecycle.status() != JobStatus.RUNNING) {
+      return;
+    }
+    int rollbacks = job.recovery.rollbacks();
+    boolean steady =
+        pending.isEmpty()
+            && job.requests.isEmpty()
+            && !job.epochs.running()
+            && !job.recovery.recovering()
+            && rollbacks == rollbacksSeen;
+    rollbacksSeen = rollbacks;
+    LoadSample sample = LoadSamples.of(job.plan, job.live, m, !steady);
+    for (AutoscalerPolicy.Action a : policy.decide(sample)) {
+      AutoscalerDecision d = a.decision();
+      job.log()
+          .info(
+              "job {}: autoscaler: {} '{}' {} -> {}: {}",
+              job.jobId,
+              d.kind(),
+              d.operator(),
+              d.fromParallelism(),
+              d.toParallelism(),
+              d.reason());
+      switch (d.kind()) {
+        case SCALE_OUT -> scaleOuts++;
+        case SCALE_IN -> scaleIns++;
+        case REBALANCE -> rebalances++;
+      }
+      Change change =
+          d.kind() == AutoscalerDecision.Kind.REBALANCE
+              ? new Change.Rebalance(d.operator(), a.placement())
+              : new Change.Rescale(d.operator(), d.toParallelism(), a.placement());
+      Pending p = new Pending(d, job.now());
+      pending.add(p);
+      keep(d);
+      job.requests.onReconfigure(new JobInput.Reconfigure(change, p));
+    }
+  }
+
+  /** The outcome of decision {@code p}'s reconfiguration. */
+  void onOutcome(Pending p, JobReply.Outcome outcome) {
+    pending.remove(p);
+    String text =
+        outcome instanceof JobReply.Completed
+            ? "completed in " + (job.now() - p.submittedMillis()) + " ms"
+            : "refused: " + ((JobReply.Rejected) outcome).reason();
+    job.log()
+        .info(
+            "job {}: autoscaler: {} '{}' {}",
+            job.jobId,
+            p.decision().kind(),
+            p.decision().operator(),
+            text);
+    List<AutoscalerDecision> all = new ArrayList<>(decisions);
+    decisions.clear();
+    for (AutoscalerDecision d : all) {
+      decisions.add(d == p.decision() ? d.withOutcome(text) : d);
+    }
+  }
+
+  private void keep(AutoscalerDecision d) {
+    decisions.add(d);
+    while (decisions.size() > AutoscalerStatus.KEPT) {
+      decisions.removeFirst();
+    }
+  }
+
+  AutoscalerStatus status() {
+    if (policy == null) {
+      return AutoscalerStatus.OFF;
+    }
+    return new AutoscalerStatus(
+        true, policy.evaluations(), List.copyOf(decisions), scaleOuts, scaleIns, rebalances);
+  }
+}
