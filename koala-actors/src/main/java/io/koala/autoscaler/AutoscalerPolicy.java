@@ -49,6 +49,7 @@ public final class AutoscalerPolicy {
   private final AutoscalerSettings settings;
   private LoadSample previous;
   private final Map<String, Long> lastChange = new HashMap<>();
+  private final Map<String, RateModel.Arrival> arrivals = new HashMap<>();
   private final Map<String, AutoscalerEvaluation> evaluations = new LinkedHashMap<>();
 
   public AutoscalerPolicy(AutoscalerSettings settings) {
@@ -72,7 +73,12 @@ public final class AutoscalerPolicy {
       return List.of();
     }
     Map<String, RateModel.Rates> rates =
-        RateModel.between(before, sample, settings.catchUp().toMillis() / 1000.0);
+        RateModel.between(
+            before,
+            sample,
+            settings.catchUp().toMillis() / 1000.0,
+            settings.lead().toMillis() / 1000.0,
+            arrivals);
     List<Action> actions = new ArrayList<>();
     for (LoadSample.Vertex v : sample.vertices()) {
       Evaluated e = evaluate(sample.atMillis(), v, rates.get(v.operator()));

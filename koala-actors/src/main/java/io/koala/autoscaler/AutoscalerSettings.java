@@ -19,6 +19,9 @@ import java.util.Objects;
  * @param minParallelism the fewest tasks it leaves an operator
  * @param maxParallelism the most tasks it gives an operator
  * @param catchUp a source's backlog counts as input to be read within this time
+ * @param lead how far ahead a source's arrival rate is projected along its rise since the previous
+ *     interval (a falling rate is not projected), so that a rising input is served when the change
+ *     takes effect
  * @param operators the operators it may change; empty: every one that can be rescaled live
  */
 public record AutoscalerSettings(
@@ -31,6 +34,7 @@ public record AutoscalerSettings(
     int minParallelism,
     int maxParallelism,
     Duration catchUp,
+    Duration lead,
     List<String> operators) {
 
   /** Off, with the defaults of {@code reference.conf}. */
@@ -45,6 +49,7 @@ public record AutoscalerSettings(
           1,
           16,
           Duration.ofSeconds(10),
+          Duration.ofSeconds(10),
           List.of());
 
   /**
@@ -54,6 +59,7 @@ public record AutoscalerSettings(
     Objects.requireNonNull(interval, "interval");
     Objects.requireNonNull(cooldown, "cooldown");
     Objects.requireNonNull(catchUp, "catchUp");
+    Objects.requireNonNull(lead, "lead");
     operators = List.copyOf(operators);
     if (!(headroom >= 1) || Double.isInfinite(headroom)) {
       throw new IllegalArgumentException(

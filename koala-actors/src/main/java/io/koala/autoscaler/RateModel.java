@@ -9,8 +9,9 @@ import java.util.Map;
  * an operator's <em>true</em> processing rate is the records its tasks processed per second of
  * their busy time, not of wall time, so it holds whether the operator was backpressured, idle or
  * saturated; the rate it must keep up with is its sources' arrival rate (records read plus the
- * growth of their backlog) plus their backlog spread over the catch-up time, carried downstream
- * through each vertex's measured selectivity (records out per record in).
+ * growth of their backlog), projected {@code lead} ahead along its rise since the previous
+ * interval, plus their backlog spread over the catch-up time, carried downstream through each
+ * vertex's measured selectivity (records out per record in).
  */
 final class RateModel {
   /** Fewer records processed than this in an interval give no true rate. */
@@ -40,14 +41,28 @@ final class RateModel {
   private RateModel() {}
 
   /**
+   * A source's arrival rate over an interval, and the interval's middle: what the next interval's
+   * trend is taken from.
+   */
+  record Arrival(double rate, double atMillis) {}
+
+  /**
    * The rates of every vertex of {@code now}, by operator, from the counters' growth since {@code
    * before}; a task not in {@code before} counts from zero.
    *
    * @param catchUpSeconds over how long a source's backlog is to be read
+   * @param leadSeconds how far ahead a source's rising arrival rate is projected
+   * @param arrivals each source's arrival over an earlier interval (the last one measured), read
+   *     for its trend and replaced by this interval's
    * @throws IllegalArgumentException if {@code now} is not later than {@code before}, or a vertex
    *     reads from one not before it
    */
-  static Map<String, Rates> between(LoadSample before, LoadSample now, double catchUpSeconds) {
+  static Map<String, Rates> between(
+      LoadSample before,
+      LoadSample now,
+      double catchUpSeconds,
+      double leadSeconds,
+      Map<String, Arrival> arrivals) {
     double seconds = (now.atMillis() - before.atMillis()) / 1000.0;
     if (!(seconds > 0)) {
       throw new IllegalArgumentException(
@@ -68,7 +83,13 @@ final class RateModel {
       double target;
       if (v.source()) {
         arrival = Math.max(0, (g.in + g.lagGrowth) / seconds);
-        target = arrival + g.lagNow / catchUpSeconds;
+        double middle = (before.atMillis() + now.atMillis()) / 2.0;
+        Arrival earlier = arrivals.put(v.operator(), new Arrival(arrival, middle));
+        double rise =
+            earlier == null || middle <= earlier.atMillis()
+                ? 0
+                : Math.max(0, (arrival - earlier.rate()) / ((middle - earlier.atMillis()) / 1000));
+        target = arrival + rise * leadSeconds + g.lagNow / catchUpSeconds;
       } else {
         target = 0;
         for (String in : v.inputs()) {

@@ -27,6 +27,7 @@ final class AutoscalerConfig {
         min,
         max,
         KoalaConfig.durationIn(c, AT + "catch-up", Duration.ofSeconds(1), Duration.ofDays(1)),
+        KoalaConfig.durationIn(c, AT + "lead", Duration.ZERO, Duration.ofHours(1)),
         KoalaConfig.operatorNames(c, AT + "operators"));
   }
 

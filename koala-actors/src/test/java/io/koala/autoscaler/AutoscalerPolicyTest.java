@@ -1,6 +1,7 @@
 package io.koala.autoscaler;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.within;
 
 import io.koala.job.AutoscalerDecision;
 import io.koala.job.AutoscalerDecision.Kind;
@@ -36,6 +37,7 @@ class AutoscalerPolicyTest {
           1,
           16,
           Duration.ofSeconds(10),
+          Duration.ZERO, // no lead: the rule as DS2 states it (see aRisingInputIsServedAhead)
           List.of());
 
   /** A source feeding keyed operator {@code count}; counters are cumulative, as the runtime's. */
@@ -166,6 +168,42 @@ class AutoscalerPolicyTest {
     assertThat(e.targetRate()).isCloseTo(target, org.assertj.core.data.Offset.offset(1.0));
     assertThat(e.inputRate()).isCloseTo(12_000, org.assertj.core.data.Offset.offset(1.0));
     assertThat(d.reason()).contains("true rate 6,000/s per task", "5 tasks");
+  }
+
+  @Test
+  void aRisingInputIsServedAheadByTheLead() {
+    AutoscalerSettings ahead =
+        new AutoscalerSettings(
+            true,
+            Duration.ofSeconds(5),
+            1.25,
+            0.2,
+            Duration.ofSeconds(30),
+            8,
+            1,
+            16,
+            Duration.ofSeconds(10),
+            Duration.ofSeconds(10),
+            List.of());
+    ModelJob job = new ModelJob(4);
+    AutoscalerPolicy policy = new AutoscalerPolicy(ahead);
+    policy.decide(job.sample());
+    job.run(5, 12_000, 12_000, TRUE_RATE);
+    assertThat(policy.decide(job.sample())).as("3 tasks of work with the headroom: hold").isEmpty();
+    job.run(5, 15_000, 15_000, TRUE_RATE); // +600 records/s each second
+    List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
+    double projected = 15_000 + 600 * 10; // 10 s ahead along the rise
+    assertThat(rule(15_000, 1.25)).as("without the lead, 4 tasks would do").isEqualTo(4);
+    assertThat(actions).hasSize(1);
+    assertThat(actions.get(0).decision().toParallelism()).isEqualTo(rule(projected, 1.25));
+    job.run(5, 9_000, 9_000, TRUE_RATE); // a falling input is not projected
+    assertThat(evaluationOf(policy, "count").targetRate()).isEqualTo(projected, within(1.0));
+    policy.decide(job.sample(true));
+    job.run(5, 9_000, 9_000, TRUE_RATE);
+    policy.decide(job.sample());
+    job.run(5, 6_000, 6_000, TRUE_RATE);
+    policy.decide(job.sample());
+    assertThat(evaluationOf(policy, "count").targetRate()).isEqualTo(6_000, within(1.0));
   }
 
   @Test
@@ -371,6 +409,7 @@ class AutoscalerPolicyTest {
         s.minParallelism(),
         s.maxParallelism(),
         s.catchUp(),
+        s.lead(),
         s.operators());
   }
 
@@ -385,6 +424,7 @@ class AutoscalerPolicyTest {
         s.minParallelism(),
         s.maxParallelism(),
         s.catchUp(),
+        s.lead(),
         operators);
   }
 }

@@ -49,7 +49,8 @@ class RateModelTest {
                 vertex("b", List.of(), 20_000, 20_000, 1_000_000_000, 0),
                 vertex("filter", List.of("a"), 50_000, 25_000, 2_000_000_000, 0),
                 vertex("join", List.of("filter", "b"), 45_000, 45_000, 9_000_000_000L, 0)));
-    Map<String, RateModel.Rates> r = RateModel.between(before, after, 20);
+    Map<String, RateModel.Rates> r =
+        RateModel.between(before, after, 20, 0, new java.util.HashMap<>());
     double aTarget = 8_000 + 40_000 / 20.0; // arrivals, and the backlog over the catch-up time
     assertThat(r.get("a").arrivalRate()).isCloseTo(8_000, within(1e-6));
     assertThat(r.get("a").targetRate()).isCloseTo(aTarget, within(1e-6));
@@ -61,6 +62,27 @@ class RateModelTest {
   }
 
   @Test
+  void aRisingArrivalRateIsProjectedAheadAndAFallingOneIsNot() {
+    java.util.Map<String, RateModel.Arrival> arrivals = new java.util.HashMap<>();
+    LoadSample s0 = new LoadSample(0, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
+    LoadSample s1 =
+        new LoadSample(10_000, false, List.of(vertex("a", List.of(), 50_000, 0, 1_000, 0)));
+    LoadSample s2 =
+        new LoadSample(20_000, false, List.of(vertex("a", List.of(), 120_000, 0, 2_000, 0)));
+    LoadSample s3 =
+        new LoadSample(30_000, false, List.of(vertex("a", List.of(), 150_000, 0, 3_000, 0)));
+    assertThat(RateModel.between(s0, s1, 10, 5, arrivals).get("a").targetRate())
+        .as("no earlier interval: no trend")
+        .isCloseTo(5_000, within(1e-6));
+    // 7,000/s after 5,000/s, 10 s apart: rising by 200/s each second, 5 s ahead
+    assertThat(RateModel.between(s1, s2, 10, 5, arrivals).get("a").targetRate())
+        .isCloseTo(7_000 + 200 * 5, within(1e-6));
+    assertThat(RateModel.between(s2, s3, 10, 5, arrivals).get("a").targetRate())
+        .as("falling")
+        .isCloseTo(3_000, within(1e-6));
+  }
+
+  @Test
   void tooFewRecordsGiveNoTrueRate() {
     LoadSample before = new LoadSample(0, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
     LoadSample after =
@@ -68,15 +90,20 @@ class RateModelTest {
             5_000,
             false,
             List.of(vertex("a", List.of(), RateModel.MIN_RECORDS - 1, 0, 1_000_000, 0)));
-    assertThat(RateModel.between(before, after, 10).get("a").trueRatePerTask()).isNaN();
+    assertThat(
+            RateModel.between(before, after, 10, 0, new java.util.HashMap<>())
+                .get("a")
+                .trueRatePerTask())
+        .isNaN();
   }
 
   @Test
   void refusesSamplesOutOfOrderAndAVertexBeforeItsInput() {
     LoadSample a = new LoadSample(5, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
-    assertThatThrownBy(() -> RateModel.between(a, a, 10)).hasMessageContaining("time order");
+    assertThatThrownBy(() -> RateModel.between(a, a, 10, 0, new java.util.HashMap<>()))
+        .hasMessageContaining("time order");
     LoadSample bad = new LoadSample(9, false, List.of(vertex("x", List.of("a"), 0, 0, 0, 0)));
-    assertThatThrownBy(() -> RateModel.between(a, bad, 10))
+    assertThatThrownBy(() -> RateModel.between(a, bad, 10, 0, new java.util.HashMap<>()))
         .hasMessageContaining("'x' reads from 'a', which is not before it");
   }
 }

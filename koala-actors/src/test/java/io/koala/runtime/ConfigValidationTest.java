@@ -50,6 +50,17 @@ class ConfigValidationTest {
         "koala.reconfiguration.hot-set.max-keys | -1 | allowed: [0, 67108864]",
         "koala.metrics.load-half-life | 500 ms | allowed: [1 s, 1 h]",
         "koala.metrics.load-half-life | 2 h | allowed: [1 s, 1 h]",
+        "koala.autoscaler.enabled | sometimes | expected on/off",
+        "koala.autoscaler.interval | 100 ms | allowed: [1 s, 1 h]",
+        "koala.autoscaler.headroom | 0.8 | allowed: [1.0, 10.0]",
+        "koala.autoscaler.headroom | lots | expected a number",
+        "koala.autoscaler.scale-in-hysteresis | -0.1 | allowed: [0.0, 10.0]",
+        "koala.autoscaler.cooldown | -1 s | allowed: [0 s, 1 d]",
+        "koala.autoscaler.max-step | 0 | allowed: [1, 1024]",
+        "koala.autoscaler.min-parallelism | 0 | allowed: [1, 1024]",
+        "koala.autoscaler.max-parallelism | 0 | allowed: [1, 1024]",
+        "koala.autoscaler.catch-up | 0 s | allowed: [1 s, 1 d]",
+        "koala.autoscaler.lead | -1 s | allowed: [0 s, 1 h]",
         "koala.reconfiguration.protocol | drrs | allowed: [\"koala\", \"stop-restart\", \"eager\", \"fluid\"]",
         "koala.reconfiguration.buckets-per-step | 0 | allowed: [1, ",
         "koala.store.backend | rocksdb | allowed: \"lmdb\", \"remote\"",
@@ -97,6 +108,32 @@ class ConfigValidationTest {
         .isInstanceOf(ConfigurationException.class)
         .hasMessageStartingWith("koala.cluster.scale-on-join")
         .hasMessageContaining("expected a list of operator names");
+  }
+
+  @Test
+  void autoscalerSettingsAreReadAndTheirBoundsChecked() {
+    KoalaConfig c = KoalaConfig.load();
+    assertThat(EngineSettings.of(c).autoscaler())
+        .as("reference.conf and the settings' own defaults agree")
+        .isEqualTo(io.koala.autoscaler.AutoscalerSettings.OFF);
+    io.koala.autoscaler.AutoscalerSettings on =
+        EngineSettings.of(
+                c.with("koala.autoscaler.enabled", true)
+                    .with("koala.autoscaler.headroom", 1.5)
+                    .with("koala.autoscaler.operators", List.of("count")))
+            .autoscaler();
+    assertThat(on.enabled()).isTrue();
+    assertThat(on.headroom()).isEqualTo(1.5);
+    assertThat(on.covers("count")).isTrue();
+    assertThat(on.covers("other")).isFalse();
+    assertThatThrownBy(
+            () ->
+                KoalaConfig.load()
+                    .with("koala.autoscaler.min-parallelism", 8)
+                    .with("koala.autoscaler.max-parallelism", 4))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.autoscaler.max-parallelism = 4 is below")
+        .hasMessageContaining("koala.autoscaler.min-parallelism = 8");
   }
 
   @Test

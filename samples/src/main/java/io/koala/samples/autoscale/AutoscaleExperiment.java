@@ -94,6 +94,7 @@ public final class AutoscaleExperiment {
     out.put("headroom", s.headroom());
     out.put("scaleInHysteresis", s.scaleInHysteresis());
     out.put("cooldownSeconds", s.cooldownSeconds());
+    out.put("leadSeconds", s.leadSeconds());
     out.put("records", input.records());
     out.put("idealTaskSeconds", input.idealTaskSeconds());
     Map<String, Object> runs = new LinkedHashMap<>();

@@ -96,6 +96,7 @@ public final class AutoscaleRun {
         .with("koala.autoscaler.scale-in-hysteresis", s.scaleInHysteresis())
         .with("koala.autoscaler.cooldown", s.cooldownSeconds() + " s")
         .with("koala.autoscaler.catch-up", "5 s")
+        .with("koala.autoscaler.lead", s.leadSeconds() + " s")
         .with("koala.autoscaler.max-parallelism", 16)
         .with("koala.autoscaler.operators", List.of(AutoscaleJob.TARGET));
   }

@@ -15,6 +15,7 @@ package io.koala.samples.autoscale;
  * @param headroom the autoscaler's headroom ({@code koala.autoscaler.headroom})
  * @param scaleInHysteresis {@code koala.autoscaler.scale-in-hysteresis}
  * @param cooldownSeconds {@code koala.autoscaler.cooldown}
+ * @param leadSeconds {@code koala.autoscaler.lead}
  * @param seed the generator's seed
  */
 public record AutoscaleSettings(
@@ -30,11 +31,12 @@ public record AutoscaleSettings(
     double headroom,
     double scaleInHysteresis,
     int cooldownSeconds,
+    int leadSeconds,
     long seed) {
 
   /** The defaults of the command. */
   public static final AutoscaleSettings DEFAULTS =
-      new AutoscaleSettings(3, 90, 10, 2_000, 1_000, 100_000, 0.8, 512, 2, 1.1, 0.1, 10, 42);
+      new AutoscaleSettings(3, 90, 10, 2_000, 1_000, 100_000, 0.8, 512, 2, 1.1, 0.1, 10, 4, 42);
 
   /**
    * @throws IllegalArgumentException naming the setting out of range
@@ -51,6 +53,7 @@ public record AutoscaleSettings(
     check(headroom >= 1, "--headroom must be at least 1: " + headroom);
     check(scaleInHysteresis >= 0, "--scale-in-hysteresis must not be negative");
     check(cooldownSeconds >= 0, "--cooldown-seconds must not be negative");
+    check(leadSeconds >= 0, "--lead-seconds must not be negative");
   }
 
   private static void check(boolean ok, String why) {

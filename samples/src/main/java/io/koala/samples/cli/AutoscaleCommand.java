@@ -65,6 +65,9 @@ final class AutoscaleCommand implements Callable<Integer> {
   @Option(names = "--cooldown-seconds", description = "koala.autoscaler.cooldown (default 10).")
   int cooldownSeconds = AutoscaleSettings.DEFAULTS.cooldownSeconds();
 
+  @Option(names = "--lead-seconds", description = "koala.autoscaler.lead (default 4).")
+  int leadSeconds = AutoscaleSettings.DEFAULTS.leadSeconds();
+
   @Option(
       names = "--ways",
       split = ",",
@@ -92,6 +95,7 @@ final class AutoscaleCommand implements Callable<Integer> {
                     headroom,
                     hysteresis,
                     cooldownSeconds,
+                    leadSeconds,
                     AutoscaleSettings.DEFAULTS.seed()));
     for (String w : ways) {
       Experiments.checked(spec, () -> AutoscaleExperiment.way(w, s));

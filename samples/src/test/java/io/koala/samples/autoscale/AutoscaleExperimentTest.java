@@ -13,7 +13,7 @@ import org.junit.jupiter.api.Test;
 /** The experiment's input, its ideal, and how it judges a run. */
 class AutoscaleExperimentTest {
   private static final AutoscaleSettings S =
-      new AutoscaleSettings(2, 20, 5, 1_000, 1_000, 1_000, 1.0, 64, 2, 1.1, 0.1, 10, 7);
+      new AutoscaleSettings(2, 20, 5, 1_000, 1_000, 1_000, 1.0, 64, 2, 1.1, 0.1, 10, 4, 7);
 
   @Test
   void theRateCyclesFromOnceToFourTimesTheBase() {
@@ -177,7 +177,9 @@ class AutoscaleExperimentTest {
   void refusesAnUnknownWayAndBadSettings() {
     assertThatThrownBy(() -> AutoscaleExperiment.way("fast", S)).hasMessageContaining("no way");
     assertThatThrownBy(
-            () -> new AutoscaleSettings(0, 20, 5, 1_000, 1_000, 1_000, 1.0, 64, 2, 1.1, 0.1, 10, 7))
+            () ->
+                new AutoscaleSettings(
+                    0, 20, 5, 1_000, 1_000, 1_000, 1.0, 64, 2, 1.1, 0.1, 10, 4, 7))
         .hasMessageContaining("--cycles");
   }
 }
