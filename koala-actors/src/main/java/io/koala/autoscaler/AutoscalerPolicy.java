@@ -36,8 +36,8 @@ import java.util.Map;
  * A scale-in waits until {@code cooldown} has passed since the operator's last change; a scale-out
  * or a rebalance, which keep the lag down, never wait for it. Of two changes in opposite directions
  * one is a scale-in, so an operator's parallelism cannot change direction twice within a cooldown.
- * A sample taken while a reconfiguration runs decides nothing, and the next one only starts a new
- * interval: counters that span a change describe neither side.
+ * Counters that span a change describe neither side: the sample after a decision, and a sample
+ * taken while a reconfiguration runs, decide nothing; the next one only starts a new interval.
  */
 public final class AutoscalerPolicy {
   /** A rebalance must bring the busiest task's projected load at least this much lower. */
@@ -87,6 +87,9 @@ public final class AutoscalerPolicy {
         lastChange.put(v.operator(), sample.atMillis());
         actions.add(e.action);
       }
+    }
+    if (!actions.isEmpty()) {
+      previous = null; // the next interval would span the changes: the next sample starts anew
     }
     return List.copyOf(actions);
   }

@@ -168,6 +168,12 @@ class AutoscalerPolicyTest {
     assertThat(e.targetRate()).isCloseTo(target, org.assertj.core.data.Offset.offset(1.0));
     assertThat(e.inputRate()).isCloseTo(12_000, org.assertj.core.data.Offset.offset(1.0));
     assertThat(d.reason()).contains("true rate 6,000/s per task", "5 tasks");
+    job.run(5, 40_000, 12_000, TRUE_RATE); // not carried out yet: still saturated, input up
+    assertThat(policy.decide(job.sample()))
+        .as("an interval that spans a decision decides nothing")
+        .isEmpty();
+    job.run(5, 40_000, 12_000, TRUE_RATE);
+    assertThat(policy.decide(job.sample())).hasSize(1);
   }
 
   @Test

@@ -95,7 +95,6 @@ public final class AutoscaleRun {
         .with("koala.autoscaler.headroom", s.headroom())
         .with("koala.autoscaler.scale-in-hysteresis", s.scaleInHysteresis())
         .with("koala.autoscaler.cooldown", s.cooldownSeconds() + " s")
-        .with("koala.autoscaler.catch-up", "5 s")
         .with("koala.autoscaler.lead", s.leadSeconds() + " s")
         .with("koala.autoscaler.max-parallelism", 16)
         .with("koala.autoscaler.operators", List.of(AutoscaleJob.TARGET));
@@ -148,6 +147,19 @@ public final class AutoscaleRun {
       }
       JobStatus status = job.await(Duration.ofSeconds(30));
       last = job.metrics();
+      for (AutoscalerDecision d : last.autoscaler().decisions()) {
+        progress.accept(
+            String.format(
+                java.util.Locale.ROOT,
+                "%s: at %.1f s %s %d -> %d (%s): %s",
+                way.name(),
+                (d.atMillis() - t0) / 1000.0,
+                d.kind(),
+                d.fromParallelism(),
+                d.toParallelism(),
+                d.outcome(),
+                d.reason()));
+      }
       if (status != JobStatus.FINISHED) {
         invalid = "the job did not finish: " + status;
       }

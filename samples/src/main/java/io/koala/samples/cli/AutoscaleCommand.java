@@ -103,10 +103,18 @@ final class AutoscaleCommand implements Callable<Integer> {
     Map<String, Object> summary =
         AutoscaleExperiment.run(
             s, ways, output.dir("autoscale"), line -> System.err.println("autoscale: " + line));
-    spec.commandLine().getOut().println(Json.encode(summary));
-    spec.commandLine().getOut().flush();
     @SuppressWarnings("unchecked")
     Map<String, Map<String, Object>> runs = (Map<String, Map<String, Object>>) summary.get("runs");
+    if (output.json) {
+      for (var run : runs.entrySet()) {
+        Map<String, Object> line = new java.util.LinkedHashMap<>();
+        line.put("run", run.getKey());
+        line.putAll(run.getValue());
+        spec.commandLine().getOut().println(Json.encode(line));
+      }
+    }
+    spec.commandLine().getOut().println(Json.encode(summary));
+    spec.commandLine().getOut().flush();
     return runs.values().stream().allMatch(r -> Boolean.TRUE.equals(r.get("valid"))) ? 0 : 1;
   }
 }
