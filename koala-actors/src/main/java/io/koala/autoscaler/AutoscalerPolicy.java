@@ -33,11 +33,12 @@ import java.util.Map;
  *       load-aware one at the same parallelism lowers it by at least a tenth: a rebalance.
  * </ul>
  *
- * A scale-in waits until {@code cooldown} has passed since the operator's last change; a scale-out
- * or a rebalance, which keep the lag down, never wait for it. Of two changes in opposite directions
- * one is a scale-in, so an operator's parallelism cannot change direction twice within a cooldown.
- * Counters that span a change describe neither side: the sample after a decision, and a sample
- * taken while a reconfiguration runs, decide nothing; the next one only starts a new interval.
+ * A scale-in waits until {@code cooldown} has passed since the operator's last change of
+ * parallelism; a scale-out or a rebalance, which keep the lag down, never wait for it. Of two
+ * changes in opposite directions one is a scale-in, so an operator's parallelism cannot change
+ * direction twice within a cooldown. Counters that span a change describe neither side: the sample
+ * after a decision, and a sample taken while a reconfiguration runs, decide nothing; the next one
+ * only starts a new interval.
  */
 public final class AutoscalerPolicy {
   /** A rebalance must bring the busiest task's projected load at least this much lower. */
@@ -84,7 +85,9 @@ public final class AutoscalerPolicy {
       Evaluated e = evaluate(sample.atMillis(), v, rates.get(v.operator()));
       evaluations.put(v.operator(), e.evaluation);
       if (e.action != null) {
-        lastChange.put(v.operator(), sample.atMillis());
+        if (e.action.decision().kind() != Kind.REBALANCE) {
+          lastChange.put(v.operator(), sample.atMillis()); // a rebalance changes no direction
+        }
         actions.add(e.action);
       }
     }

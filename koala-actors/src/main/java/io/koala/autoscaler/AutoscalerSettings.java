@@ -13,8 +13,8 @@ import java.util.Objects;
  *     task)}: its busiest task runs at most {@code 1 / headroom} of its time at the target rate
  * @param scaleInHysteresis a scale-in is taken only when the smaller parallelism would still serve
  *     the target rate with {@code headroom × (1 + scaleInHysteresis)}
- * @param cooldown how long after a change of an operator it is not scaled in (scale-outs and
- *     rebalances do not wait)
+ * @param cooldown how long after a change of an operator's parallelism it is not scaled in
+ *     (scale-outs and rebalances do not wait)
  * @param maxStep the most tasks one decision adds or removes
  * @param minParallelism the fewest tasks it leaves an operator
  * @param maxParallelism the most tasks it gives an operator
