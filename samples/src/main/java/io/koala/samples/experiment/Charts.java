@@ -90,15 +90,7 @@ public final class Charts {
       Path file, String title, String xAxis, String yAxis, Map<String, List<double[]>> series)
       throws IOException {
     XYChart chart = chart(title, xAxis, yAxis);
-    series.forEach(
-        (name, points) -> {
-          if (!points.isEmpty()) {
-            chart.addSeries(
-                name,
-                points.stream().map(p -> p[0]).toList(),
-                points.stream().map(p -> p[1]).toList());
-          }
-        });
+    addSeries(chart, series, true);
     chart.getStyler().setMarkerSize(8);
     return write(chart, file);
   }
@@ -113,18 +105,25 @@ public final class Charts {
       Path file, String title, String xAxis, String yAxis, Map<String, List<double[]>> series)
       throws IOException {
     XYChart chart = chart(title, xAxis, yAxis);
+    addSeries(chart, series, false);
+    return write(chart, file);
+  }
+
+  private static void addSeries(
+      XYChart chart, Map<String, List<double[]>> series, boolean markers) {
     series.forEach(
         (name, points) -> {
           if (!points.isEmpty()) {
-            chart
-                .addSeries(
+            XYSeries s =
+                chart.addSeries(
                     name,
                     points.stream().map(p -> p[0]).toList(),
-                    points.stream().map(p -> p[1]).toList())
-                .setMarker(SeriesMarkers.NONE);
+                    points.stream().map(p -> p[1]).toList());
+            if (!markers) {
+              s.setMarker(SeriesMarkers.NONE);
+            }
           }
         });
-    return write(chart, file);
   }
 
   private static XYChart chart(String title, String xAxis, String yAxis) {
