@@ -9,14 +9,12 @@ import java.nio.file.Path;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs an experiment's runs one after the other in this process, after an untimed run that warms
- * the JVM up (once per workload and process): each its own job on a fresh runtime, with a progress
- * line on {@code progress}, a per-second CSV {@code NAME-LABEL.csv} in the output directory and,
- * when asked, its JSON result line on stdout.
+ * the JVM up (unless this process has run the workload): each its own job on a fresh runtime, with
+ * a progress line on {@code progress}, a per-second CSV {@code NAME-LABEL.csv} in the output
+ * directory and, when asked, its JSON result line on stdout.
  */
 public final class ExperimentRuns {
   private ExperimentRuns() {}
@@ -51,15 +49,9 @@ public final class ExperimentRuns {
   }
 
   /**
-   * The workloads this process has run a {@link #warmUp} of: their code is compiled, so a later
-   * experiment of the same workload (a test class running several, a rerun of invalid runs) needs
-   * none.
-   */
-  private static final Set<String> WARM = ConcurrentHashMap.newKeySet();
-
-  /**
-   * Runs {@code runs} in order, after {@link #warmUp} unless this process ran one of the first
-   * run's workload already.
+   * Runs {@code runs} in order, after {@link #warmUp} unless this process has run the first run's
+   * workload already ({@link RescaleExperiment#ran}: its code is compiled, as in a later experiment
+   * of a test class, or a rerun of invalid runs).
    *
    * @param name the experiment's name, the prefix of the CSV files
    * @param json whether to print each run's result as a JSON line on {@code stdout}
@@ -71,15 +63,13 @@ public final class ExperimentRuns {
       throws IOException, InterruptedException {
     Files.createDirectories(out);
     RescaleSettings first = runs.get(0).plan().settings();
-    if (WARM.contains(first.workload())) {
-      progress.println(
-          "the JVM is warm: it ran a warm-up of the " + first.workload() + " workload already");
+    if (RescaleExperiment.ran(first.workload())) {
+      progress.println("the JVM is warm: it has run the " + first.workload() + " workload");
     } else {
       progress.println(
           "warming the JVM up with a short untimed run, so that no run pays for compiling the"
               + " code");
       RescaleExperiment.run(warmUp(first), runs.get(0).config(), ExperimentProgress.silent());
-      WARM.add(first.workload());
     }
     Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
     int i = 0;
