@@ -44,6 +44,14 @@ final class DemoCommand implements Callable<Integer> {
   @Option(names = "--quick", description = "A short run: about a minute instead of a few.")
   boolean quick;
 
+  /**
+   * A smoke run for tests (hidden): the quick scenario's shape on 2,000 keys, 4 tasks of 500
+   * records/s and a few seconds a phase, so that the demo runs end to end in well under a minute;
+   * its figures mean little.
+   */
+  @Option(names = "--smoke", hidden = true)
+  boolean smoke;
+
   @Option(
       names = "--out",
       defaultValue = "koala-demo-report",
@@ -55,9 +63,23 @@ final class DemoCommand implements Callable<Integer> {
 
   /**
    * The demo's scenario: every key written once in the warm-up, a hot tenth of them after; the
-   * doubled input exceeds the 4 tasks' capacity and stays under the 8 tasks'.
+   * doubled input exceeds the 4 tasks' capacity and stays under the 8 tasks'. With {@code smoke},
+   * the {@link #smoke} one.
    */
-  static RescaleSettings scenario(boolean quick, String protocol) {
+  static RescaleSettings scenario(boolean quick, boolean smoke, String protocol) {
+    if (smoke) { // see the --smoke option
+      double rate = 2.5 * 500;
+      return scenario(true, false, protocol).toBuilder()
+          .keys(2_000)
+          .activeKeys(200)
+          .taskCapacity(500)
+          .rate(rate)
+          .warmupRate(rate)
+          .steadySeconds(3)
+          .doubledSeconds(4)
+          .tailSeconds(1)
+          .build();
+    }
     long keys = quick ? 100_000 : 400_000;
     double taskCapacity = quick ? 6_000 : 8_000;
     double rate = 2.5 * taskCapacity; // doubled: 5 tasks' worth, more than 4 can do, under 8
@@ -82,7 +104,7 @@ final class DemoCommand implements Callable<Integer> {
   @Override
   public Integer call() throws Exception {
     PrintWriter stdout = spec.commandLine().getOut();
-    RescaleSettings first = scenario(quick, PROTOCOLS.get(0));
+    RescaleSettings first = scenario(quick, smoke, PROTOCOLS.get(0));
     stdout.printf(
         Locale.ROOT,
         "Koala demo: %,d Twitch streamers with %d B of state each (%s in LMDB), the viewer-loyalty"
@@ -190,7 +212,7 @@ final class DemoCommand implements Callable<Integer> {
       throws Exception {
     List<ExperimentRuns.Run> runs =
         Experiments.perProtocol(
-            spec, protocols, p -> RescaleExperiment.Plan.rescale(scenario(quick, p)));
+            spec, protocols, p -> RescaleExperiment.Plan.rescale(scenario(quick, smoke, p)));
     return ExperimentRuns.run("demo", runs, out, System.out, stdout, false);
   }
 

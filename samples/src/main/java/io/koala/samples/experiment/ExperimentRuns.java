@@ -12,9 +12,9 @@ import java.util.Map;
 
 /**
  * Runs an experiment's runs one after the other in this process, after an untimed run that warms
- * the JVM up: each its own job on a fresh runtime, with a progress line on {@code progress}, a
- * per-second CSV {@code NAME-LABEL.csv} in the output directory and, when asked, its JSON result
- * line on stdout.
+ * the JVM up (unless this process has run the workload): each its own job on a fresh runtime, with
+ * a progress line on {@code progress}, a per-second CSV {@code NAME-LABEL.csv} in the output
+ * directory and, when asked, its JSON result line on stdout.
  */
 public final class ExperimentRuns {
   private ExperimentRuns() {}
@@ -49,7 +49,9 @@ public final class ExperimentRuns {
   }
 
   /**
-   * Runs {@code runs} in order, after {@link #warmUp}.
+   * Runs {@code runs} in order, after {@link #warmUp} unless this process has run the first run's
+   * workload already ({@link RescaleExperiment#ran}: its code is compiled, as in a later experiment
+   * of a test class, or a rerun of invalid runs).
    *
    * @param name the experiment's name, the prefix of the CSV files
    * @param json whether to print each run's result as a JSON line on {@code stdout}
@@ -60,10 +62,15 @@ public final class ExperimentRuns {
       String name, List<Run> runs, Path out, PrintStream progress, PrintWriter stdout, boolean json)
       throws IOException, InterruptedException {
     Files.createDirectories(out);
-    progress.println(
-        "warming the JVM up with a short untimed run, so that no run pays for compiling the code");
-    RescaleExperiment.run(
-        warmUp(runs.get(0).plan().settings()), runs.get(0).config(), ExperimentProgress.silent());
+    RescaleSettings first = runs.get(0).plan().settings();
+    if (RescaleExperiment.ran(first.workload())) {
+      progress.println("the JVM is warm: it has run the " + first.workload() + " workload");
+    } else {
+      progress.println(
+          "warming the JVM up with a short untimed run, so that no run pays for compiling the"
+              + " code");
+      RescaleExperiment.run(warmUp(first), runs.get(0).config(), ExperimentProgress.silent());
+    }
     Map<String, RescaleExperiment.Outcome> outcomes = new LinkedHashMap<>();
     int i = 0;
     for (Run run : runs) {

@@ -20,8 +20,10 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -61,7 +63,18 @@ public final class RescaleExperiment {
   /** Seconds before the rescale over which the "before" throughput and latency are taken. */
   static final int BEFORE_SECONDS = 10;
 
+  /** The workloads of the runs this process has completed ({@link #ran}). */
+  private static final Set<String> RAN = ConcurrentHashMap.newKeySet();
+
   private RescaleExperiment() {}
+
+  /**
+   * Whether this process has completed a run of {@code workload}: its code is compiled, and a run
+   * needs no warm-up before it ({@link ExperimentRuns}).
+   */
+  static boolean ran(String workload) {
+    return RAN.contains(workload);
+  }
 
   /**
    * What a run of {@code settings} produced: the summary, the per-second rows and the job's metrics
@@ -237,6 +250,7 @@ public final class RescaleExperiment {
       long t0 = awaitRunning(job, config.deployTimeout().toMillis() + 5_000);
       Outcome outcome = new Driver(plan, workload, job, processed, t0, progress).run();
       job.close();
+      RAN.add(s.workload());
       return outcome;
     } finally {
       progress.done();

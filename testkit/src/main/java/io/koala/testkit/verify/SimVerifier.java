@@ -58,8 +58,36 @@ public final class SimVerifier {
    */
   public static Outcome verify(
       Workload w, long seed, Protocol protocol, boolean crashes, Simulation.Fault... faults) {
+    return verify(w, seed, protocol, crashes, reference(w, seed), faults);
+  }
+
+  /**
+   * The reference run that a run of {@code w} under the schedule of {@code seed} is judged against:
+   * each operator at the schedule's final parallelism from the start, no reconfiguration,
+   * checkpoint, crash or fault. The simulation is deterministic, so the runs of one workload and
+   * seed (with and without crashes, or with another protocol) can share it ({@link
+   * #verify(Workload, long, Protocol, boolean, Simulation.Result, Simulation.Fault...)}).
+   */
+  public static Simulation.Result reference(Workload w, long seed) {
+    Schedule schedule = schedule(w, w.dataflow(Map.of(), RECORDS, RATE), seed);
+    return Simulation.of(w.dataflow(schedule.finalParallelism(), RECORDS, RATE), SETTINGS, seed)
+        .latency(LATENCY_MILLIS)
+        .run(MAX_STEPS);
+  }
+
+  /**
+   * {@link #verify(Workload, long, Protocol, boolean, Simulation.Fault...)} against {@code
+   * reference}, which must be {@link #reference} of the same {@code w} and {@code seed}.
+   */
+  public static Outcome verify(
+      Workload w,
+      long seed,
+      Protocol protocol,
+      boolean crashes,
+      Simulation.Result reference,
+      Simulation.Fault... faults) {
     Dataflow initial = w.dataflow(Map.of(), RECORDS, RATE);
-    Schedule schedule = Schedule.random(w, seed, 1, initial.plan().buckets());
+    Schedule schedule = schedule(w, initial, seed);
     Simulation sim =
         Simulation.of(initial, SETTINGS, seed).latency(LATENCY_MILLIS).protocol(protocol);
     for (Simulation.Fault f : faults) {
@@ -76,10 +104,6 @@ public final class SimVerifier {
       }
     }
     Simulation.Result run = sim.run(MAX_STEPS);
-    Simulation.Result reference =
-        Simulation.of(w.dataflow(schedule.finalParallelism(), RECORDS, RATE), SETTINGS, seed)
-            .latency(LATENCY_MILLIS)
-            .run(MAX_STEPS);
     List<String> violations = new ArrayList<>();
     if (!reference.finished() || !reference.failures().isEmpty()) {
       violations.add("the reference run did not finish: " + reference.failures());
@@ -120,6 +144,11 @@ public final class SimVerifier {
         run.refusedRequests(),
         run.crashes(),
         run.recoveries());
+  }
+
+  /** The random schedule of {@code seed} over {@code initial}, {@code w}'s initial dataflow. */
+  private static Schedule schedule(Workload w, Dataflow initial, long seed) {
+    return Schedule.random(w, seed, 1, initial.plan().buckets());
   }
 
   /** Crashes after up to this many snapshots of a checkpoint: some never strike, as planned. */

@@ -209,7 +209,10 @@ class FileSinkSimulationTest {
     assertThat(pending).as("prepared, not yet committed parts seen at crashes").isPositive();
   }
 
-  /** A writer that publishes at the barrier, before the checkpoint is durable: caught. */
+  /**
+   * A writer that publishes at the barrier, before the checkpoint is durable: caught, in one of the
+   * seeds at least (they stop at the first that catches it: the rest could not make it fail).
+   */
   @Test
   void publishingAtPrepareIsCaught() throws IOException {
     int caught = 0;
@@ -217,14 +220,11 @@ class FileSinkSimulationTest {
       Run run = run(seed, true);
       if (!run.problems().isEmpty()) {
         caught++;
-        if (caught == 1) {
-          System.out.println("commit at prepare, seed " + seed + ": " + run.problems().get(0));
-        }
+        System.out.println("commit at prepare, seed " + seed + ": " + run.problems().get(0));
+        break;
       }
     }
-    System.out.println(
-        "commit at prepare caught in " + caught + " of " + seeds().length + " seeds");
-    assertThat(caught).isPositive();
+    assertThat(caught).as("seeds whose run caught the commit at prepare").isPositive();
   }
 
   /** A sink hook that throws fails the task, naming the sink. */

@@ -64,14 +64,23 @@ public final class KltBench {
 
   /** Runs the benchmark: {@code iterations} measured seconds after as many warm-up seconds. */
   public static Result run(int iterations) throws RunnerException {
+    return run(iterations, TimeValue.seconds(1), 1);
+  }
+
+  /**
+   * Runs the benchmark: {@code iterations} measured iterations of {@code iteration} after as many
+   * warm-up ones, in {@code forks} forked JVMs (0: in this one, as a smoke test whose figures mean
+   * little does).
+   */
+  public static Result run(int iterations, TimeValue iteration, int forks) throws RunnerException {
     Options options =
         new OptionsBuilder()
             .include(KltLookupBenchmark.class.getName() + "\\.")
-            .forks(1)
+            .forks(forks)
             .warmupIterations(iterations)
-            .warmupTime(TimeValue.seconds(1))
+            .warmupTime(iteration)
             .measurementIterations(iterations)
-            .measurementTime(TimeValue.seconds(1))
+            .measurementTime(iteration)
             .build();
     Collection<RunResult> results = new Runner(options).run();
     Map<String, Double> resolve = new TreeMap<>();
