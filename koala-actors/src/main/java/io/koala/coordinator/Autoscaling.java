@@ -7,7 +7,6 @@ import io.koala.job.AutoscalerDecision;
 import io.koala.job.AutoscalerStatus;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,7 +22,7 @@ public final class Autoscaling {
   private final JobCore job;
   private final AutoscalerSettings settings;
   private final AutoscalerPolicy policy; // null: off
-  private final ArrayDeque<AutoscalerDecision> decisions = new ArrayDeque<>();
+  private final List<AutoscalerDecision> decisions = new ArrayList<>(); // oldest first
   private final List<Pending> pending = new ArrayList<>();
   private long scaleOuts;
   private long scaleIns;
@@ -126,17 +125,13 @@ public final class Autoscaling {
             p.decision().kind(),
             p.decision().operator(),
             text);
-    List<AutoscalerDecision> all = new ArrayList<>(decisions);
-    decisions.clear();
-    for (AutoscalerDecision d : all) {
-      decisions.add(d == p.decision() ? d.withOutcome(text) : d);
-    }
+    decisions.replaceAll(d -> d == p.decision() ? d.withOutcome(text) : d);
   }
 
   private void keep(AutoscalerDecision d) {
     decisions.add(d);
     while (decisions.size() > AutoscalerStatus.KEPT) {
-      decisions.removeFirst();
+      decisions.remove(0);
     }
   }
 

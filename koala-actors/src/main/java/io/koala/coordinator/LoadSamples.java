@@ -6,14 +6,9 @@ import io.koala.job.JobMetrics;
 import io.koala.job.OperatorLoad;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan;
-import io.koala.plan.OperatorId;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
-import java.util.Set;
 
 /**
  * What the autoscaler sees of a job ({@link LoadSample}), from its metrics snapshot and its live
@@ -26,7 +21,7 @@ final class LoadSamples {
   static LoadSample of(
       ExecutionPlan plan, LiveDeployment live, JobMetrics metrics, boolean reconfiguring) {
     List<LoadSample.Vertex> vertices = new ArrayList<>();
-    for (ExecutionPlan.Vertex v : topological(plan)) {
+    for (ExecutionPlan.Vertex v : plan.vertices()) { // topological order
       String name = v.id().name();
       List<String> inputs = v.inputs().stream().map(i -> i.from().name()).toList();
       List<LoadSample.Task> tasks = new ArrayList<>();
@@ -58,27 +53,5 @@ final class LoadSamples {
               loads));
     }
     return new LoadSample(metrics.atMillis(), reconfiguring, vertices);
-  }
-
-  /** The plan's vertices, each after every vertex it reads from. */
-  private static List<ExecutionPlan.Vertex> topological(ExecutionPlan plan) {
-    Map<OperatorId, ExecutionPlan.Vertex> left = new LinkedHashMap<>();
-    for (ExecutionPlan.Vertex v : plan.vertices()) {
-      left.put(v.id(), v);
-    }
-    List<ExecutionPlan.Vertex> out = new ArrayList<>();
-    Set<OperatorId> placed = new HashSet<>();
-    while (!left.isEmpty()) {
-      ExecutionPlan.Vertex next =
-          left.values().stream()
-              .filter(v -> v.inputs().stream().allMatch(i -> placed.contains(i.from())))
-              .findFirst()
-              .orElseThrow(
-                  () -> new IllegalStateException("the plan has a cycle: " + left.keySet()));
-      left.remove(next.id());
-      placed.add(next.id());
-      out.add(next);
-    }
-    return out;
   }
 }
