@@ -138,8 +138,8 @@ public final class AutoscalerPolicy {
 
   private Verdict verdict(long now, LoadSample.Vertex v, RateModel.Rates r) {
     int p = v.liveTasks().length;
-    if (!v.keyed()) {
-      return Verdict.hold(p, Double.NaN, null, "not rescalable live: it reads no keyed input");
+    if (v.fixed() != null) {
+      return Verdict.hold(p, Double.NaN, null, "not rescalable live: " + v.fixed());
     }
     if (!settings.covers(v.operator())) {
       return Verdict.hold(p, Double.NaN, null, "not in koala.autoscaler.operators");
@@ -274,11 +274,12 @@ public final class AutoscalerPolicy {
   /**
    * The busiest task's share of a vertex's load with its buckets placed over a number of tasks: by
    * measured bucket load with {@link PartitionPolicy#loadAware(double[])}, or by bucket count with
-   * {@link PartitionPolicy#even()} when no load was measured.
+   * {@link PartitionPolicy#even()} when no load was measured. A vertex without buckets is fed
+   * round-robin: each of q tasks gets 1/q of the load.
    */
   private static final class Placements {
     private final LoadSample.Vertex v;
-    private final double[] loads;
+    private final double[] loads; // null: no buckets
     private final boolean measured;
     private final Map<Integer, Double> byParallelism = new HashMap<>();
 
@@ -288,14 +289,19 @@ public final class AutoscalerPolicy {
       this.measured = l != null && Arrays.stream(l).sum() > 0;
       if (measured) {
         loads = l;
+      } else if (v.routing() == null) {
+        loads = null;
       } else {
         loads = new double[v.routing().buckets()];
         Arrays.fill(loads, 1);
       }
     }
 
-    /** The heaviest bucket's share of the load. */
+    /** The heaviest bucket's share of the load (0 without buckets: any task count splits it). */
     double heaviestBucketShare() {
+      if (loads == null) {
+        return 0;
+      }
       double total = Arrays.stream(loads).sum();
       return Arrays.stream(loads).max().orElse(0) / total;
     }
@@ -306,12 +312,18 @@ public final class AutoscalerPolicy {
 
     /** The busiest task's share with {@code q} tasks: the first {@code q} live ones, or more. */
     double busiestShare(int q) {
+      if (loads == null) {
+        return 1.0 / q;
+      }
       return byParallelism.computeIfAbsent(
           q, n -> busiestShare(policy().assign(v.routing(), tasks(n), loads.length)));
     }
 
-    /** The busiest task's share under {@code table}. */
+    /** The busiest task's share under {@code table} (null: round-robin over the live tasks). */
     double busiestShare(RoutingTable table) {
+      if (table == null) {
+        return 1.0 / v.liveTasks().length;
+      }
       Map<Integer, Double> load = new HashMap<>();
       double total = 0;
       for (int b = 0; b < loads.length; b++) {

@@ -23,12 +23,13 @@ public record LoadSample(long atMillis, boolean reconfiguring, List<Vertex> vert
    * @param operator the name of its first operator
    * @param inputs the vertices it reads from, one entry per input edge
    * @param source whether it reads from outside the job
-   * @param keyed whether it reads keyed input (so it can be rescaled and rebalanced live)
+   * @param keyed whether it reads keyed input (so it owns buckets and can be rebalanced)
    * @param liveTasks its live task indices
    * @param tasks the counters of its tasks, live and retired
    * @param routing its bucket → task table, or null when not keyed
    * @param bucketLoads the measured load of each bucket (busy time, or records, per second), or
    *     null when not keyed or not measured
+   * @param fixed why it keeps its parallelism (it cannot be rescaled live), or null when it can be
    */
   public record Vertex(
       String operator,
@@ -38,7 +39,8 @@ public record LoadSample(long atMillis, boolean reconfiguring, List<Vertex> vert
       int[] liveTasks,
       List<Task> tasks,
       RoutingTable routing,
-      double[] bucketLoads) {
+      double[] bucketLoads,
+      String fixed) {
     public Vertex {
       Objects.requireNonNull(operator, "operator");
       inputs = List.copyOf(inputs);

@@ -9,8 +9,8 @@ import io.koala.routing.PartitionPolicy;
 import java.util.Arrays;
 
 /**
- * A requested change of how a keyed operator is partitioned, named as the user wrote it, turned
- * into a {@link ReconfigurationPlan} against the deployment at the time its epoch starts.
+ * A requested change of how an operator is partitioned, named as the user wrote it, turned into a
+ * {@link ReconfigurationPlan} against the deployment at the time its epoch starts.
  */
 public sealed interface Change extends KoalaMessage
     permits Change.Rescale, Change.Rebalance, Change.Migrate {
@@ -53,6 +53,13 @@ public sealed interface Change extends KoalaMessage
               + "' instead");
     }
     EpochDriver.checkReconfigurable(v);
+    if (c instanceof Rebalance && !v.isKeyed()) {
+      throw new IllegalArgumentException(
+          "operator '"
+              + op
+              + "' reads no keyed input, so it owns no buckets to rebalance; rescale or migrate it"
+              + " instead");
+    }
     int buckets = live.setup(live.liveTaskIds(v.id()).get(0)).buckets();
     if (c instanceof Rescale r && (r.parallelism() < 1 || r.parallelism() > buckets)) {
       throw new IllegalArgumentException(

@@ -213,7 +213,7 @@ public final class Checkpoints<H, C> {
   /**
    * Whether a retained checkpoint has {@code task}'s snapshot as a holder's (its output is cut).
    */
-  private boolean retainedAsHolder(TaskId task) {
+  public boolean retainedAsHolder(TaskId task) {
     for (Completed<H, C> r : retained) {
       if (r.holders().contains(task)) {
         return true;

@@ -11,15 +11,16 @@ import java.util.Set;
  * coordinator classifies the job's tasks on the worker and carries out the step.
  *
  * <ol>
- *   <li>Tasks of keyed operators that own buckets are <b>migrated</b> to the least-loaded placeable
- *       worker (a migrate request each, as {@code JobHandle.migrate} makes): the old task retires,
- *       and every owner that references it drains it with a forced full transfer (§6.5).
+ *   <li>Tasks an epoch can move — of keyed operators, and of stages without keyed input that read
+ *       no forward edge — are <b>migrated</b> to the least-loaded placeable worker (a migrate
+ *       request each, as {@code JobHandle.migrate} makes): the old task retires, and every owner
+ *       that references it drains it with a forced full transfer (§6.5).
  *   <li>Retiring holders on the worker — those just retired and any left by earlier
  *       reconfigurations — are <b>waited</b> for: they stop once no owner references them (C5).
- *   <li>Tasks that no epoch can move (sources, sinks, operators that do not read keyed input) move
- *       only by restoring a checkpoint: with checkpoints, one is taken and the job rolls back to it
- *       with the worker's tasks <b>relocated</b> elsewhere (that moves every task on the worker, so
- *       no migration is started first); without, the departure <b>fails</b>, naming them.
+ *   <li>Tasks that no epoch can move (sources, and stages reading a forward edge) move only by
+ *       restoring a checkpoint: with checkpoints, one is taken and the job rolls back to it with
+ *       the worker's tasks <b>relocated</b> elsewhere (that moves every task on the worker, so no
+ *       migration is started first); without, the departure <b>fails</b>, naming them.
  *   <li>When the worker hosts nothing of the job, it is <b>done</b>.
  * </ol>
  */
@@ -100,8 +101,9 @@ public final class Departure {
                 + hosted.unmovable()
                 + " on worker "
                 + worker
-                + " do not read keyed input (sources, sinks, stateless operators); they move only"
-                + " by restoring a checkpoint, and checkpoints are off (koala.checkpoint.interval)");
+                + " cannot be reconfigured live (sources, and stages reading a forward edge); they"
+                + " move only by restoring a checkpoint, and checkpoints are off"
+                + " (koala.checkpoint.interval)");
       }
       return new Relocate(all(hosted));
     }

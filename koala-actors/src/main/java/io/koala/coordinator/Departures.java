@@ -307,8 +307,8 @@ final class Departures {
       if (job.roster.isReleased(t) || job.live.retired().contains(t) || job.roster.hasFinished(t)) {
         // stops once drained, or with the job; released, it is there until HolderReleased
         holders.add(t);
-      } else if (job.plan.vertex(t.operator()).isKeyed()) {
-        owners.add(t);
+      } else if (EpochDriver.isReconfigurable(job.plan.vertex(t.operator()))) {
+        owners.add(t); // moves live, by a migration
       } else {
         unmovable.add(t);
       }

@@ -26,8 +26,13 @@ import java.util.Set;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Runs one reconfiguration of a keyed operator through the steps of DESIGN §6.1, as a pure state
+ * Runs one reconfiguration of an operator through the steps of DESIGN §6.1, as a pure state
  * machine: {@link #start()}, {@link #deployed()} and {@link #on} return the effects to carry out.
+ * An operator without keyed input moves no buckets: its epoch deploys the new tasks, announces
+ * their channels downstream, switches its upstream tasks' round-robin to the new set of tasks
+ * (markers on every channel, the channels to removed tasks closed after them) and is done when
+ * every task has consumed its markers; a removed task finishes the records queued before its
+ * markers, then ends its output like a task whose input ended.
  *
  * <pre>
  *   DEPLOYING (new tasks) → PREPARING → CATCHING_UP → HANDING_OVER → SWITCHING → DRAINING → DONE
@@ -102,8 +107,8 @@ public final class EpochDriver {
 
   /**
    * @param placeNew the worker of a new task, by its index
-   * @throws IllegalArgumentException when the operator cannot be reconfigured (not keyed, or a
-   *     forward edge out of it)
+   * @throws IllegalArgumentException when the operator cannot be reconfigured ({@link
+   *     #checkReconfigurable})
    */
   public EpochDriver(
       long epoch,
@@ -129,17 +134,52 @@ public final class EpochDriver {
   }
 
   /**
-   * Checks that {@code v} can be reconfigured: its tasks read keyed input.
+   * Whether {@code v} can be reconfigured: its tasks read keyed input (their state is partitioned
+   * by key), or it is a stage without keyed input that is not a source and reads no forward edge
+   * (its tasks keep no keyed state; records reach them round-robin, so any number of tasks may read
+   * them).
+   */
+  public static boolean isReconfigurable(Vertex v) {
+    try {
+      checkReconfigurable(v);
+      return true;
+    } catch (IllegalArgumentException e) {
+      return false;
+    }
+  }
+
+  /**
+   * Checks that {@code v} can be reconfigured ({@link #isReconfigurable}).
    *
    * @throws IllegalArgumentException saying why not
    */
   public static void checkReconfigurable(Vertex v) {
-    if (!v.isKeyed()) {
+    if (v.isKeyed()) {
+      return;
+    }
+    if (v.isSource()) {
       throw new IllegalArgumentException(
           "operator '"
               + v.id()
-              + "' does not read keyed input; only keyed operators reconfigure (their state is"
-              + " partitioned by key)");
+              + "' is a source; a source keeps the parallelism it was deployed with (its"
+              + " partitions are assigned to its tasks at deployment)");
+    }
+    for (VertexInput in : v.inputs()) {
+      if (in.partitioning() == Partitioning.FORWARD) {
+        throw new IllegalArgumentException(
+            "operator '"
+                + v.id()
+                + "' reads a forward edge from '"
+                + in.from()
+                + "' (each of its tasks reads one task of '"
+                + in.from()
+                + "', in order); another parallelism would make that edge a rebalance and lose"
+                + " that order. Give '"
+                + v.id()
+                + "' a parallelism other than '"
+                + in.from()
+                + "''s in the dataflow, so the edge is a rebalance, or key its input");
+      }
     }
   }
 
@@ -182,7 +222,7 @@ public final class EpochDriver {
                   : newUpstreamChannels.get(u).get(edge).get(task(t)));
           targets.add(task(t));
         }
-        List<Integer> routing = Arrays.stream(plan.after().toArray()).boxed().toList();
+        List<Integer> routing = plan.routingAfter();
         switches
             .computeIfAbsent(u, k -> new LinkedHashMap<>())
             .put(
@@ -269,7 +309,8 @@ public final class EpochDriver {
               plan.movesTo(t),
               peersOut.getOrDefault(t, List.of()),
               peersIn.getOrDefault(t, List.of()),
-              markers));
+              markers,
+              Arrays.stream(plan.removed()).anyMatch(x -> x == t)));
     }
   }
 
@@ -495,7 +536,7 @@ public final class EpochDriver {
           all.addAll(inputs);
           deployment.put(withInputs(s, all), deployment.placement(d));
         });
-    List<Integer> routing = Arrays.stream(plan.after().toArray()).boxed().toList();
+    List<Integer> routing = plan.routingAfter();
     for (int t : plan.tasksAfter()) {
       TaskSetup s = deployment.setup(task(t));
       deployment.put(

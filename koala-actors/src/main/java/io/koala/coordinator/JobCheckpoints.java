@@ -166,8 +166,9 @@ final class JobCheckpoints {
 
   /**
    * Triggers a checkpoint when one is wanted and may start: the job runs, no epoch runs (§8, C1),
-   * no source has read all its input (its end is held until none is in progress), and some task has
-   * not finished.
+   * and some task has not finished. Once a source has read all its input (its end is held until
+   * none is in progress) only the last one starts: the one that publishes what retired tasks' sinks
+   * keep ({@link #retiredSinkOutputUnpublished}).
    */
   void maybeCheckpoint() {
     if (core == null
@@ -175,11 +176,11 @@ final class JobCheckpoints {
         || !job.lifecycle.running()
         || job.recovery.recovering()
         || job.epochs.running()
-        || job.turns.finishing()
-        || job.roster.allFinished()) {
+        || job.roster.allFinished()
+        || core.inProgress()) {
       return;
     }
-    if (!wanted()) {
+    if (job.turns.finishing() ? !retiredSinkOutputUnpublished() : !wanted()) {
       return;
     }
     List<TaskId> sources = new ArrayList<>();
@@ -260,10 +261,44 @@ final class JobCheckpoints {
 
   /**
    * Holder {@code task} is unreferenced: it stops once no checkpoint includes it, and once one has
-   * cut the results it sent since its last cut.
+   * cut the results it sent since its last cut — or, for a retired task whose chain ends in a sink,
+   * the output its sink keeps until a checkpoint publishes it.
    */
   void holderUnreferenced(TaskId task) {
-    carryOut(core.holderUnreferenced(task, job.results.uncut(task)));
+    boolean uncut = job.results.uncut(task) || keepsSinkOutput(task);
+    carryOut(core.holderUnreferenced(task, uncut));
+  }
+
+  /**
+   * Whether retired task {@code task} ends in a sink whose output no committed checkpoint has
+   * published yet: a sink publishing at checkpoints does not publish at a task's retirement (a
+   * rollback past it would write the same records again), but at the commit of the first checkpoint
+   * that has the task as a holder.
+   */
+  private boolean keepsSinkOutput(TaskId task) {
+    // a holder the roster no longer has was stopped (its output committed) before the checkpoint
+    // the job was restored from
+    return job.live.retired().contains(task)
+        && job.roster.ids().contains(task)
+        && !job.roster.isReleased(task)
+        && job.plan.vertex(task.operator()).tail().kind() == OperatorNode.Kind.SINK
+        && !core.retainedAsHolder(task);
+  }
+
+  /**
+   * Whether a retired task's sink keeps output no committed checkpoint has published: the sources
+   * then end only after one has ({@link Turns#releaseInputs}).
+   */
+  boolean retiredSinkOutputUnpublished() {
+    if (core == null) {
+      return false;
+    }
+    for (TaskId t : job.live.retired()) {
+      if (keepsSinkOutput(t)) {
+        return true;
+      }
+    }
+    return false;
   }
 
   /** Carries out what the checkpoint core decided. */

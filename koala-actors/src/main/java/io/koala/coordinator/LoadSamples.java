@@ -50,8 +50,19 @@ final class LoadSamples {
               live.liveTasks(v.id()),
               tasks,
               v.isKeyed() ? live.routing(v.id()) : null,
-              loads));
+              loads,
+              fixedBecause(v)));
     }
     return new LoadSample(metrics.atMillis(), reconfiguring, vertices);
+  }
+
+  /** Why {@code v} cannot be rescaled live, or null when it can. */
+  private static String fixedBecause(ExecutionPlan.Vertex v) {
+    try {
+      EpochDriver.checkReconfigurable(v);
+      return null;
+    } catch (IllegalArgumentException e) {
+      return e.getMessage();
+    }
   }
 }

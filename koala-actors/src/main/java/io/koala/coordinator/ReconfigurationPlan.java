@@ -9,9 +9,12 @@ import java.util.List;
 import java.util.TreeSet;
 
 /**
- * What one reconfiguration of a keyed operator changes (DESIGN §6.1 step 0): the routing tables
- * before and after, the tasks added and removed, and which buckets move from which sender to which
+ * What one reconfiguration of an operator changes (DESIGN §6.1 step 0): the routing tables before
+ * and after, the tasks added and removed, and which buckets move from which sender to which
  * receiver. Pure; built from the live tasks before and after and a {@link PartitionPolicy}.
+ *
+ * <p>An operator without keyed input owns no buckets: its plan has no routing tables ({@link
+ * #before()} and {@link #after()} are null) and no moves, only tasks added and removed.
  */
 public final class ReconfigurationPlan {
   private final RoutingTable before;
@@ -27,7 +30,7 @@ public final class ReconfigurationPlan {
     this.tasksBefore = tasksBefore;
     this.tasksAfter = tasksAfter;
     List<BucketMove> m = new ArrayList<>();
-    for (int b = 0; b < before.buckets(); b++) {
+    for (int b = 0; before != null && b < before.buckets(); b++) {
       if (before.owner(b) != after.owner(b)) {
         m.add(new BucketMove(b, before.owner(b), after.owner(b)));
       }
@@ -37,12 +40,19 @@ public final class ReconfigurationPlan {
 
   /**
    * Plans the change from {@code before} (owned by {@code tasksBefore}) to the tasks {@code
-   * tasksAfter}, placed by {@code policy}.
+   * tasksAfter}, placed by {@code policy}; with {@code before} null (an operator without buckets)
+   * only the tasks change and {@code policy} is not used.
    */
   public static ReconfigurationPlan of(
       RoutingTable before, int[] tasksBefore, int[] tasksAfter, PartitionPolicy policy) {
     int[] b = sorted(tasksBefore);
     int[] a = sorted(tasksAfter);
+    if (a.length == 0) {
+      throw new IllegalArgumentException("an operator needs at least one task");
+    }
+    if (before == null) {
+      return new ReconfigurationPlan(null, null, b, a);
+    }
     RoutingTable after = policy.assign(before, a, before.buckets());
     for (int bucket = 0; bucket < before.buckets(); bucket++) {
       if (Arrays.binarySearch(b, before.owner(bucket)) < 0) {
@@ -58,9 +68,9 @@ public final class ReconfigurationPlan {
   }
 
   /**
-   * Scales an operator whose live tasks are {@code tasksBefore} to {@code parallelism} tasks: new
-   * tasks get the next unused indices after {@code highestIndexEverUsed}; a scale-in removes the
-   * highest indices.
+   * Scales an operator whose live tasks are {@code tasksBefore} (routing {@code before}, null
+   * without buckets) to {@code parallelism} tasks: new tasks get the next unused indices after
+   * {@code highestIndexEverUsed}; a scale-in removes the highest indices.
    */
   public static ReconfigurationPlan rescale(
       RoutingTable before,
@@ -83,7 +93,8 @@ public final class ReconfigurationPlan {
 
   /**
    * Moves task {@code task} elsewhere: a new task with index {@code highestIndexEverUsed + 1} takes
-   * over all of its buckets, and the old one is removed (it stays a holder until drained).
+   * over all of its buckets (routing {@code before}, null without buckets), and the old one is
+   * removed (it stays a holder until drained).
    */
   public static ReconfigurationPlan migrate(
       RoutingTable before, int[] tasksBefore, int task, int highestIndexEverUsed) {
@@ -92,8 +103,8 @@ public final class ReconfigurationPlan {
       throw new IllegalArgumentException("task " + task + " is not live: " + Arrays.toString(b));
     }
     int replacement = highestIndexEverUsed + 1;
-    int[] owners = before.toArray();
-    for (int i = 0; i < owners.length; i++) {
+    int[] owners = before == null ? null : before.toArray();
+    for (int i = 0; owners != null && i < owners.length; i++) {
       if (owners[i] == task) {
         owners[i] = replacement;
       }
@@ -106,7 +117,7 @@ public final class ReconfigurationPlan {
     }
     after.add(replacement);
     int[] a = after.stream().mapToInt(Integer::intValue).toArray();
-    return of(before, b, a, PartitionPolicy.explicit(owners));
+    return of(before, b, a, owners == null ? null : PartitionPolicy.explicit(owners));
   }
 
   private static int[] sorted(int[] tasks) {
@@ -182,12 +193,19 @@ public final class ReconfigurationPlan {
     return moves.isEmpty() && added().length == 0 && removed().length == 0;
   }
 
+  /** The routing table before, or null for an operator without buckets. */
   public RoutingTable before() {
     return before;
   }
 
+  /** The routing table after, or null for an operator without buckets. */
   public RoutingTable after() {
     return after;
+  }
+
+  /** The routing table after as the owner of each bucket; empty for an operator without buckets. */
+  public List<Integer> routingAfter() {
+    return after == null ? List.of() : Arrays.stream(after.toArray()).boxed().toList();
   }
 
   /** The bucket moves, by bucket. */

@@ -63,12 +63,19 @@ final class Turns {
     job.epochs.startNext(); // rejects what is queued, and lets the source end unless an epoch runs
   }
 
-  /** No reconfiguration or checkpoint runs, and none will start: the sources may end. */
+  /**
+   * No reconfiguration or checkpoint runs, and none will start: the sources may end — after one
+   * last checkpoint when a retired task's sink keeps output only a checkpoint publishes.
+   */
   void releaseInputs() {
     if (!job.epochs.running()
         && job.lifecycle.running()
         && !job.recovery.recovering()
         && !job.checkpoints.inProgress()) {
+      if (inputEnds.finishing() && job.checkpoints.retiredSinkOutputUnpublished()) {
+        job.checkpoints.maybeCheckpoint(); // its commit releases the inputs
+        return;
+      }
       for (TaskId t : inputEnds.release()) {
         job.tell(t, new EpochMessage.EndInput(job.epochs.lastEpoch()));
       }

@@ -163,11 +163,16 @@ public final class LiveDeployment {
     return highest.getOrDefault(vertex, -1);
   }
 
-  /** The routing table of the keyed input of {@code vertex}. */
+  /**
+   * The routing table of the keyed input of {@code vertex}, or null when it reads no keyed input
+   * (it owns no buckets).
+   */
   public RoutingTable routing(OperatorId vertex) {
     TaskId any = liveTaskIds(vertex).get(0);
-    return RoutingTable.of(
-        setup(any).inputRouting().stream().mapToInt(Integer::intValue).toArray());
+    List<Integer> owners = setup(any).inputRouting();
+    return owners.isEmpty()
+        ? null
+        : RoutingTable.of(owners.stream().mapToInt(Integer::intValue).toArray());
   }
 
   /** The worker a task runs on. */

@@ -14,6 +14,7 @@ public final class SinkOperator<T> implements Operator<T, Void> {
   private final SinkSpec<T> spec;
   private SinkWriter<T> writer;
   private byte[] restoredState; // the writer's state in the checkpoint resumed from, or null
+  private boolean checkpointing; // the job takes checkpoints: the writer publishes at their commits
 
   public SinkOperator(SinkSpec<T> spec) {
     this.spec = spec;
@@ -29,6 +30,7 @@ public final class SinkOperator<T> implements Operator<T, Void> {
 
   @Override
   public void open(OperatorContext<Void> ctx) throws Exception {
+    checkpointing = ctx.checkpointing();
     writer =
         spec.open(
             new SinkContext() {
@@ -108,6 +110,21 @@ public final class SinkOperator<T> implements Operator<T, Void> {
   public void finish() throws Exception {
     writer.flush();
     writer.finish();
+  }
+
+  /** Whether the writer publishes at checkpoint commits (the job takes checkpoints). */
+  public boolean publishesAtCheckpoints() {
+    return checkpointing;
+  }
+
+  /**
+   * The task retires (a reconfiguration removed it) once its input has ended: flushes, but does not
+   * finish the writer — what it wrote since the last checkpoint is prepared at the task's next
+   * checkpoint and published when that commits, so a rollback past the removal, which writes those
+   * records again, never finds them published.
+   */
+  public void retire() throws Exception {
+    writer.flush();
   }
 
   @Override

@@ -48,7 +48,8 @@ public sealed interface EpochMessage extends KoalaMessage
 
   /**
    * Step 1, to every task of the target operator: the buckets it gives and gets, its peer channels,
-   * and the upstream channels on which a marker will arrive. Reply {@link Prepared} with the
+   * the upstream channels on which a marker will arrive, and whether the epoch removes it ({@code
+   * leaving}: its input ends after the markers, and it retires). Reply {@link Prepared} with the
    * watermark the task will not emit past until its peer channels deliver theirs.
    */
   record PrepareTarget(
@@ -57,7 +58,8 @@ public sealed interface EpochMessage extends KoalaMessage
       List<BucketMove> movesIn,
       List<Peer> peersOut,
       List<Peer> peersIn,
-      List<Integer> expectedMarkers)
+      List<Integer> expectedMarkers,
+      boolean leaving)
       implements Command {
     public PrepareTarget {
       movesOut = List.copyOf(movesOut);
@@ -65,6 +67,17 @@ public sealed interface EpochMessage extends KoalaMessage
       peersOut = List.copyOf(peersOut);
       peersIn = List.copyOf(peersIn);
       expectedMarkers = List.copyOf(expectedMarkers);
+    }
+
+    /** A task the epoch keeps. */
+    public PrepareTarget(
+        long epoch,
+        List<BucketMove> movesOut,
+        List<BucketMove> movesIn,
+        List<Peer> peersOut,
+        List<Peer> peersIn,
+        List<Integer> expectedMarkers) {
+      this(epoch, movesOut, movesIn, peersOut, peersIn, expectedMarkers, false);
     }
   }
 

@@ -213,8 +213,10 @@ public final class JobHandle implements AutoCloseable {
    * Runs the keyed operator {@code operator} with {@code parallelism} tasks, live, buckets placed
    * by the default {@link PartitionPolicy#even()} policy: only the buckets new tasks need (or
    * removed tasks had) change owner, and their state moves lazily, key by key, when first touched.
-   * Reconfigurations run one at a time, in request order; a queued rescale or rebalance of the same
-   * operator is replaced by this one (both stages complete with its report).
+   * A stage without keyed input (fed round-robin) is rescaled the same way with nothing to move; a
+   * source, or a stage reading a forward edge, is refused. Reconfigurations run one at a time, in
+   * request order; a queued rescale or rebalance of the same operator is replaced by this one (both
+   * stages complete with its report).
    *
    * @return completes with the report once every task has switched and drained the change, or
    *     exceptionally with a {@link ReconfigurationException} saying why it was refused or why it
@@ -241,8 +243,9 @@ public final class JobHandle implements AutoCloseable {
 
   /**
    * Moves task {@code task} of {@code operator} to worker {@code worker}: a new task (with a new
-   * index) on that worker takes over all its buckets; the old task stays only as the holder of
-   * state not yet fetched. See {@link #rescale(String, int)} for how it runs and completes.
+   * index) on that worker takes over all its buckets (of a stage without keyed input: its share of
+   * the records); the old task stays only as the holder of state not yet fetched. See {@link
+   * #rescale(String, int)} for how it runs and completes.
    */
   public CompletionStage<ReconfigurationReport> migrate(String operator, int task, int worker) {
     return job.migrate(operator, task, worker);

@@ -160,9 +160,7 @@ final class BarrierAligner {
       if (keyed != null) {
         keyed.releaseBefore(cc.oldestRestorable());
       }
-      if (chain.opened()) {
-        chain.eachOperator(op -> op.checkpointCommitted(cc.checkpointId()));
-      }
+      chain.checkpointCommitted(cc.checkpointId());
       if (source.isSource()) {
         source.checkpointCompleted(cc.checkpointId());
       }
@@ -187,6 +185,9 @@ final class BarrierAligner {
     Map<String, byte[]> sinkStates = Map.of(); // a finished sink has published everything
     if (chain.opened() && running) {
       chain.eachOperator(op -> op.snapshotState(checkpointId));
+      sinkStates = chain.sinkStates();
+    } else if (chain.sinkPending()) {
+      chain.prepareSink(checkpointId); // a retired sink's output waits for this checkpoint
       sinkStates = chain.sinkStates();
     }
     byte[] metadata =

@@ -57,6 +57,7 @@ final class EpochParticipant {
   private final RemoteStateClient remote; // null: the chain keeps no keyed state
   private final BatchClock clock;
   private EpochRole role; // null: no epoch runs at this task
+  private long drainedEpoch = -1; // the last epoch this task reported drained
   private long holdingSince; // while the role holds records: when the first was held
 
   EpochParticipant(
@@ -115,6 +116,7 @@ final class EpochParticipant {
       services.send(
           TaskEngine.COORDINATOR,
           new EpochMessage.Prepared(p.epoch(), setup.task(), w, transfer()));
+      check(); // a new task with nothing to wait for (no marker, no peer) is drained already
     } else if (c instanceof EpochMessage.ExpectInputs e) {
       for (InputSpec in : e.inputs()) {
         addInput(in);
@@ -217,6 +219,9 @@ final class EpochParticipant {
               + p.epoch());
     }
     role = new EpochRole(p);
+    if (p.leaving()) {
+      chain.retiring();
+    }
     // channels that already ended (from retired upstream tasks) will bring no marker
     role.expectedMarkers.removeIf(input::hasEnded);
     return true;
@@ -231,6 +236,9 @@ final class EpochParticipant {
    * @return whether the incoming peer channels were raised to W* (the task may then progress)
    */
   boolean catchUp(EpochMessage.CatchUp c) {
+    if (role == null && c.epoch() == drainedEpoch) {
+      return false; // a task that neither gives nor gets buckets, drained already: nothing to do
+    }
     if (role == null || role.epoch != c.epoch()) {
       throw new ProtocolViolationException(
           "task " + setup.task() + " asked to catch up for epoch " + c.epoch() + " it is not in");
@@ -731,6 +739,7 @@ final class EpochParticipant {
     if (role.drained() && (keyed == null || keyed.bucketsPulling() == 0)) {
       services.send(
           TaskEngine.COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task(), transfer()));
+      drainedEpoch = role.epoch;
       role = null;
     }
   }

@@ -48,6 +48,9 @@ final class OperatorChain {
   private Output<Object> entry;
   private KeyedStateBackend keyed; // null: the chain keeps no keyed state
   private boolean opened; // not so for a holder resumed from a snapshot
+  private boolean sinkOpened; // only the sink: a holder resumed from a snapshot
+  private boolean retiring; // a reconfiguration removes the task
+  private boolean sinkPending; // the sink keeps output only a checkpoint publishes
 
   /** Key of the record being processed by a keyed head, for error reports; null when unknown. */
   private Object recordKey;
@@ -185,8 +188,65 @@ final class OperatorChain {
     each(op -> op.processWatermark(watermark));
   }
 
+  /**
+   * Every input has ended: the operators finish, upstream first. A retiring task's sink that
+   * publishes at checkpoints only flushes instead ({@link SinkOperator#retire}): the task's
+   * checkpoints as a holder then prepare what it keeps, and their commits publish it.
+   */
   void finish() {
-    each(FINISH);
+    if (!retiring || sink == null || !sink.publishesAtCheckpoints()) {
+      each(FINISH);
+      return;
+    }
+    for (int i = 0; i < ops.size() - 1; i++) {
+      call(i, FINISH);
+    }
+    call(ops.size() - 1, op -> sink.retire());
+    sinkPending = true;
+  }
+
+  /**
+   * A reconfiguration removes this task: when its input ends it retires rather than finishes
+   * ({@link #finish}).
+   */
+  void retiring() {
+    retiring = true;
+  }
+
+  /** Whether the sink keeps output that this finished task's checkpoints must prepare. */
+  boolean sinkPending() {
+    return sinkPending;
+  }
+
+  /** A finished task's checkpoint {@code checkpointId}: its sink prepares what it keeps. */
+  void prepareSink(long checkpointId) {
+    recordKey = null;
+    call(ops.size() - 1, op -> sink.snapshotState(checkpointId));
+  }
+
+  /**
+   * Resumes the sink of a task restored as a holder (it processes nothing more): the writer opens
+   * from the checkpoint, so it publishes what that checkpoint prepared, and keeps what it keeps for
+   * this task's later checkpoints and their commits.
+   */
+  void openSinkOfHolder(Environment env) {
+    if (sink == null) {
+      return;
+    }
+    sink.restoreState(env.restoredSinkStates().get(tailName()));
+    call(ops.size() - 1, op -> op.open(new Context(ops.size() - 1, env.output()::emit, env)));
+    sinkOpened = true;
+    sinkPending = true;
+  }
+
+  /** Checkpoint {@code checkpointId} is committed: tells the opened operators. */
+  void checkpointCommitted(long checkpointId) {
+    if (opened) {
+      eachOperator(op -> op.checkpointCommitted(checkpointId));
+    } else if (sinkOpened) {
+      recordKey = null;
+      call(ops.size() - 1, op -> sink.checkpointCommitted(checkpointId));
+    }
   }
 
   /**
@@ -217,13 +277,18 @@ final class OperatorChain {
   /** Calls {@code hook} on the operators, upstream first; a failure names the operator. */
   private void each(OperatorHook hook) {
     for (int i = 0; i < ops.size(); i++) {
-      try {
-        hook.call(ops.get(i));
-      } catch (KoalaException e) {
-        throw e;
-      } catch (Exception e) {
-        throw new UserFunctionException(names.get(i), e);
-      }
+      call(i, hook);
+    }
+  }
+
+  /** Calls {@code hook} on operator {@code i}; a failure names it. */
+  private void call(int i, OperatorHook hook) {
+    try {
+      hook.call(ops.get(i));
+    } catch (KoalaException e) {
+      throw e;
+    } catch (Exception e) {
+      throw new UserFunctionException(names.get(i), e);
     }
   }
 

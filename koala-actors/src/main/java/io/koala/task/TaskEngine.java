@@ -197,16 +197,7 @@ public final class TaskEngine {
     }
     guard(
         () -> {
-          chain.open(
-              new OperatorChain.Environment(
-                  services,
-                  serde,
-                  keyed == null ? null : keyed.state(),
-                  keyed == null ? null : keyed.timers(),
-                  eventTime,
-                  output,
-                  restored == null ? 0 : restored.checkpointId(),
-                  restored == null ? Map.of() : restored.sinkStates()));
+          chain.open(environment());
           long now = services.currentTimeMillis();
           clock.jobStarted(startMillis);
           if (source.isSource()) {
@@ -233,6 +224,19 @@ public final class TaskEngine {
         });
   }
 
+  /** What the chain's operators reach outside it, as restored ({@link #restore}) if so. */
+  private OperatorChain.Environment environment() {
+    return new OperatorChain.Environment(
+        services,
+        serde,
+        keyed == null ? null : keyed.state(),
+        keyed == null ? null : keyed.timers(),
+        eventTime,
+        output,
+        restored == null ? 0 : restored.checkpointId(),
+        restored == null ? Map.of() : restored.sinkStates());
+  }
+
   /**
    * Resumes this task, before {@link #start}, from its snapshot in a checkpoint (DESIGN §8); the
    * store the engine was built with holds the snapshot's state.
@@ -246,7 +250,8 @@ public final class TaskEngine {
 
   /**
    * Resumes a retired holder from its snapshot: it processes nothing more, serves its state to the
-   * owners that reference it (through its host's state server) and deletes released copies.
+   * owners that reference it (through its host's state server) and deletes released copies; its
+   * sink, if it ends in one, opens from the snapshot to publish what the checkpoints prepared.
    */
   public void startAsHolder(TaskCheckpoint checkpoint) {
     restore(checkpoint);
@@ -255,6 +260,7 @@ public final class TaskEngine {
           if (keyed != null) {
             aligner.restoreTask(checkpoint);
           }
+          chain.openSinkOfHolder(environment());
           status = TaskStatus.FINISHED;
           aligner.restore(checkpoint.checkpointId());
         });

@@ -50,6 +50,7 @@ class AutoscalerPolicyTest {
     double[] loads = uniform();
     final Map<Integer, long[]> counts = new HashMap<>(); // task -> {in, busyNanos}
     boolean keyed = true;
+    String fixed; // why it cannot be rescaled live, or null
     String operator = "count";
 
     ModelJob(int parallelism) {
@@ -92,7 +93,8 @@ class AutoscalerPolicyTest {
               new int[] {0},
               List.of(new LoadSample.Task(0, read, read, read * 1_000, lag)),
               null,
-              null);
+              null,
+              "operator 'source' is a source");
       LoadSample.Vertex count =
           new LoadSample.Vertex(
               operator,
@@ -102,7 +104,8 @@ class AutoscalerPolicyTest {
               live,
               tasks,
               keyed ? routing : null,
-              keyed ? loads : null);
+              keyed ? loads : null,
+              fixed);
       return new LoadSample(atMillis, reconfiguring, List.of(source, count));
     }
 
@@ -320,14 +323,16 @@ class AutoscalerPolicyTest {
   }
 
   @Test
-  void operatorsNotKeyedOrNotCoveredAreEvaluatedAndLeftAlone() {
+  void operatorsNotRescalableLiveOrNotCoveredAreEvaluatedAndLeftAlone() {
     ModelJob job = new ModelJob(2);
-    job.keyed = false;
+    job.fixed = "operator 'count' reads a forward edge";
     AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
     policy.decide(job.sample());
     job.run(5, 30_000, 12_000, TRUE_RATE);
     assertThat(policy.decide(job.sample())).isEmpty();
-    assertThat(evaluationOf(policy, "count").verdict()).contains("not rescalable live");
+    assertThat(evaluationOf(policy, "count").verdict())
+        .isEqualTo("not rescalable live: operator 'count' reads a forward edge");
+    assertThat(evaluationOf(policy, "source").verdict()).startsWith("not rescalable live");
 
     ModelJob other = new ModelJob(2);
     AutoscalerPolicy only = new AutoscalerPolicy(withOperators(SETTINGS, List.of("elsewhere")));
@@ -335,6 +340,31 @@ class AutoscalerPolicyTest {
     other.run(5, 30_000, 12_000, TRUE_RATE);
     assertThat(only.decide(other.sample())).isEmpty();
     assertThat(evaluationOf(only, "count").verdict()).contains("koala.autoscaler.operators");
+  }
+
+  /**
+   * A stage without keyed input is fed round-robin: the rule holds without buckets (no hot bucket
+   * bounds it), and it is never rebalanced.
+   */
+  @Test
+  void aStageWithoutKeyedInputIsScaledByTheRuleAndNeverRebalanced() {
+    ModelJob job = new ModelJob(2);
+    job.keyed = false;
+    AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
+    policy.decide(job.sample());
+    job.run(5, 19_000, 12_000, TRUE_RATE);
+    List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
+    double target = 19_000 + job.lag / 10.0;
+    assertThat(actions).hasSize(1);
+    assertThat(actions.get(0).decision().kind()).isEqualTo(Kind.SCALE_OUT);
+    assertThat(actions.get(0).decision().toParallelism()).isEqualTo(rule(target, 1.25));
+    job.apply(actions.get(0));
+    job.lag = 0;
+    job.run(5, 20_000, 20_000, TRUE_RATE);
+    policy.decide(job.sample()); // spans the decision: a baseline
+    job.run(5, 20_000, 20_000, TRUE_RATE);
+    assertThat(policy.decide(job.sample())).as("within the target: no rebalance").isEmpty();
+    assertThat(evaluationOf(policy, "count").verdict()).contains("within the target");
   }
 
   @Test

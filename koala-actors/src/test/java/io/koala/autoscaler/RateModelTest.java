@@ -24,6 +24,7 @@ class RateModelTest {
         new int[] {0},
         List.of(new LoadSample.Task(0, in, out, busyNanos, lag)),
         null,
+        null,
         null);
   }
 

@@ -20,21 +20,26 @@ import java.util.Map;
 import org.junit.jupiter.api.Test;
 
 /**
- * The autoscaler ({@code koala.autoscaler}) in a running job: it measures a keyed operator's true
- * rate from its tasks' busy time, scales it out live when its input outgrows it, lists its decision
- * with the reasons in the job's metrics, and the job's output is what one task would have given.
+ * The autoscaler ({@code koala.autoscaler}) in a running job: it measures a keyed operator's and a
+ * round-robin stage's true rates from their tasks' busy time, scales both out live when their input
+ * outgrows them, lists its decisions with the reasons in the job's metrics, and the job's output is
+ * what one task of each would have given.
  */
 class AutoscalerTest {
   private static final int KEYS = 40;
   private static final long RECORDS = 16_000;
 
   @Test
-  void scalesAnOverloadedOperatorOutLiveAndLosesNothing() {
+  void scalesOverloadedOperatorsOutLiveAndLosesNothing() {
     DataflowBuilder b = Dataflow.builder("autoscaled");
     b.source(
             SourceSpec.generator("n", (i, s) -> i % KEYS)
                 .rate(RateSchedule.constant(2_000))
                 .count(RECORDS))
+        .parallelism(1)
+        .map("parse", (Long x) -> x) // a stage without keyed input, fed round-robin
+        .parallelism(2)
+        .capacity(500) // two tasks serve half the input
         .keyBy(x -> x)
         .count("count")
         .parallelism(1)
@@ -45,24 +50,33 @@ class AutoscalerTest {
             .with("koala.autoscaler.enabled", true)
             .with("koala.autoscaler.interval", "1 s")
             .with("koala.autoscaler.max-parallelism", 8)
-            .with("koala.autoscaler.operators", List.of("count"));
+            .with("koala.autoscaler.operators", List.of("count", "parse"));
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(b.build());
       Eventually.await(
-          "a scale-out decided and carried out",
+          "a scale-out of each decided and carried out",
           Duration.ofSeconds(30),
           () ->
               job.metrics().autoscaler().decisions().stream()
-                  .anyMatch(d -> d.outcome().startsWith("completed")));
+                      .filter(d -> d.outcome().startsWith("completed"))
+                      .map(AutoscalerDecision::operator)
+                      .distinct()
+                      .count()
+                  == 2);
       AutoscalerStatus status = job.metrics().autoscaler();
       assertThat(status.enabled()).isTrue();
-      AutoscalerDecision first = status.decisions().get(0);
-      assertThat(first.kind()).isEqualTo(AutoscalerDecision.Kind.SCALE_OUT);
-      assertThat(first.operator()).isEqualTo("count");
-      assertThat(first.fromParallelism()).isEqualTo(1);
-      // the input alone needs 2,000 / 500 x 1.25 = 5 tasks, and the backlog more
-      assertThat(first.toParallelism()).isBetween(5, 8);
-      assertThat(first.reason()).contains("true rate", "per task");
+      for (String op : List.of("count", "parse")) {
+        AutoscalerDecision first =
+            status.decisions().stream()
+                .filter(d -> d.operator().equals(op))
+                .findFirst()
+                .orElseThrow();
+        assertThat(first.kind()).as(op).isEqualTo(AutoscalerDecision.Kind.SCALE_OUT);
+        assertThat(first.fromParallelism()).as(op).isEqualTo(op.equals("count") ? 1 : 2);
+        // the input alone needs 2,000 / 500 x 1.25 = 5 tasks, and the backlog more
+        assertThat(first.toParallelism()).as(op).isBetween(5, 8);
+        assertThat(first.reason()).as(op).contains("true rate", "per task");
+      }
       assertThat(status.scaleOuts()).isPositive();
       AutoscalerEvaluation count =
           status.evaluations().stream()

@@ -162,14 +162,14 @@ class ConfigValidationTest {
 
   /**
    * A job whose dataflow has an operator {@code koala.cluster.scale-on-join} names is checked at
-   * submission: the operator must be keyed and head its tasks, or the job is refused with one error
-   * naming the operator and the path.
+   * submission: the operator must head its tasks and be rescalable live (not a source), or the job
+   * is refused with one error naming the operator and the path.
    */
   @ParameterizedTest(name = "scale-on-join = [{0}]")
   @CsvSource(
       delimiter = '|',
       value = {
-        "words | 'words' of job scaled | it does not read keyed input",
+        "words | 'words' of job scaled | operator 'words' is a source; a source keeps the parallelism",
         "twice | 'twice' of job scaled | it runs chained in the tasks of 'count'; name 'count'",
       })
   void scaleOnJoinRefusesAnOperatorThatCannotBeRescaled(

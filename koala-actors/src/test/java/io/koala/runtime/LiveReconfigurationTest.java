@@ -326,7 +326,7 @@ class LiveReconfigurationTest {
       JobHandle job = runtime.submit(dataflow(20_000));
       awaitProgress(job, 1_000);
       assertRefused(job.rescale("nope", 2), "no operator named 'nope'");
-      assertRefused(job.rescale("n", 2), "does not read keyed input");
+      assertRefused(job.rescale("n", 2), "operator 'n' is a source");
       assertRefused(job.rescale("count", 0), "parallelism 0 for 'count' is outside [1,");
       assertRefused(job.migrate("count", 7, 1), "has no live task 7");
       assertRefused(job.migrate("count", 0, 9), "no worker 9");
@@ -336,7 +336,7 @@ class LiveReconfigurationTest {
     }
   }
 
-  private static void assertRefused(
+  static void assertRefused(
       java.util.concurrent.CompletionStage<ReconfigurationReport> stage, String reason) {
     assertThatThrownBy(() -> stage.toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS))
         .isInstanceOf(ExecutionException.class)

@@ -143,13 +143,14 @@ public final class DataflowTestDriver implements AutoCloseable {
   }
 
   /**
-   * Rescales keyed operator {@code operator} to {@code parallelism} tasks, moving only the buckets
-   * the new tasks need or the removed ones had; returns when the reconfiguration has completed. The
-   * state of the moved keys moves lazily, when their new owner first touches them: {@link #state}
-   * finds it wherever it is.
+   * Rescales operator {@code operator} to {@code parallelism} tasks, moving only the buckets the
+   * new tasks need or the removed ones had (a stage without keyed input has none); returns when the
+   * reconfiguration has completed. The state of the moved keys moves lazily, when their new owner
+   * first touches them: {@link #state} finds it wherever it is.
    *
-   * @throws ReconfigurationException {@code INVALID_REQUEST} for an unknown or non-keyed operator
-   *     or a parallelism outside [1, buckets]; {@code JOB_ENDING} once an input has ended
+   * @throws ReconfigurationException {@code INVALID_REQUEST} for an unknown operator, a source, a
+   *     stage reading a forward edge or a parallelism outside [1, buckets]; {@code JOB_ENDING} once
+   *     an input has ended
    */
   public ReconfigurationReport rescale(String operator, int parallelism) {
     return rescale(operator, parallelism, PartitionPolicy.even());
@@ -166,14 +167,14 @@ public final class DataflowTestDriver implements AutoCloseable {
   }
 
   /**
-   * Replaces task {@code task} of keyed operator {@code operator} by a new task, which takes over
-   * its buckets (and, lazily, their state), as a migration to another worker does.
+   * Replaces task {@code task} of operator {@code operator} by a new task, which takes over its
+   * buckets (and, lazily, their state), as a migration to another worker does.
    */
   public ReconfigurationReport migrate(String operator, int task) {
     return reconfigure(new Change.Migrate(operator, task, 0));
   }
 
-  /** The live task indices of keyed operator {@code operator} (indices are never reused). */
+  /** The live task indices of operator {@code operator} (indices are never reused). */
   public List<Integer> tasks(String operator) {
     checkOpen();
     OperatorId vertex = sim.plan().vertexOf(new OperatorId(operator)).id();

@@ -497,16 +497,24 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       } catch (IllegalArgumentException absent) {
         continue;
       }
-      if (!v.id().equals(op) || !v.isKeyed()) {
+      String why = null;
+      if (!v.id().equals(op)) {
+        why = "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'";
+      } else {
+        try {
+          io.koala.coordinator.EpochDriver.checkReconfigurable(v);
+        } catch (IllegalArgumentException e) {
+          why = e.getMessage();
+        }
+      }
+      if (why != null) {
         throw new io.koala.runtime.ConfigurationException(
             "koala.cluster.scale-on-join names operator '"
                 + name
                 + "' of job "
                 + jobId
                 + ", which cannot be rescaled: "
-                + (v.isKeyed()
-                    ? "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'"
-                    : "it does not read keyed input"));
+                + why);
       }
     }
   }

@@ -156,8 +156,8 @@ public final class Simulation {
   // ------------------------------------------------ configuration, before the start
 
   /**
-   * Rescales {@code operator} (the head of a keyed chain) to {@code parallelism} tasks at virtual
-   * time {@code atMillis}, with the even partition policy; requests run one at a time, in order.
+   * Rescales {@code operator} (the head of a chain) to {@code parallelism} tasks at virtual time
+   * {@code atMillis}, with the even partition policy; requests run one at a time, in order.
    */
   public Simulation rescaleAt(long atMillis, String operator, int parallelism) {
     return changeAt(atMillis, new Change.Rescale(operator, parallelism, PartitionPolicy.even()));

@@ -11,9 +11,10 @@ import java.util.Random;
 import java.util.TreeSet;
 
 /**
- * A seeded random sequence of reconfigurations of a workload's keyed operators — scale-out,
- * scale-in, rebalance and migration, repeated, and some requested together with the one before (on
- * another operator) — with the parallelism each operator ends at.
+ * A seeded random sequence of reconfigurations of a workload's keyed operators and stateless stages
+ * — scale-out, scale-in, rebalance (keyed operators only) and migration, repeated, and some
+ * requested together with the one before (on another operator) — with the parallelism each operator
+ * ends at.
  */
 public final class Schedule {
   /** The largest parallelism a schedule scales to. */
@@ -42,20 +43,23 @@ public final class Schedule {
     return steps;
   }
 
-  /** Each keyed operator's parallelism after the last step. */
+  /** Each reconfigured operator's parallelism after the last step. */
   public Map<String, Integer> finalParallelism() {
     return finalParallelism;
   }
 
   /**
-   * A random schedule for {@code w}'s keyed operators, each starting with tasks 0 and 1; {@code
-   * workers} bounds migration targets; the bucket count bounds explicit rebalance maps.
+   * A random schedule for {@code w}'s keyed operators and stateless stages, each starting with
+   * tasks 0 and 1; {@code workers} bounds migration targets; the bucket count bounds explicit
+   * rebalance maps.
    */
   public static Schedule random(Workload w, long seed, int workers, int buckets) {
     Random rnd = new Random(seed);
     Map<String, TreeSet<Integer>> live = new HashMap<>();
     Map<String, Integer> highest = new HashMap<>();
-    for (String op : w.keyedOperators()) {
+    List<String> operators = new ArrayList<>(w.keyedOperators());
+    operators.addAll(w.statelessOperators());
+    for (String op : operators) {
       live.put(op, new TreeSet<>(List.of(0, 1)));
       highest.put(op, 1);
     }
@@ -68,7 +72,7 @@ public final class Schedule {
     List<Step> steps = new ArrayList<>();
     String previous = null;
     for (int i = 0; i < n; i++) {
-      String op = w.keyedOperators().get(rnd.nextInt(w.keyedOperators().size()));
+      String op = operators.get(rnd.nextInt(operators.size()));
       TreeSet<Integer> tasks = live.get(op);
       int p = tasks.size();
       Change change;
@@ -86,7 +90,7 @@ public final class Schedule {
         while (tasks.size() > to) {
           tasks.pollLast(); // a scale-in removes the highest indices
         }
-      } else if (kind == 2) {
+      } else if (kind == 2 && w.keyedOperators().contains(op)) {
         PartitionPolicy policy;
         if (rnd.nextBoolean()) {
           policy = PartitionPolicy.consistentHashing();

@@ -18,12 +18,21 @@ public interface Workload {
   /** The keyed operators that may be reconfigured. */
   List<String> keyedOperators();
 
+  /**
+   * The stages without keyed input that may be rescaled or migrated (they own no buckets, so they
+   * are never rebalanced); each starts with 2 tasks like the keyed operators.
+   */
+  default List<String> statelessOperators() {
+    return List.of();
+  }
+
   /** The collecting sinks whose outputs are compared. */
   List<String> sinks();
 
   /**
    * The dataflow over {@code records} input records per source arriving at {@code rate} per second
-   * (all at once if 0), with {@code parallelism} for each keyed operator (others run with 2).
+   * (all at once if 0), with {@code parallelism} for each operator that may be reconfigured (others
+   * run with 2, or as the workload says).
    */
   Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate);
 }

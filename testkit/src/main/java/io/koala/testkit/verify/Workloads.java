@@ -69,7 +69,11 @@ public final class Workloads {
     return parallelism.getOrDefault(operator, 2);
   }
 
-  /** Running count per key ("count"), and a running count of those counts per key ("recount"). */
+  /**
+   * Each record scaled by a stage without keyed input ("scale", fed round-robin by a source of one
+   * task), then a running count per key ("count"), and a running count of those counts per key
+   * ("recount").
+   */
   static final class KeyedCounts implements Workload {
     @Override
     public String name() {
@@ -82,6 +86,11 @@ public final class Workloads {
     }
 
     @Override
+    public List<String> statelessOperators() {
+      return List.of("scale");
+    }
+
+    @Override
     public List<String> sinks() {
       return List.of("counts", "recounts");
     }
@@ -89,9 +98,13 @@ public final class Workloads {
     @Override
     public Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate) {
       DataflowBuilder b = Dataflow.builder(name()).parallelism(2);
+      // one source task, so "scale" with any other parallelism reads a rebalance, not a forward
       Stage<KeyValue<Long, Long>> counts =
           b.source(numbers("n", records, rate))
-              .keyBy(i -> i % KEYS)
+              .parallelism(1)
+              .map("scale", (Long i) -> i * 3)
+              .parallelism(p(parallelism, "scale"))
+              .keyBy(i -> i / 3 % KEYS)
               .count("count")
               .parallelism(p(parallelism, "count"));
       counts.sink(SinkSpec.collecting("counts"));
@@ -104,7 +117,12 @@ public final class Workloads {
     }
   }
 
-  /** Sum of values per key over 50 ms tumbling event-time windows. */
+  /**
+   * Sum of values per key over 50 ms tumbling event-time windows, the records passing first through
+   * a stage without keyed input ("pass", fed round-robin by a source of one task, which pairs each
+   * with its key and value): a window fires on the watermark combined over that stage's tasks,
+   * however many there are, and a record it would find late is missing from its window's sum.
+   */
   static final class Windows implements Workload {
     @Override
     public String name() {
@@ -117,6 +135,11 @@ public final class Workloads {
     }
 
     @Override
+    public List<String> statelessOperators() {
+      return List.of("pass");
+    }
+
+    @Override
     public List<String> sinks() {
       return List.of("windows");
     }
@@ -125,9 +148,13 @@ public final class Workloads {
     public Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate) {
       DataflowBuilder b = Dataflow.builder(name()).parallelism(2);
       b.source(numbers("n", records, rate), WatermarkStrategy.monotonousTimestamps())
-          .keyBy(i -> i % KEYS)
+          .parallelism(1)
+          .map("pass", (Long i) -> new KeyValue<>(i % KEYS, value(i)))
+          .parallelism(p(parallelism, "pass"))
+          .keyBy(KeyValue::key)
           .window(WindowAssigner.tumbling(Duration.ofMillis(50)))
-          .reduce("window", (a, x) -> a + value(x))
+          // a sum, whatever the order: round-robin through "pass" mixes each key's records
+          .reduce("window", (a, x) -> new KeyValue<>(a.key(), a.value() + x.value()))
           .parallelism(p(parallelism, "window"))
           .sink(SinkSpec.collecting("windows"));
       return b.build();

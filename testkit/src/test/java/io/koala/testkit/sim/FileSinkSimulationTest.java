@@ -48,6 +48,14 @@ class FileSinkSimulationTest {
    * into another (chained after the source, which takes its snapshot when triggered).
    */
   static Dataflow dataflow(Path dir, Observer observer) {
+    return dataflow(dir, observer, 2);
+  }
+
+  /**
+   * {@link #dataflow(Path, Observer)}, the counts' sink with {@code countsParallelism} tasks: with
+   * other than 2, a stage of its own (fed round-robin by "count").
+   */
+  static Dataflow dataflow(Path dir, Observer observer, int countsParallelism) {
     DataflowBuilder b = Dataflow.builder("files").parallelism(2);
     var numbers =
         b.source(
@@ -60,7 +68,8 @@ class FileSinkSimulationTest {
     numbers
         .keyBy(i -> i % 40)
         .count("count")
-        .sink(observer.wrap(SinkSpec.<KeyValue<Long, Long>>jsonLines("counts", dir)));
+        .sink(observer.wrap(SinkSpec.<KeyValue<Long, Long>>jsonLines("counts", dir)))
+        .parallelism(countsParallelism);
     return b.build();
   }
 
@@ -91,11 +100,29 @@ class FileSinkSimulationTest {
       long pendingPartsAtCrashes) {}
 
   Run run(long seed, boolean commitAtPrepare) throws IOException {
-    Path dir = Files.createDirectories(tmp.resolve("run-" + seed + "-" + commitAtPrepare));
-    Path refDir = Files.createDirectories(tmp.resolve("ref-" + seed + "-" + commitAtPrepare));
+    return run(seed, commitAtPrepare, false);
+  }
+
+  /**
+   * One seed's run; with {@code rescale}, an odd seed scales "count" (with its chained sink) out to
+   * 3 tasks and then in to 1 while it runs, an even one the counts' sink as a stage of its own (3
+   * tasks to 4, then 1), so removed tasks leave output their sink has not yet published.
+   */
+  Run run(long seed, boolean commitAtPrepare, boolean rescale) throws IOException {
+    String name = seed + "-" + commitAtPrepare + "-" + rescale;
+    Path dir = Files.createDirectories(tmp.resolve("run-" + name));
+    Path refDir = Files.createDirectories(tmp.resolve("ref-" + name));
     Observer observer = new Observer(dir, commitAtPrepare);
+    boolean sinkStage = rescale && seed % 2 == 0;
     Simulation sim =
-        Simulation.of(dataflow(dir, observer), SETTINGS, seed).latency(2).checkpoints(40, 2);
+        Simulation.of(dataflow(dir, observer, sinkStage ? 3 : 2), SETTINGS, seed)
+            .latency(2)
+            .checkpoints(40, 2);
+    if (sinkStage) {
+      sim.rescaleAt(120, "counts", 4).rescaleAt(300, "counts", 1);
+    } else if (rescale) {
+      sim.rescaleAt(120, "count", 3).rescaleAt(300, "count", 1);
+    }
     planCrashes(sim, seed);
     Simulation.Result r = sim.run(MAX_STEPS);
     Simulation.Result ref =
@@ -207,6 +234,34 @@ class FileSinkSimulationTest {
     assertThat(published).as("lines published by checkpoint commits while running").isPositive();
     assertThat(uncommitted).as("written, not yet published lines seen at crashes").isPositive();
     assertThat(pending).as("prepared, not yet committed parts seen at crashes").isPositive();
+  }
+
+  /**
+   * The same with "count" and its chained sink, or the counts' sink as a stage of its own, scaled
+   * out and in while running: the output a removed task wrote after the last checkpoint before its
+   * removal is published once, whether or not the job later rolls back past the removal.
+   */
+  @Test
+  void crashesAcrossRescalesLeaveExactlyTheReferenceOutputVisible() throws IOException {
+    List<String> failed = new ArrayList<>();
+    int crashes = 0;
+    for (long seed : seeds()) {
+      Run run = run(seed, false, true);
+      crashes += run.crashes();
+      System.out.println(
+          "file sink with rescales, seed "
+              + seed
+              + ": "
+              + run.crashes()
+              + " rollbacks"
+              + (run.problems().isEmpty() ? "" : ", " + run.problems()));
+      if (!run.problems().isEmpty()) {
+        failed.add(
+            "seed " + seed + ": " + run.problems().subList(0, Math.min(3, run.problems().size())));
+      }
+    }
+    assertThat(failed).isEmpty();
+    assertThat(crashes).as("rollbacks").isGreaterThanOrEqualTo(seeds().length);
   }
 
   /**
