@@ -14,6 +14,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
+import io.koala.plan.TaskId;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
@@ -42,12 +43,15 @@ class StatelessRescaleTest {
     return b.build();
   }
 
-  /** Workers in separate actor systems: every record to and from a new task crosses TCP. */
+  /**
+   * Workers in separate actor systems: every record to and from a new task crosses TCP. Three
+   * requests in the 8 s of input, each waiting for the one before.
+   */
   @Test
   void aStatelessStageScalesOutInAndMigratesWhileRunning() throws Exception {
     KoalaConfig config = KoalaConfig.load().withWorkers(3).withSeparateSystems(true);
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
-      JobHandle job = runtime.submit(dataflow(8_000));
+      JobHandle job = runtime.submit(dataflow(5_000));
       LiveReconfigurationTest.awaitProgress(job, 2_000);
       ReconfigurationReport out = done(job.rescale("shift", 5));
       assertThat(out.tasksAfter()).hasSize(5);
@@ -59,6 +63,38 @@ class StatelessRescaleTest {
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertExactCounts(job);
       assertThat(job.metrics().recordsIn("shift")).isEqualTo(RECORDS);
+    }
+  }
+
+  /**
+   * A worker that runs a task of the stage (and no source) leaves: its tasks migrate live, one
+   * request each, without a rollback — the stage no longer needs a checkpoint and a restore to
+   * move.
+   */
+  @Test
+  void drainingAWorkerMigratesTheStageLive() throws Exception {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load().withWorkers(3))) {
+      JobHandle job = runtime.submit(dataflow(8_000));
+      LiveReconfigurationTest.awaitProgress(job, 2_000);
+      Map<Integer, List<TaskId>> placed = WorkerDrainIT.byWorker(job);
+      int w =
+          placed.entrySet().stream()
+              .filter(e -> e.getValue().stream().noneMatch(t -> t.operator().name().equals("n")))
+              .filter(e -> e.getValue().stream().anyMatch(t -> t.operator().name().equals("shift")))
+              .map(Map.Entry::getKey)
+              .findFirst()
+              .orElseThrow(() -> new AssertionError("no worker without a source runs 'shift'"));
+      List<TaskId> before = job.metrics().tasksOnWorker(w);
+
+      assertThat(WorkerDrainIT.drain(runtime, w)).as("problems").isEmpty();
+      WorkerDrainIT.assertNothingOn(job, w);
+      assertThat(job.metrics().reconfigurations())
+          .as("one migration per task of worker %d: %s", w, before)
+          .hasSize(before.size())
+          .allSatisfy(r -> assertThat(r.kind()).isEqualTo("migrate"));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(job.metrics().rollbacks()).as("rollbacks").isZero();
+      assertExactCounts(job);
     }
   }
 
