@@ -27,18 +27,22 @@ import java.util.Map;
  * <ul>
  *   <li>More than it has: a scale-out, by at most {@code maxStep} tasks, up to {@code
  *       maxParallelism}.
- *   <li>Fewer, even with {@code headroom × (1 + scaleInHysteresis)}: a scale-in, by at most {@code
- *       maxStep}, down to {@code minParallelism}.
+ *   <li>Fewer, even with {@code headroom × (1 + scaleInHysteresis)} at the rate projected {@code
+ *       lead} ahead along its fall (the target rate when it does not fall), and with {@code
+ *       headroom} at the target rate: a scale-in to that many, by at most {@code maxStep}, down to
+ *       {@code minParallelism}. So a scale-in never leaves fewer tasks than a scale-out would want
+ *       from the same measurements.
  *   <li>Otherwise, if the busiest task is over the target with the current placement and a
  *       load-aware one at the same parallelism lowers it by at least a tenth: a rebalance.
  * </ul>
  *
- * A scale-in waits until {@code cooldown} has passed since the operator's last change of
- * parallelism; a scale-out or a rebalance, which keep the lag down, never wait for it. Of two
- * changes in opposite directions one is a scale-in, so an operator's parallelism cannot change
- * direction twice within a cooldown. Counters that span a change describe neither side: the sample
- * after a decision, and a sample taken while a reconfiguration runs, decide nothing; the next one
- * only starts a new interval.
+ * A scale-in waits until {@code cooldown} has passed since the operator's last scale-out; a
+ * scale-out or a rebalance, which keep the lag down, never wait for it, nor does a scale-in after a
+ * scale-in, which keeps the direction. Two reversals in a row (out, in, out or in, out, in) contain
+ * a scale-out followed by a scale-in, which came a cooldown after it, so an operator's parallelism
+ * cannot change direction twice within a cooldown. Counters that span a change describe neither
+ * side: the sample after a decision, and a sample taken while a reconfiguration runs, decide
+ * nothing; the next one only starts a new interval.
  */
 public final class AutoscalerPolicy {
   /** A rebalance must bring the busiest task's projected load at least this much lower. */
@@ -49,7 +53,7 @@ public final class AutoscalerPolicy {
 
   private final AutoscalerSettings settings;
   private LoadSample previous;
-  private final Map<String, Long> lastChange = new HashMap<>();
+  private final Map<String, Long> lastScaleOut = new HashMap<>();
   private final Map<String, RateModel.Arrival> arrivals = new HashMap<>();
   private final Map<String, AutoscalerEvaluation> evaluations = new LinkedHashMap<>();
 
@@ -85,8 +89,8 @@ public final class AutoscalerPolicy {
       Evaluated e = evaluate(sample.atMillis(), v, rates.get(v.operator()));
       evaluations.put(v.operator(), e.evaluation);
       if (e.action != null) {
-        if (e.action.decision().kind() != Kind.REBALANCE) {
-          lastChange.put(v.operator(), sample.atMillis()); // a rebalance changes no direction
+        if (e.action.decision().kind() == Kind.SCALE_OUT) {
+          lastScaleOut.put(v.operator(), sample.atMillis()); // only a scale-in can reverse it
         }
         actions.add(e.action);
       }
@@ -176,8 +180,8 @@ public final class AutoscalerPolicy {
             need,
             100 * busiest);
     int wantOut = fewestTasks(placements, need, settings.headroom());
-    int wantIn =
-        fewestTasks(placements, need, settings.headroom() * (1 + settings.scaleInHysteresis()));
+    double hysteresis = settings.headroom() * (1 + settings.scaleInHysteresis());
+    int wantIn = Math.max(wantOut, fewestTasks(placements, r.projectedNeed(), hysteresis));
     if (wantOut > p) {
       int to = Math.min(wantOut, p + settings.maxStep());
       return change(
@@ -200,12 +204,7 @@ public final class AutoscalerPolicy {
           wantIn,
           busiest,
           placements,
-          measured
-              + "; "
-              + wantIn
-              + " tasks keep it under "
-              + targetPercent()
-              + " busy even with the scale-in hysteresis");
+          measured + "; " + scaleInReason(wantIn, r));
     }
     if (busiest * settings.headroom() > 1) {
       double balanced = need * placements.busiestShare(p);
@@ -233,6 +232,19 @@ public final class AutoscalerPolicy {
     return String.format(Locale.ROOT, "%.0f%%", 100 / settings.headroom());
   }
 
+  private String scaleInReason(int wanted, RateModel.Rates r) {
+    String kept = wanted + " tasks keep it under " + targetPercent() + " busy";
+    if (r.projectedRate() >= r.targetRate()) {
+      return kept + " even with the scale-in hysteresis";
+    }
+    return String.format(
+        Locale.ROOT,
+        "%s now, and even with the scale-in hysteresis at the %,.0f records/s projected along its"
+            + " fall",
+        kept,
+        r.projectedRate());
+  }
+
   private Verdict change(
       long now,
       LoadSample.Vertex v,
@@ -242,14 +254,17 @@ public final class AutoscalerPolicy {
       double busiest,
       Placements placements,
       String reason) {
-    Long last = lastChange.get(v.operator());
+    Long last = lastScaleOut.get(v.operator());
     long until = last == null ? Long.MIN_VALUE : last + settings.cooldown().toMillis();
     if (kind == Kind.SCALE_IN && now < until) {
       return Verdict.hold(
           wanted,
           busiest,
           placements,
-          reason + "; but its cooldown lasts " + (until - now) + " ms more: scale-in held");
+          reason
+              + "; but the cooldown after its scale-out lasts "
+              + (until - now)
+              + " ms more: scale-in held");
     }
     return new Verdict(kind, to, wanted, busiest, placements, reason);
   }

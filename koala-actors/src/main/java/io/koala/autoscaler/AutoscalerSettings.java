@@ -13,15 +13,16 @@ import java.util.Objects;
  *     task)}: its busiest task runs at most {@code 1 / headroom} of its time at the target rate
  * @param scaleInHysteresis a scale-in is taken only when the smaller parallelism would still serve
  *     the target rate with {@code headroom × (1 + scaleInHysteresis)}
- * @param cooldown how long after a change of an operator's parallelism it is not scaled in
- *     (scale-outs and rebalances do not wait)
+ * @param cooldown how long after a scale-out of an operator it is not scaled in (scale-outs,
+ *     rebalances and a scale-in after a scale-in do not wait), so that its parallelism cannot
+ *     change direction twice within it
  * @param maxStep the most tasks one decision adds or removes
  * @param minParallelism the fewest tasks it leaves an operator
  * @param maxParallelism the most tasks it gives an operator
  * @param catchUp a source's backlog counts as input to be read within this time
- * @param lead how far ahead a source's arrival rate is projected along its rise since the previous
- *     interval (a falling rate is not projected), so that a rising input is served when the change
- *     takes effect
+ * @param lead how far ahead a source's arrival rate is projected along its trend since the previous
+ *     interval: a rise, so that a rising input is served when the change takes effect; a fall only
+ *     in sizing a scale-in, which never leaves fewer tasks than the rate now needs
  * @param operators the operators it may change; empty: every one that can be rescaled live
  */
 public record AutoscalerSettings(

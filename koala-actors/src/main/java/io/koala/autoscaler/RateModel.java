@@ -11,7 +11,8 @@ import java.util.Map;
  * saturated; the rate it must keep up with is its sources' arrival rate (records read plus the
  * growth of their backlog), projected {@code lead} ahead along its rise since the previous
  * interval, plus their backlog spread over the catch-up time, carried downstream through each
- * vertex's measured selectivity (records out per record in).
+ * vertex's measured selectivity (records out per record in). The same rate projected along a fall
+ * as well as a rise is carried alongside: what a scale-in is sized from.
  */
 final class RateModel {
   /** Fewer records processed than this in an interval give no true rate. */
@@ -21,7 +22,11 @@ final class RateModel {
    * The rates of one vertex.
    *
    * @param inputRate records given per second over the interval
-   * @param targetRate records per second it must keep up with
+   * @param targetRate records per second it must keep up with: the arrival rate now, or {@code
+   *     lead} ahead when it rises
+   * @param projectedRate records per second it must keep up with {@code lead} ahead along the
+   *     arrival rate's trend, rising or falling (never below the backlog's share): the target rate,
+   *     or less when the arrival rate falls
    * @param trueRatePerTask records processed per busy second of one task, or NaN when too few ran
    * @param lagRecords its source tasks' backlog now (0 for other vertices)
    * @param arrivalRate for a source: records arriving per second (read plus backlog growth)
@@ -29,12 +34,18 @@ final class RateModel {
   record Rates(
       double inputRate,
       double targetRate,
+      double projectedRate,
       double trueRatePerTask,
       double lagRecords,
       double arrivalRate) {
     /** Task-seconds per second the target rate needs (NaN when the true rate is unknown). */
     double need() {
       return targetRate / trueRatePerTask;
+    }
+
+    /** Task-seconds per second the projected rate needs (NaN when the true rate is unknown). */
+    double projectedNeed() {
+      return projectedRate / trueRatePerTask;
     }
   }
 
@@ -51,7 +62,7 @@ final class RateModel {
    * before}; a task not in {@code before} counts from zero.
    *
    * @param catchUpSeconds over how long a source's backlog is to be read
-   * @param leadSeconds how far ahead a source's rising arrival rate is projected
+   * @param leadSeconds how far ahead a source's arrival rate is projected along its trend
    * @param arrivals each source's arrival over an earlier interval (the last one measured), read
    *     for its trend and replaced by this interval's
    * @throws IllegalArgumentException if {@code now} is not later than {@code before}, or a vertex
@@ -73,36 +84,40 @@ final class RateModel {
       old.put(v.operator(), v);
     }
     Map<String, Rates> rates = new LinkedHashMap<>();
-    Map<String, Double> targetOut = new HashMap<>();
+    Map<String, double[]> out = new HashMap<>(); // {target, projected} given downstream
     for (LoadSample.Vertex v : now.vertices()) {
       Growth g = Growth.of(old.get(v.operator()), v);
       double selectivity = g.in > 0 ? (double) g.out / g.in : 1.0;
       double trueRate =
           g.in >= MIN_RECORDS && g.busyNanos > 0 ? g.in / (g.busyNanos / 1e9) : Double.NaN;
       double arrival = 0;
-      double target;
+      double target = 0;
+      double projected = 0;
       if (v.source()) {
         arrival = Math.max(0, (g.in + g.lagGrowth) / seconds);
         double middle = (before.atMillis() + now.atMillis()) / 2.0;
         Arrival earlier = arrivals.put(v.operator(), new Arrival(arrival, middle));
-        double rise =
+        double trend =
             earlier == null || middle <= earlier.atMillis()
                 ? 0
-                : Math.max(0, (arrival - earlier.rate()) / ((middle - earlier.atMillis()) / 1000));
-        target = arrival + rise * leadSeconds + g.lagNow / catchUpSeconds;
+                : (arrival - earlier.rate()) / ((middle - earlier.atMillis()) / 1000);
+        double backlog = g.lagNow / catchUpSeconds;
+        target = arrival + Math.max(0, trend) * leadSeconds + backlog;
+        projected = Math.max(0, arrival + trend * leadSeconds) + backlog;
       } else {
-        target = 0;
         for (String in : v.inputs()) {
-          Double up = targetOut.get(in);
+          double[] up = out.get(in);
           if (up == null) {
             throw new IllegalArgumentException(
                 "vertex '" + v.operator() + "' reads from '" + in + "', which is not before it");
           }
-          target += up;
+          target += up[0];
+          projected += up[1];
         }
       }
-      targetOut.put(v.operator(), target * selectivity);
-      rates.put(v.operator(), new Rates(g.in / seconds, target, trueRate, g.lagNow, arrival));
+      out.put(v.operator(), new double[] {target * selectivity, projected * selectivity});
+      rates.put(
+          v.operator(), new Rates(g.in / seconds, target, projected, trueRate, g.lagNow, arrival));
     }
     return rates;
   }

@@ -26,19 +26,11 @@ import org.junit.jupiter.api.Test;
 class AutoscalerPolicyTest {
   private static final int BUCKETS = 60; // divisible by 1..6: an even placement is exact
   private static final double TRUE_RATE = 6_000;
-  private static final AutoscalerSettings SETTINGS =
-      new AutoscalerSettings(
-          true,
-          Duration.ofSeconds(5),
-          1.25,
-          0.2,
-          Duration.ofSeconds(30),
-          4,
-          1,
-          16,
-          Duration.ofSeconds(10),
-          Duration.ZERO, // no lead: the rule as DS2 states it (see aRisingInputIsServedAhead)
-          List.of());
+
+  /** No lead: the rule as DS2 states it (see aRisingInputIsServedAheadByTheLead). */
+  private static final AutoscalerSettings SETTINGS = settings(4, Duration.ZERO, List.of());
+
+  private static final Duration LEAD = Duration.ofSeconds(10);
 
   /** A source feeding keyed operator {@code count}; counters are cumulative, as the runtime's. */
   private static final class ModelJob {
@@ -181,21 +173,8 @@ class AutoscalerPolicyTest {
 
   @Test
   void aRisingInputIsServedAheadByTheLead() {
-    AutoscalerSettings ahead =
-        new AutoscalerSettings(
-            true,
-            Duration.ofSeconds(5),
-            1.25,
-            0.2,
-            Duration.ofSeconds(30),
-            8,
-            1,
-            16,
-            Duration.ofSeconds(10),
-            Duration.ofSeconds(10),
-            List.of());
     ModelJob job = new ModelJob(4);
-    AutoscalerPolicy policy = new AutoscalerPolicy(ahead);
+    AutoscalerPolicy policy = new AutoscalerPolicy(settings(8, LEAD, List.of()));
     policy.decide(job.sample());
     job.run(5, 12_000, 12_000, TRUE_RATE);
     assertThat(policy.decide(job.sample())).as("3 tasks of work with the headroom: hold").isEmpty();
@@ -205,7 +184,7 @@ class AutoscalerPolicyTest {
     assertThat(rule(15_000, 1.25)).as("without the lead, 4 tasks would do").isEqualTo(4);
     assertThat(actions).hasSize(1);
     assertThat(actions.get(0).decision().toParallelism()).isEqualTo(rule(projected, 1.25));
-    job.run(5, 9_000, 9_000, TRUE_RATE); // a falling input is not projected
+    job.run(5, 9_000, 9_000, TRUE_RATE); // a falling input is not projected in the target
     assertThat(evaluationOf(policy, "count").targetRate()).isEqualTo(projected, within(1.0));
     policy.decide(job.sample(true));
     job.run(5, 9_000, 9_000, TRUE_RATE);
@@ -216,9 +195,65 @@ class AutoscalerPolicyTest {
   }
 
   @Test
+  void aFallingInputIsScaledInAheadButNotBelowWhatItNeedsNow() {
+    for (Duration lead : List.of(Duration.ZERO, LEAD)) {
+      ModelJob job = new ModelJob(8);
+      AutoscalerPolicy policy = new AutoscalerPolicy(settings(8, lead, List.of()));
+      policy.decide(job.sample());
+      job.run(5, 34_000, 34_000, TRUE_RATE);
+      assertThat(policy.decide(job.sample())).as("8 tasks for 5.7 of work: hold").isEmpty();
+      job.run(5, 29_000, 29_000, TRUE_RATE); // -1,000 records/s each second
+      List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
+      assertThat(rule(29_000, 1.25 * 1.2))
+          .as("the rate now, with the hysteresis: no scale-in (the rule without a lead)")
+          .isEqualTo(8);
+      if (lead.isZero()) {
+        assertThat(actions).isEmpty();
+        continue;
+      }
+      double projected = 29_000 - 1_000 * 10;
+      assertThat(rule(projected, 1.25 * 1.2)).as("the projection alone would go to").isEqualTo(5);
+      assertThat(actions).hasSize(1);
+      AutoscalerDecision d = actions.get(0).decision();
+      assertThat(d.kind()).isEqualTo(Kind.SCALE_IN);
+      assertThat(d.toParallelism())
+          .as("no fewer than the rate now needs with the headroom")
+          .isEqualTo(rule(29_000, 1.25))
+          .isEqualTo(7);
+      assertThat(d.reason()).contains("19,000 records/s projected along its fall");
+      assertThat(evaluationOf(policy, "count").targetRate())
+          .as("the target itself is not projected along a fall")
+          .isEqualTo(29_000, within(1.0));
+    }
+  }
+
+  @Test
+  void aScaleInMayFollowAScaleInWithinTheCooldown() {
+    ModelJob job = new ModelJob(8);
+    AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
+    policy.decide(job.sample());
+    job.run(5, 22_000, 22_000, TRUE_RATE); // 3.7 tasks of work: 6 with the hysteresis
+    List<AutoscalerPolicy.Action> first = policy.decide(job.sample());
+    assertThat(first).hasSize(1);
+    assertThat(first.get(0).decision().toParallelism()).isEqualTo(6);
+    long firstAt = job.atMillis;
+    job.apply(first.get(0));
+    job.run(1, 11_000, 11_000, TRUE_RATE);
+    policy.decide(job.sample(true));
+    job.run(4, 11_000, 11_000, TRUE_RATE);
+    assertThat(policy.decide(job.sample())).as("after a reconfiguration: a baseline").isEmpty();
+    job.run(5, 11_000, 11_000, TRUE_RATE); // 1.8 tasks of work: 3 with the hysteresis
+    List<AutoscalerPolicy.Action> second = policy.decide(job.sample());
+    assertThat(job.atMillis - firstAt).isLessThan(SETTINGS.cooldown().toMillis());
+    assertThat(second).as("a scale-in after a scale-in keeps the direction").hasSize(1);
+    assertThat(second.get(0).decision().kind()).isEqualTo(Kind.SCALE_IN);
+    assertThat(second.get(0).decision().toParallelism()).isEqualTo(3);
+  }
+
+  @Test
   void aChangeIsBoundedByTheMaximumStepAndParallelism() {
     ModelJob job = new ModelJob(2);
-    AutoscalerPolicy policy = new AutoscalerPolicy(withMaxStep(SETTINGS, 2));
+    AutoscalerPolicy policy = new AutoscalerPolicy(settings(2, Duration.ZERO, List.of()));
     policy.decide(job.sample());
     job.run(5, 60_000, 12_000, TRUE_RATE);
     AutoscalerDecision d = policy.decide(job.sample()).get(0).decision();
@@ -248,7 +283,7 @@ class AutoscalerPolicyTest {
   @Test
   void aScaleOutIsNotHeldButAScaleInWaitsForTheCooldown() {
     ModelJob job = new ModelJob(2);
-    AutoscalerPolicy policy = new AutoscalerPolicy(withMaxStep(SETTINGS, 1));
+    AutoscalerPolicy policy = new AutoscalerPolicy(settings(1, Duration.ZERO, List.of()));
     policy.decide(job.sample());
     job.run(5, 30_000, 12_000, TRUE_RATE);
     List<AutoscalerPolicy.Action> first = policy.decide(job.sample());
@@ -335,7 +370,7 @@ class AutoscalerPolicyTest {
     assertThat(evaluationOf(policy, "source").verdict()).startsWith("not rescalable live");
 
     ModelJob other = new ModelJob(2);
-    AutoscalerPolicy only = new AutoscalerPolicy(withOperators(SETTINGS, List.of("elsewhere")));
+    AutoscalerPolicy only = new AutoscalerPolicy(settings(4, Duration.ZERO, List.of("elsewhere")));
     only.decide(other.sample());
     other.run(5, 30_000, 12_000, TRUE_RATE);
     assertThat(only.decide(other.sample())).isEmpty();
@@ -380,19 +415,26 @@ class AutoscalerPolicyTest {
 
   /**
    * Random plateaus of input, the model job carrying out every decision (one sample during each
-   * reconfiguration): parallelism stays within its bounds, steps within the maximum, a scale-in
-   * comes a cooldown after the change before it, the parallelism never changes direction twice
-   * within a cooldown, and it serves every plateau by its end.
+   * reconfiguration), without and with a lead: parallelism stays within its bounds, steps within
+   * the maximum, a scale-in comes a cooldown after the last scale-out and leaves at least the tasks
+   * the target rate needs with the headroom, the parallelism never changes direction twice within a
+   * cooldown, and it serves every plateau by its end.
    */
   @Test
   void randomRatesKeepTheInvariants() {
     long seed = System.nanoTime();
     System.out.println("AutoscalerPolicyTest seed " + seed);
+    keepsTheInvariants(SETTINGS, seed);
+    keepsTheInvariants(settings(4, LEAD, List.of()), seed);
+  }
+
+  private static void keepsTheInvariants(AutoscalerSettings settings, long seed) {
     Random r = new Random(seed);
     ModelJob job = new ModelJob(1 + r.nextInt(4));
-    AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
+    AutoscalerPolicy policy = new AutoscalerPolicy(settings);
     policy.decide(job.sample());
     List<long[]> changes = new ArrayList<>(); // {at, direction}
+    long lastScaleOut = Long.MIN_VALUE / 2;
     for (int plateau = 0; plateau < 12; plateau++) {
       double arrival = 1_000 + r.nextInt(60_000);
       for (int i = 0; i < 30; i++) {
@@ -401,11 +443,17 @@ class AutoscalerPolicyTest {
         job.run(5, arrival, processed, TRUE_RATE);
         for (AutoscalerPolicy.Action a : policy.decide(job.sample())) {
           AutoscalerDecision d = a.decision();
-          String at = "seed " + seed + " at " + job.atMillis;
+          String at = "seed " + seed + ", lead " + settings.lead() + ", at " + job.atMillis;
           int direction = Integer.signum(d.toParallelism() - d.fromParallelism());
-          if (direction < 0 && !changes.isEmpty()) {
-            long previous = changes.get(changes.size() - 1)[0];
-            assertThat(job.atMillis - previous).as(at).isGreaterThanOrEqualTo(30_000);
+          if (direction < 0) {
+            assertThat(job.atMillis - lastScaleOut).as(at).isGreaterThanOrEqualTo(30_000);
+            AutoscalerEvaluation e = evaluationOf(policy, "count");
+            double need = e.targetRate() / e.trueRatePerTask();
+            assertThat(d.toParallelism())
+                .as("%s: no fewer than the target rate needs", at)
+                .isGreaterThanOrEqualTo((int) Math.ceil(need * 1.25 - 1e-9));
+          } else if (direction > 0) {
+            lastScaleOut = job.atMillis;
           }
           if (direction != 0) {
             changes.add(new long[] {job.atMillis, direction});
@@ -434,33 +482,18 @@ class AutoscalerPolicyTest {
     }
   }
 
-  private static AutoscalerSettings withMaxStep(AutoscalerSettings s, int maxStep) {
+  private static AutoscalerSettings settings(int maxStep, Duration lead, List<String> operators) {
     return new AutoscalerSettings(
-        s.enabled(),
-        s.interval(),
-        s.headroom(),
-        s.scaleInHysteresis(),
-        s.cooldown(),
+        true,
+        Duration.ofSeconds(5),
+        1.25,
+        0.2,
+        Duration.ofSeconds(30),
         maxStep,
-        s.minParallelism(),
-        s.maxParallelism(),
-        s.catchUp(),
-        s.lead(),
-        s.operators());
-  }
-
-  private static AutoscalerSettings withOperators(AutoscalerSettings s, List<String> operators) {
-    return new AutoscalerSettings(
-        s.enabled(),
-        s.interval(),
-        s.headroom(),
-        s.scaleInHysteresis(),
-        s.cooldown(),
-        s.maxStep(),
-        s.minParallelism(),
-        s.maxParallelism(),
-        s.catchUp(),
-        s.lead(),
+        1,
+        16,
+        Duration.ofSeconds(10),
+        lead,
         operators);
   }
 }

@@ -84,6 +84,53 @@ class RateModelTest {
   }
 
   @Test
+  void theProjectedRateFollowsAFallToo() {
+    java.util.Map<String, RateModel.Arrival> arrivals = new java.util.HashMap<>();
+    LoadSample s0 = new LoadSample(0, false, List.of(source(0, 0), half(0), after(0)));
+    LoadSample s1 =
+        new LoadSample(10_000, false, List.of(source(50_000, 0), half(50_000), after(50_000)));
+    LoadSample s2 =
+        new LoadSample(20_000, false, List.of(source(120_000, 0), half(120_000), after(120_000)));
+    LoadSample s3 =
+        new LoadSample(
+            30_000, false, List.of(source(150_000, 20_000), half(150_000), after(150_000)));
+    LoadSample s4 =
+        new LoadSample(40_000, false, List.of(source(185_000, 0), half(185_000), after(185_000)));
+    RateModel.between(s0, s1, 10, 5, arrivals);
+    Map<String, RateModel.Rates> rising = RateModel.between(s1, s2, 10, 5, arrivals);
+    assertThat(rising.get("a").projectedRate())
+        .as("rising: as the target")
+        .isCloseTo(rising.get("a").targetRate(), within(1e-6));
+    // 5,000/s arrive (3,000 read, the backlog up 20,000) after 7,000/s: falling by 200/s a second
+    Map<String, RateModel.Rates> falling = RateModel.between(s2, s3, 10, 5, arrivals);
+    assertThat(falling.get("a").targetRate()).isCloseTo(5_000 + 20_000 / 10.0, within(1e-6));
+    assertThat(falling.get("a").projectedRate())
+        .isCloseTo(5_000 - 200 * 5 + 20_000 / 10.0, within(1e-6));
+    assertThat(falling.get("half").projectedRate()).isCloseTo(4_000 + 2_000, within(1e-6));
+    assertThat(falling.get("after").projectedRate())
+        .as("carried through the selectivity")
+        .isCloseTo((4_000 + 2_000) / 2.0, within(1e-6));
+    // 1,500/s after 5,000/s: a projection below zero counts as none, the backlog still counts
+    Map<String, RateModel.Rates> steep = RateModel.between(s3, s4, 10, 5, arrivals);
+    assertThat(steep.get("a").arrivalRate()).isCloseTo(1_500, within(1e-6));
+    assertThat(steep.get("a").projectedRate()).isCloseTo(0, within(1e-6));
+  }
+
+  private static LoadSample.Vertex source(long read, long lag) {
+    return vertex("a", List.of(), read, read, read * 1_000, lag);
+  }
+
+  /** Keeps half of what it reads from the source. */
+  private static LoadSample.Vertex half(long in) {
+    return vertex("half", List.of("a"), in, in / 2, in * 1_000, 0);
+  }
+
+  /** Reads what {@code half} keeps of {@code in}. */
+  private static LoadSample.Vertex after(long in) {
+    return vertex("after", List.of("half"), in / 2, in / 2, in * 1_000, 0);
+  }
+
+  @Test
   void tooFewRecordsGiveNoTrueRate() {
     LoadSample before = new LoadSample(0, false, List.of(vertex("a", List.of(), 0, 0, 0, 0)));
     LoadSample after =
