@@ -170,9 +170,17 @@ final class SimulatedWorker implements SimulatedTask.Host {
     releasedMetrics.clear(); // like every task's counters: the restored run counts afresh
   }
 
-  /** No owner references holder {@code task} any more and it has finished: its state is gone. */
-  void release(TaskId task) {
-    SimulatedTask t = tasks.remove(task);
+  /**
+   * No owner references holder {@code task} of {@code attempt} any more and it has finished: its
+   * state is gone. As the runtime's worker does, a task it does not run (of another attempt, or
+   * stopped already) is left alone.
+   */
+  void release(TaskId task, int attempt) {
+    SimulatedTask t = tasks.get(task);
+    if (t == null || t.attempt != attempt) {
+      return;
+    }
+    tasks.remove(task);
     releasedMetrics.put(task, t.engine.metrics().released());
     t.close();
     released.add(task);

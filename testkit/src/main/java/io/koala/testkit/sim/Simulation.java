@@ -502,7 +502,7 @@ public final class Simulation {
       } else if (e instanceof JobEffect.StopAttemptsBefore s) {
         worker.stopAttemptsBefore(s.attempt());
       } else if (e instanceof JobEffect.StopTask s) {
-        worker.release(s.task());
+        worker.release(s.task(), s.attempt());
       } else if (e instanceof JobEffect.CheckWorker c) {
         send(WORKER, COORDINATOR, new JobInput.TaskStopChecked(c.task(), c.attempt(), true));
       } else if (e instanceof JobEffect.AskReleasedMetrics a) {
