@@ -140,12 +140,7 @@ public final class EpochDriver {
    * them).
    */
   public static boolean isReconfigurable(Vertex v) {
-    try {
-      checkReconfigurable(v);
-      return true;
-    } catch (IllegalArgumentException e) {
-      return false;
-    }
+    return whyNotReconfigurable(v) == null;
   }
 
   /**
@@ -154,33 +149,40 @@ public final class EpochDriver {
    * @throws IllegalArgumentException saying why not
    */
   public static void checkReconfigurable(Vertex v) {
+    String why = whyNotReconfigurable(v);
+    if (why != null) {
+      throw new IllegalArgumentException(why);
+    }
+  }
+
+  /** Why {@code v} cannot be reconfigured ({@link #isReconfigurable}), or null when it can. */
+  public static String whyNotReconfigurable(Vertex v) {
     if (v.isKeyed()) {
-      return;
+      return null;
     }
     if (v.isSource()) {
-      throw new IllegalArgumentException(
-          "operator '"
-              + v.id()
-              + "' is a source; a source keeps the parallelism it was deployed with (its"
-              + " partitions are assigned to its tasks at deployment)");
+      return "operator '"
+          + v.id()
+          + "' is a source; a source keeps the parallelism it was deployed with (its"
+          + " partitions are assigned to its tasks at deployment)";
     }
     for (VertexInput in : v.inputs()) {
       if (in.partitioning() == Partitioning.FORWARD) {
-        throw new IllegalArgumentException(
-            "operator '"
-                + v.id()
-                + "' reads a forward edge from '"
-                + in.from()
-                + "' (each of its tasks reads one task of '"
-                + in.from()
-                + "', in order); another parallelism would make that edge a rebalance and lose"
-                + " that order. Give '"
-                + v.id()
-                + "' a parallelism other than '"
-                + in.from()
-                + "''s in the dataflow, so the edge is a rebalance, or key its input");
+        return "operator '"
+            + v.id()
+            + "' reads a forward edge from '"
+            + in.from()
+            + "' (each of its tasks reads one task of '"
+            + in.from()
+            + "', in order); another parallelism would make that edge a rebalance and lose"
+            + " that order. Give '"
+            + v.id()
+            + "' a parallelism other than '"
+            + in.from()
+            + "''s in the dataflow, so the edge is a rebalance, or key its input";
       }
     }
+    return null;
   }
 
   private TaskId task(int index) {

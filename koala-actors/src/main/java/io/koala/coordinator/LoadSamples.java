@@ -51,18 +51,8 @@ final class LoadSamples {
               tasks,
               v.isKeyed() ? live.routing(v.id()) : null,
               loads,
-              fixedBecause(v)));
+              EpochDriver.whyNotReconfigurable(v)));
     }
     return new LoadSample(metrics.atMillis(), reconfiguring, vertices);
-  }
-
-  /** Why {@code v} cannot be rescaled live, or null when it can. */
-  private static String fixedBecause(ExecutionPlan.Vertex v) {
-    try {
-      EpochDriver.checkReconfigurable(v);
-      return null;
-    } catch (IllegalArgumentException e) {
-      return e.getMessage();
-    }
   }
 }

@@ -501,11 +501,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       if (!v.id().equals(op)) {
         why = "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'";
       } else {
-        try {
-          io.koala.coordinator.EpochDriver.checkReconfigurable(v);
-        } catch (IllegalArgumentException e) {
-          why = e.getMessage();
-        }
+        why = io.koala.coordinator.EpochDriver.whyNotReconfigurable(v);
       }
       if (why != null) {
         throw new io.koala.runtime.ConfigurationException(
