@@ -276,14 +276,15 @@ public final class AutoscalerPolicy {
    * or the maximum.
    */
   private int fewestTasks(Placements placements, double need, double headroom) {
+    int max = Math.min(settings.maxParallelism(), placements.v.maxParallelism());
     int from = Math.max(settings.minParallelism(), (int) Math.ceil(need * headroom - 1e-9));
-    for (int q = Math.min(from, settings.maxParallelism()); q < settings.maxParallelism(); q++) {
+    for (int q = Math.min(from, max); q < max; q++) {
       double share = placements.busiestShare(q);
       if (need * share * headroom <= 1 || share <= placements.heaviestBucketShare() + 1e-9) {
         return q;
       }
     }
-    return settings.maxParallelism();
+    return max;
   }
 
   /**

@@ -30,6 +30,8 @@ public record LoadSample(long atMillis, boolean reconfiguring, List<Vertex> vert
    * @param bucketLoads the measured load of each bucket (busy time, or records, per second), or
    *     null when not keyed or not measured
    * @param fixed why it keeps its parallelism (it cannot be rescaled live), or null when it can be
+   * @param maxParallelism the most tasks it can use (a source: as many as have something to read,
+   *     {@link io.koala.connector.SourceSpec#maxParallelism}), else {@link Integer#MAX_VALUE}
    */
   public record Vertex(
       String operator,
@@ -40,7 +42,32 @@ public record LoadSample(long atMillis, boolean reconfiguring, List<Vertex> vert
       List<Task> tasks,
       RoutingTable routing,
       double[] bucketLoads,
-      String fixed) {
+      String fixed,
+      int maxParallelism) {
+    /** A vertex that can use any number of tasks. */
+    public Vertex(
+        String operator,
+        List<String> inputs,
+        boolean source,
+        boolean keyed,
+        int[] liveTasks,
+        List<Task> tasks,
+        RoutingTable routing,
+        double[] bucketLoads,
+        String fixed) {
+      this(
+          operator,
+          inputs,
+          source,
+          keyed,
+          liveTasks,
+          tasks,
+          routing,
+          bucketLoads,
+          fixed,
+          Integer.MAX_VALUE);
+    }
+
     public Vertex {
       Objects.requireNonNull(operator, "operator");
       inputs = List.copyOf(inputs);

@@ -24,6 +24,20 @@ public interface LogSource<T> extends SourceSpec<T> {
     return partitions();
   }
 
+  /** A log can be rescaled live: its partitions move between tasks with their offsets. */
+  @Override
+  default boolean rescalable() {
+    return true;
+  }
+
+  /**
+   * Partition {@code n} (split {@code "n"}) is read by the task at slot {@code n % parallelism}.
+   */
+  @Override
+  default int slotOf(String split, int parallelism) {
+    return Integer.parseInt(split) % parallelism;
+  }
+
   @Override
   default SourceReader<T> createReader(SourceContext ctx) {
     return new LogReader<>(this, ctx);

@@ -4,9 +4,14 @@ package io.koala.connector;
 public interface SourceContext {
   String sourceName();
 
-  /** This task's index among the source's tasks, {@code 0 <= taskIndex < parallelism}. */
+  /**
+   * This task's slot among the source's tasks, {@code 0 <= taskIndex < parallelism}: the task reads
+   * the splits its source's {@link SourceSpec#slotOf} gives this slot. It is the task's index until
+   * a reconfiguration changes the source's tasks (a moved task takes a slot of its own).
+   */
   int taskIndex();
 
+  /** How many tasks the source has. */
   int parallelism();
 
   /** The job's start, in wall-clock milliseconds: the origin of rate schedules. */

@@ -8,6 +8,10 @@ import java.util.List;
  * which decides which splits it reads (for example those whose number modulo the parallelism is its
  * index) and may find new ones while it runs.
  *
+ * <p>A source whose readers choose their splits by {@link #slotOf} can be rescaled and its tasks
+ * moved while the job runs ({@link #rescalable}): each split then moves, with its position, to the
+ * task that reads it under the new parallelism.
+ *
  * <pre>{@code
  * SourceSpec<Long> numbers = SourceSpec.generator("numbers", (index, seed) -> index)
  *     .partitions(4)
@@ -27,6 +31,28 @@ public interface SourceSpec<T> {
    */
   default int maxParallelism() {
     return Integer.MAX_VALUE;
+  }
+
+  /**
+   * Whether the job may change this source's tasks while it runs: its readers read exactly the
+   * splits {@link #slotOf} gives their task ({@link SourceContext#taskIndex}), and start each split
+   * they are given a position for from that position. False by default: the source keeps the
+   * parallelism it was deployed with.
+   */
+  default boolean rescalable() {
+    return false;
+  }
+
+  /**
+   * The slot, {@code 0 <= slot < parallelism}, of the task that reads split {@code split} when the
+   * source has {@code parallelism} tasks: the task whose {@link SourceContext#taskIndex} it is.
+   * Only asked of a {@link #rescalable} source, for the splits its readers reported positions for.
+   *
+   * @throws UnsupportedOperationException when the source is not rescalable
+   */
+  default int slotOf(String split, int parallelism) {
+    throw new UnsupportedOperationException(
+        "source '" + name() + "' does not say which task reads split '" + split + "'");
   }
 
   /** Opens the reader of one source task; called on the task's thread. */

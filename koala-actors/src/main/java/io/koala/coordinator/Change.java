@@ -65,6 +65,18 @@ public sealed interface Change extends KoalaMessage
       throw new IllegalArgumentException(
           "parallelism " + r.parallelism() + " for '" + op + "' is outside [1, " + buckets + "]");
     }
+    if (c instanceof Rescale r
+        && v.isSource()
+        && r.parallelism() > v.head().source().maxParallelism()) {
+      throw new IllegalArgumentException(
+          "parallelism "
+              + r.parallelism()
+              + " for source '"
+              + op
+              + "' is above the "
+              + v.head().source().maxParallelism()
+              + " tasks that can have something to read (SourceSpec.maxParallelism)");
+    }
     if (c instanceof Migrate mg) {
       workers.checkTarget(mg.worker());
     }

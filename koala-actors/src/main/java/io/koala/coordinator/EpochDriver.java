@@ -20,6 +20,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -32,10 +33,21 @@ import java.util.function.IntUnaryOperator;
  * their channels downstream, switches its upstream tasks' round-robin to the new set of tasks
  * (markers on every channel, the channels to removed tasks closed after them) and is done when
  * every task has consumed its markers; a removed task finishes the records queued before its
- * markers, then ends its output like a task whose input ended.
+ * markers, then ends its output like a task whose input ended. A source has no upstream to switch:
+ * its epoch deploys the new tasks (they read nothing yet) and announces their channels downstream;
+ * every task of the source stops emitting watermarks and reads on until each of its splits has
+ * reached W*, the highest watermark any of them had emitted (so a split that moves is not behind
+ * what the task that gets it has emitted, and none of its records turns late); then every task it
+ * had gives up the splits its new tasks read elsewhere, each with its position and watermark, and
+ * sends a marker on every output channel (a removed task ends its output instead); once every
+ * downstream task has consumed those markers (so the records of a moved split read before the move
+ * are all processed before any read after it), every task of the source is assigned its splits and
+ * reads again.
  *
  * <pre>
  *   DEPLOYING (new tasks) → PREPARING → CATCHING_UP → HANDING_OVER → SWITCHING → DRAINING → DONE
+ *   a source: DEPLOYING → PREPARING → CATCHING_UP → SWITCHING (splits given up) → DRAINING
+ *             → ASSIGNING → DONE
  * </pre>
  *
  * Preparing tells every task of the operator its part and every downstream task its new input
@@ -84,6 +96,8 @@ public final class EpochDriver {
     HANDING_OVER,
     SWITCHING,
     DRAINING,
+    /** A source: its tasks are given their splits. */
+    ASSIGNING,
     DONE
   }
 
@@ -102,6 +116,11 @@ public final class EpochDriver {
   private final Set<TaskId> pending = new HashSet<>();
   private final Set<TaskId> connectedPending = new HashSet<>();
   private final Set<TaskId> drained = new HashSet<>();
+  // a source: the downstream tasks whose markers the epoch waits for, and the splits that move
+  private final Set<TaskId> markerTasks = new HashSet<>();
+  private final Map<TaskId, List<Integer>> downstreamMarkers = new LinkedHashMap<>();
+  private final List<EpochMessage.SplitMove> splitMoves = new ArrayList<>();
+  private boolean assigned;
   private EpochMessage.Transfer transferred = EpochMessage.Transfer.NONE;
   private Phase phase;
 
@@ -123,7 +142,8 @@ public final class EpochDriver {
     this.protocol = protocol;
     if (protocol.pausesSources()) {
       for (Vertex v : deployment.plan().vertices()) {
-        if (v.isSource()) {
+        // a source being reconfigured reads on: its splits catch up before they move
+        if (v.isSource() && !v.id().equals(vertex)) {
           sources.addAll(deployment.liveTaskIds(v.id()));
         }
       }
@@ -161,10 +181,31 @@ public final class EpochDriver {
       return null;
     }
     if (v.isSource()) {
-      return "operator '"
-          + v.id()
-          + "' is a source; a source keeps the parallelism it was deployed with (its"
-          + " partitions are assigned to its tasks at deployment)";
+      if (!v.head().source().rescalable()) {
+        return "operator '"
+            + v.id()
+            + "' is a source whose splits cannot move between its tasks while it runs (its"
+            + " SourceSpec is not rescalable; an ingest source's handles stripe records over its"
+            + " tasks); it keeps the parallelism it was deployed with";
+      }
+      for (VertexOutput out : v.outputs()) {
+        if (out.partitioning() == Partitioning.FORWARD) {
+          return "operator '"
+              + v.id()
+              + "' is a source with a forward edge to '"
+              + out.to()
+              + "' (each of its tasks feeds one task of '"
+              + out.to()
+              + "'); another parallelism would leave a task of '"
+              + out.to()
+              + "' without input or with two. Give '"
+              + out.to()
+              + "' a parallelism other than '"
+              + v.id()
+              + "''s in the dataflow, or key its input";
+        }
+      }
+      return null;
     }
     for (VertexInput in : v.inputs()) {
       if (in.partitioning() == Partitioning.FORWARD) {
@@ -271,11 +312,24 @@ public final class EpochDriver {
               template.buckets(),
               newInputs.get(task(n)),
               outputs,
-              template.inputRouting(),
+              target.isSource() ? boxed(plan.tasksBefore()) : template.inputRouting(),
               deployment.newChannel(),
               template.settings());
       newSetups.add(setup);
       newPlacement.put(task(n), placeNew.applyAsInt(n));
+    }
+    // a source: every downstream task awaits a marker on each channel from the source's tasks
+    if (target.isSource()) {
+      for (int t : plan.tasksBefore()) {
+        for (OutputSpec out : deployment.setup(task(t)).outputs()) {
+          for (int i = 0; i < out.channels().size(); i++) {
+            downstreamMarkers
+                .computeIfAbsent(out.targets().get(i), x -> new ArrayList<>())
+                .add(out.channels().get(i));
+          }
+        }
+      }
+      markerTasks.addAll(downstreamMarkers.keySet());
     }
     // peer channels, one per (sender, receiver)
     Map<Integer, List<Peer>> peersOut = new HashMap<>();
@@ -344,6 +398,7 @@ public final class EpochDriver {
     Set<TaskId> w = new java.util.TreeSet<>(TASK_ORDER);
     if (phase == Phase.DRAINING) {
       w.addAll(prepares.keySet());
+      w.addAll(markerTasks);
       w.removeAll(drained);
     } else {
       w.addAll(pending);
@@ -397,11 +452,18 @@ public final class EpochDriver {
           out.add(new Send(t, p));
           pending.add(t);
         });
-    downstreamInputs.forEach(
-        (d, inputs) -> {
-          out.add(new Send(d, new EpochMessage.ExpectInputs(epoch, inputs)));
-          pending.add(d);
-        });
+    Set<TaskId> downstream = new LinkedHashSet<>(downstreamInputs.keySet());
+    downstream.addAll(downstreamMarkers.keySet());
+    for (TaskId d : downstream) {
+      out.add(
+          new Send(
+              d,
+              new EpochMessage.ExpectInputs(
+                  epoch,
+                  downstreamInputs.getOrDefault(d, List.of()),
+                  downstreamMarkers.getOrDefault(d, List.of()))));
+      pending.add(d);
+    }
     return out;
   }
 
@@ -413,6 +475,8 @@ public final class EpochDriver {
     if (report instanceof EpochMessage.Drained d) {
       if (prepares.containsKey(d.task()) && drained.add(d.task())) {
         transferred = transferred.plus(d.transfer());
+      } else if (markerTasks.contains(d.task())) {
+        drained.add(d.task());
       }
       return phase == Phase.DRAINING ? maybeDone() : List.of();
     }
@@ -455,10 +519,22 @@ public final class EpochDriver {
         }
       }
       case SWITCHING -> {
-        if (report instanceof EpochMessage.Switched
+        if (report instanceof EpochMessage.SplitsReleased r && pending.contains(r.task())) {
+          splitMoves.addAll(r.moves());
+        }
+        if ((report instanceof EpochMessage.Switched
+                || report instanceof EpochMessage.SplitsReleased)
             && pending.remove(report.task())
             && pending.isEmpty()) {
           phase = Phase.DRAINING;
+          return maybeDone();
+        }
+      }
+      case ASSIGNING -> {
+        if (report instanceof EpochMessage.SplitsAssigned
+            && pending.remove(report.task())
+            && pending.isEmpty()) {
+          assigned = true;
           return maybeDone();
         }
       }
@@ -468,7 +544,8 @@ public final class EpochDriver {
   }
 
   private List<Effect> catchUp() {
-    int[] senders = plan.senders();
+    // a source: every task it had catches its splits up to W* before giving some of them up
+    int[] senders = target.isSource() ? plan.tasksBefore() : plan.senders();
     if (senders.length == 0) {
       return handOver(); // nothing moves: only the routing (and markers) change
     }
@@ -508,6 +585,12 @@ public final class EpochDriver {
     }
     phase = Phase.SWITCHING;
     List<Effect> out = new ArrayList<>();
+    if (target.isSource()) {
+      for (int t : plan.tasksBefore()) {
+        out.add(new Send(task(t), new EpochMessage.ReleaseSplits(epoch, boxed(plan.tasksAfter()))));
+        pending.add(task(t));
+      }
+    }
     switches.forEach(
         (u, edges) -> {
           edges.forEach(
@@ -519,8 +602,11 @@ public final class EpochDriver {
   }
 
   private List<Effect> maybeDone() {
-    if (!drained.containsAll(prepares.keySet())) {
+    if (!drained.containsAll(prepares.keySet()) || !drained.containsAll(markerTasks)) {
       return List.of();
+    }
+    if (target.isSource() && !assigned) {
+      return assign();
     }
     phase = Phase.DONE;
     // the deployment as it now is
@@ -538,7 +624,7 @@ public final class EpochDriver {
           all.addAll(inputs);
           deployment.put(withInputs(s, all), deployment.placement(d));
         });
-    List<Integer> routing = plan.routingAfter();
+    List<Integer> routing = target.isSource() ? boxed(plan.tasksAfter()) : plan.routingAfter();
     for (int t : plan.tasksAfter()) {
       TaskSetup s = deployment.setup(task(t));
       deployment.put(
@@ -559,7 +645,9 @@ public final class EpochDriver {
     }
     List<Effect> out = new ArrayList<>();
     for (TaskId t : sources) {
-      out.add(new Send(t, new EpochMessage.ResumeInput(epoch)));
+      if (!deployment.retired().contains(t)) {
+        out.add(new Send(t, new EpochMessage.ResumeInput(epoch)));
+      }
     }
     out.add(
         new Done(
@@ -571,6 +659,31 @@ public final class EpochDriver {
                 plan.tasksAfter(),
                 transferred)));
     return out;
+  }
+
+  /**
+   * A source, once every downstream task consumed the markers after the splits given up: every task
+   * of the source reads again, with the splits it kept and those it is given.
+   */
+  private List<Effect> assign() {
+    phase = Phase.ASSIGNING;
+    List<Effect> out = new ArrayList<>();
+    for (int t : plan.tasksAfter()) {
+      List<EpochMessage.SplitMove> mine = new ArrayList<>();
+      for (EpochMessage.SplitMove m : splitMoves) {
+        if (m.to() == t) {
+          mine.add(m);
+        }
+      }
+      out.add(
+          new Send(task(t), new EpochMessage.AssignSplits(epoch, boxed(plan.tasksAfter()), mine)));
+      pending.add(task(t));
+    }
+    return out;
+  }
+
+  private static List<Integer> boxed(int[] tasks) {
+    return Arrays.stream(tasks).boxed().toList();
   }
 
   private static TaskSetup withOutputs(TaskSetup s, List<OutputSpec> outputs) {

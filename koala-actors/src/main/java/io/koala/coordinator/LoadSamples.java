@@ -51,7 +51,8 @@ final class LoadSamples {
               tasks,
               v.isKeyed() ? live.routing(v.id()) : null,
               loads,
-              EpochDriver.whyNotReconfigurable(v)));
+              EpochDriver.whyNotReconfigurable(v),
+              v.isSource() ? v.head().source().maxParallelism() : Integer.MAX_VALUE));
     }
     return new LoadSample(metrics.atMillis(), reconfiguring, vertices);
   }

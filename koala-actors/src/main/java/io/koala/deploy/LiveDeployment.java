@@ -165,9 +165,12 @@ public final class LiveDeployment {
 
   /**
    * The routing table of the keyed input of {@code vertex}, or null when it reads no keyed input
-   * (it owns no buckets).
+   * (it owns no buckets; a source's setups list its tasks by the slots of its splits instead).
    */
   public RoutingTable routing(OperatorId vertex) {
+    if (plan().vertex(vertex).isSource()) {
+      return null;
+    }
     TaskId any = liveTaskIds(vertex).get(0);
     List<Integer> owners = setup(any).inputRouting();
     return owners.isEmpty()

@@ -23,7 +23,9 @@ public sealed interface EpochMessage extends KoalaMessage
           Retiring,
           EndInput,
           PauseInput,
-          ResumeInput {
+          ResumeInput,
+          ReleaseSplits,
+          AssignSplits {
     long epoch();
   }
 
@@ -37,7 +39,9 @@ public sealed interface EpochMessage extends KoalaMessage
           Drained,
           References,
           InputEnded,
-          Paused {
+          Paused,
+          SplitsReleased,
+          SplitsAssigned {
     long epoch();
 
     TaskId task();
@@ -81,12 +85,65 @@ public sealed interface EpochMessage extends KoalaMessage
     }
   }
 
-  /** Step 1, to tasks downstream of the target: channels from new tasks are coming. */
-  record ExpectInputs(long epoch, List<InputSpec> inputs) implements Command {
+  /**
+   * Step 1, to tasks downstream of the target: channels from new tasks are coming; and, when the
+   * target is a source whose splits move, a marker will come on each of {@code markers} (the
+   * channels from the source's tasks) once those tasks have given up their splits: reply {@link
+   * Prepared} now and {@link Drained} once every one of them is consumed.
+   */
+  record ExpectInputs(long epoch, List<InputSpec> inputs, List<Integer> markers)
+      implements Command {
     public ExpectInputs {
       inputs = List.copyOf(inputs);
+      markers = List.copyOf(markers);
+    }
+
+    /** New channels only: no marker is coming. */
+    public ExpectInputs(long epoch, List<InputSpec> inputs) {
+      this(epoch, inputs, List.of());
     }
   }
+
+  /**
+   * A split of a source leaving its task: its position and its watermark there ({@link
+   * io.koala.time.WatermarkTracker#NONE} if none yet), and the index of the task that reads it
+   * next.
+   */
+  record SplitMove(String split, long position, long watermark, int to) implements KoalaMessage {}
+
+  /**
+   * Source epoch, step 4, to every task the source had: its tasks are now {@code slots} (the task
+   * index of each slot); stop reading, keep the splits that are still yours, give up the others,
+   * send a marker on every output channel (a task not in {@code slots} ends its output instead, and
+   * retires). Reply {@link SplitsReleased}. The task reads nothing until {@link AssignSplits}.
+   */
+  record ReleaseSplits(long epoch, List<Integer> slots) implements Command {
+    public ReleaseSplits {
+      slots = List.copyOf(slots);
+    }
+  }
+
+  /** The splits a source task gave up, with where each goes. */
+  record SplitsReleased(long epoch, TaskId task, List<SplitMove> moves) implements Report {
+    public SplitsReleased {
+      moves = List.copyOf(moves);
+    }
+  }
+
+  /**
+   * Source epoch, step 5, once every task downstream of the source consumed the markers of {@link
+   * ReleaseSplits}: to every task of the source, read again, with the source's tasks {@code slots},
+   * the splits you kept and {@code splits} (from their positions). Reply {@link SplitsAssigned}.
+   */
+  record AssignSplits(long epoch, List<Integer> slots, List<SplitMove> splits) implements Command {
+    public AssignSplits {
+      slots = List.copyOf(slots);
+      splits = List.copyOf(splits);
+    }
+  }
+
+  /** A source task reads its splits again. */
+  record SplitsAssigned(long epoch, TaskId task) implements Report {}
 
   /**
    * Step 2a, to every task of the target: W*. Senders report {@link CaughtUp} once their applied

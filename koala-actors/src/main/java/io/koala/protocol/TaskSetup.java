@@ -9,7 +9,10 @@ import java.util.List;
  * Sent by the coordinator to the worker that hosts the task; the operators themselves come from the
  * dataflow definition the node already has.
  *
- * @param inputRouting for a task reading keyed input: bucket → index of the owning task; else empty
+ * @param inputRouting for a task reading keyed input: bucket → index of the owning task; for a task
+ *     of a source that a reconfiguration changed: the index of the task at each slot of the
+ *     source's splits ({@link io.koala.connector.SourceSpec#slotOf}; empty: slot i is task i); else
+ *     empty
  * @param clientChannel channel id for results sent to the job's client
  */
 public record TaskSetup(

@@ -34,6 +34,7 @@ import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.LongSupplier;
 
 /**
  * The task's side of a reconfiguration epoch (DESIGN §6.1, §6.6), from prepare until drained: its
@@ -56,6 +57,7 @@ final class EpochParticipant {
   private final StatePlane keyed; // null: the chain keeps no keyed state
   private final RemoteStateClient remote; // null: the chain keeps no keyed state
   private final BatchClock clock;
+  private final LongSupplier watermarkAtPrepare; // what a target task will not emit past (W1)
   private EpochRole role; // null: no epoch runs at this task
   private long drainedEpoch = -1; // the last epoch this task reported drained
   private long holdingSince; // while the role holds records: when the first was held
@@ -70,7 +72,8 @@ final class EpochParticipant {
       EventTime eventTime,
       StatePlane keyed,
       RemoteStateClient remote,
-      BatchClock clock) {
+      BatchClock clock,
+      LongSupplier watermarkAtPrepare) {
     this.setup = setup;
     this.services = services;
     this.metrics = metrics;
@@ -81,6 +84,7 @@ final class EpochParticipant {
     this.keyed = keyed;
     this.remote = remote;
     this.clock = clock;
+    this.watermarkAtPrepare = watermarkAtPrepare;
   }
 
   /** Whether an epoch runs at this task. */
@@ -121,9 +125,16 @@ final class EpochParticipant {
       for (InputSpec in : e.inputs()) {
         addInput(in);
       }
+      if (!e.markers().isEmpty() && e.epoch() != drainedEpoch) {
+        // a source's tasks give up splits: the epoch waits until their markers are consumed here
+        prepare(
+            new EpochMessage.PrepareTarget(
+                e.epoch(), List.of(), List.of(), List.of(), List.of(), e.markers()));
+      }
       services.send(
           TaskEngine.COORDINATOR,
           new EpochMessage.Prepared(e.epoch(), setup.task(), NONE, transfer()));
+      check();
     } else if (c instanceof EpochMessage.CatchUp u) {
       if (catchUp(u)) {
         guard.run(drain::run);
@@ -196,7 +207,7 @@ final class EpochParticipant {
         addInput(new InputSpec(in.channel(), in.task(), TaskEngine.PEER_EDGE));
       }
     }
-    return eventTime.combined();
+    return watermarkAtPrepare.getAsLong();
   }
 
   /**

@@ -305,6 +305,20 @@ final class OutputGate {
   // ---------------------------------------------------------------- routing switches
 
   /**
+   * A source task gave up splits at epoch {@code epoch}: flushes, then sends a {@link Marker} on
+   * every open output channel, after everything it read of them.
+   */
+  void markAll(long epoch) {
+    flushAll();
+    for (int i = 0; i < outputs.size(); i++) {
+      OutputChannel ch = outputs.get(i);
+      if (i != clientOutput && !ch.closed()) {
+        ch.offer(new Marker(epoch), sender);
+      }
+    }
+  }
+
+  /**
    * Whether edge {@code edge} has yet to switch at {@code epoch}; if so, the switch counts as done
    * from now on (markers go out even when the table is unchanged).
    */

@@ -20,7 +20,7 @@ import io.koala.protocol.TaskSetup;
 import io.koala.time.PartitionWatermarks;
 import io.koala.time.WatermarkTracker;
 import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
@@ -47,9 +47,20 @@ final class SourceDriver {
   private final SourceSpec<Object> source; // null: the task is no source, and has no splits
   private final WatermarkStrategy strategy;
   private final List<Split> splits = new ArrayList<>(); // in the order the reader announced them
-  private final Map<String, Split> splitsById = new HashMap<>();
+  private final Map<String, Split> splitsById = new LinkedHashMap<>();
   private final TreeMap<Long, Map<String, Long>> checkpointed = new TreeMap<>(); // not completed
-  private SourceReader<Object> reader;
+  private SourceReader<Object> reader; // null: not open (or given up its splits, see kept)
+  private List<Integer> slots; // the task index of each slot of the source's splits
+  private long startMillis;
+  // between giving up splits and being assigned its splits again: the positions of those it kept
+  private Map<String, Long> kept;
+  private EpochMessage.SplitsReleased released; // the last epoch's, repeated if asked again
+  private long assignedEpoch = -1;
+  // a reconfiguration of the source runs: it emits no watermark (nor idleness) until assigned its
+  // splits, and reports once each of its splits has caught up to catchUpTo
+  private boolean frozen;
+  private long catchUpEpoch = -1;
+  private long catchUpTo = Long.MAX_VALUE;
   private WatermarkTracker tracker = new WatermarkTracker(0);
   private long watermark = NONE;
   private long nextWatermarkAt;
@@ -66,7 +77,7 @@ final class SourceDriver {
   /** One split read by this source task: where its records go, and its event time. */
   private final class Split implements SplitOutput<Object> {
     final String id;
-    final int index; // in the tracker
+    int index; // in the tracker
     final PartitionWatermarks watermarks;
     private final Output<Object> entry;
     boolean ended;
@@ -132,6 +143,19 @@ final class SourceDriver {
     boolean isSource = head.kind() == OperatorNode.Kind.SOURCE;
     this.source = isSource ? (SourceSpec<Object>) head.source() : null;
     this.strategy = isSource ? head.watermarks() : WatermarkStrategy.none();
+    this.slots = defaultSlots(setup);
+  }
+
+  /** The source's tasks by slot as the setup has them (none listed: slot i is task i). */
+  private static List<Integer> defaultSlots(TaskSetup setup) {
+    if (!setup.inputRouting().isEmpty()) {
+      return setup.inputRouting();
+    }
+    List<Integer> slots = new ArrayList<>();
+    for (int i = 0; i < setup.parallelism(); i++) {
+      slots.add(i);
+    }
+    return slots;
   }
 
   /** Whether the task is a source. */
@@ -143,9 +167,22 @@ final class SourceDriver {
    * Opens this task's reader ({@code startMillis}: origin of rate schedules) and starts it, from
    * the positions of {@code restored} when it resumes from a checkpoint.
    */
-  @SuppressWarnings("unchecked")
   void open(long startMillis, TaskCheckpoint restored) {
+    this.startMillis = startMillis;
+    if (!slots.contains(setup.task().index())) {
+      // deployed by a reconfiguration of the source: it reads once it is assigned its splits
+      kept = new TreeMap<>();
+      return;
+    }
+    openReader(restored == null ? Map.of() : restored.positions());
+  }
+
+  /** Opens a reader for this task's slot and starts it from {@code positions}. */
+  @SuppressWarnings("unchecked")
+  private void openReader(Map<String, Long> positions) {
     Runnable waker = services.waker();
+    int slot = slots.indexOf(setup.task().index());
+    int parallelism = slots.size();
     SourceContext ctx =
         new SourceContext() {
           @Override
@@ -155,12 +192,12 @@ final class SourceDriver {
 
           @Override
           public int taskIndex() {
-            return setup.task().index();
+            return slot;
           }
 
           @Override
           public int parallelism() {
-            return setup.parallelism();
+            return parallelism;
           }
 
           @Override
@@ -189,7 +226,7 @@ final class SourceDriver {
                       setup.task().index(),
                       setup.parallelism())
                   : source.createReader(ctx);
-          reader.start(restored == null ? Map.of() : restored.positions(), out);
+          reader.start(positions, out);
         });
   }
 
@@ -229,7 +266,7 @@ final class SourceDriver {
   /** The position of each split, for checkpoint {@code checkpointId}'s snapshot. */
   Map<String, Long> positions(long checkpointId) {
     if (reader == null) {
-      return Map.of();
+      return kept == null ? Map.of() : new TreeMap<>(kept);
     }
     Map<String, Long> positions = new TreeMap<>(reader.positions());
     checkpointed.put(checkpointId, positions);
@@ -295,7 +332,7 @@ final class SourceDriver {
    * paused.
    */
   void poll() {
-    if (output.blocked() || paused || !chain.ready()) {
+    if (output.blocked() || paused || reader == null || !chain.ready()) {
       return;
     }
     now = services.currentTimeMillis();
@@ -308,6 +345,7 @@ final class SourceDriver {
       metrics.operatorIn[0] += read; // the source, first in the chain, read them
       clock.done(t0);
     }
+    checkCaughtUp();
     if (result.ended()) {
       allEnded = true;
       if (!endApproved) {
@@ -368,7 +406,7 @@ final class SourceDriver {
    * and every split is idle, that the task is idle.
    */
   private void emitWatermark(long now, boolean declared) {
-    if (!declared && (!strategy.enabled() || now < nextWatermarkAt)) {
+    if (frozen || (!declared && (!strategy.enabled() || now < nextWatermarkAt))) {
       return;
     }
     nextWatermarkAt = now + setup.settings().watermarkIntervalMillis();
@@ -388,6 +426,166 @@ final class SourceDriver {
     } else if (tracker.allIdle()) {
       output.emitIdle();
     }
+  }
+
+  // ---------------------------------------------------------------- splits moving
+
+  /**
+   * Gives up this task's splits for epoch {@code r.epoch()}, as {@link EpochMessage.ReleaseSplits}
+   * says: closes the reader, keeps the positions of the splits it still reads under the new slots
+   * and reports the others, each with its position, its watermark and the task that reads it next;
+   * their records stop at the marker the caller sends after them. Reads nothing until {@link
+   * #assign}. Repeated for the same epoch, it reports the same again.
+   */
+  EpochMessage.SplitsReleased release(EpochMessage.ReleaseSplits r) {
+    if (released != null && released.epoch() == r.epoch()) {
+      return released;
+    }
+    if (!source.rescalable()) {
+      throw new ProtocolViolationException(
+          "source '" + source.name() + "' cannot move its splits, and was asked to");
+    }
+    Map<String, Long> positions = new TreeMap<>();
+    if (reader != null) {
+      userCall(() -> positions.putAll(reader.positions()));
+      close();
+    } else if (kept != null) {
+      positions.putAll(kept);
+    }
+    slots = r.slots();
+    int parallelism = slots.size();
+    kept = new TreeMap<>();
+    List<EpochMessage.SplitMove> moves = new ArrayList<>();
+    positions.forEach(
+        (id, position) -> {
+          int[] slot = new int[1];
+          userCall(() -> slot[0] = source.slotOf(id, parallelism));
+          if (slot[0] < 0 || slot[0] >= parallelism) {
+            throw new IllegalStateException(
+                "source '"
+                    + source.name()
+                    + "' puts split '"
+                    + id
+                    + "' in slot "
+                    + slot[0]
+                    + " of "
+                    + parallelism
+                    + " (SourceSpec.slotOf)");
+          }
+          int to = slots.get(slot[0]);
+          if (to == setup.task().index()) {
+            kept.put(id, position);
+            return;
+          }
+          // it leaves the tracker when the task is assigned its splits (its watermark is frozen
+          // until then): ended here, it could leave the tracker with no open split, as at the end
+          Split s = splitsById.remove(id);
+          moves.add(
+              new EpochMessage.SplitMove(
+                  id, position, s == null ? NONE : s.watermarks.watermark(), to));
+        });
+    released = new EpochMessage.SplitsReleased(r.epoch(), setup.task(), moves);
+    return released;
+  }
+
+  /**
+   * A reconfiguration of the source prepares: the task reads on but emits no watermark until it is
+   * assigned its splits, so that no task downstream passes the event time of a split that moves.
+   *
+   * @return the watermark it emitted last, which it will not pass until then
+   */
+  long freeze() {
+    frozen = true;
+    return watermark;
+  }
+
+  /**
+   * Catch-up to {@code c.watermark()}, the highest watermark a task of the source had emitted when
+   * it froze: the task reads on until each of its splits has reached it (or ended, or is idle), so
+   * that a split it gives up is not behind what the task that gets it has emitted. Reports {@link
+   * EpochMessage.CaughtUp} then.
+   */
+  void catchUp(EpochMessage.CatchUp c) {
+    if (c.epoch() != catchUpEpoch) {
+      catchUpEpoch = c.epoch();
+      catchUpTo = c.watermark();
+      checkCaughtUp();
+    }
+  }
+
+  private void checkCaughtUp() {
+    if (catchUpTo == Long.MAX_VALUE) {
+      return;
+    }
+    long at = services.currentTimeMillis();
+    for (Split s : splitsById.values()) {
+      if (catchUpTo != NONE
+          && !s.ended
+          && !s.watermarks.idle(at)
+          && s.watermarks.watermark() < catchUpTo) {
+        return;
+      }
+    }
+    catchUpTo = Long.MAX_VALUE;
+    services.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(catchUpEpoch, setup.task()));
+  }
+
+  /** Whether this task gave up its splits for epoch {@code epoch} already. */
+  boolean releasedAt(long epoch) {
+    return released != null && released.epoch() == epoch;
+  }
+
+  /** Whether the source's tasks include this one (a task released from every slot retires). */
+  boolean hasSlot() {
+    return slots.contains(setup.task().index());
+  }
+
+  /**
+   * Reads again after a {@link #release}, as {@link EpochMessage.AssignSplits} says: the splits it
+   * kept and those assigned to it, from their positions, each from at least the watermark it had
+   * where it was read before. Idempotent per epoch.
+   */
+  void assign(EpochMessage.AssignSplits a) {
+    if (a.epoch() == assignedEpoch) {
+      return;
+    }
+    assignedEpoch = a.epoch();
+    if (reader != null) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + " is assigned splits at epoch " + a.epoch() + " while reading");
+    }
+    slots = a.slots();
+    Map<String, Long> positions = kept == null ? new TreeMap<>() : new TreeMap<>(kept);
+    for (EpochMessage.SplitMove m : a.splits()) {
+      positions.put(m.split(), m.position());
+    }
+    kept = null;
+    frozen = false;
+    allEnded = false; // a split it gets may not have ended; its end is approved as before
+    endReported = false;
+    // the splits it kept, then those the reader adds, in a new tracker; ended ones leave it once
+    // all are in (ending them first could leave it with no open split, as at the end of input)
+    tracker = new WatermarkTracker(0);
+    splits.clear();
+    List<Split> endedKept = new ArrayList<>();
+    for (Split s : splitsById.values()) {
+      s.index = tracker.addChannel();
+      splits.add(s);
+      if (s.ended) {
+        endedKept.add(s);
+      }
+    }
+    openReader(positions);
+    for (Split s : endedKept) {
+      tracker.onEnd(s.index);
+    }
+    for (EpochMessage.SplitMove m : a.splits()) {
+      Split s = splitsById.get(m.split());
+      if (s != null && m.watermark() != NONE) {
+        s.watermark(m.watermark());
+      }
+    }
+    schedulePoll(0);
   }
 
   /** Closes the reader, once; like closing operators, best effort (the task's outcome is known). */

@@ -146,7 +146,17 @@ public final class TaskEngine {
             this::drain);
     epoch =
         new EpochParticipant(
-            setup, services, metrics, chain, input, output, eventTime, keyed, remote, clock);
+            setup,
+            services,
+            metrics,
+            chain,
+            input,
+            output,
+            eventTime,
+            keyed,
+            remote,
+            clock,
+            source.isSource() ? source::watermark : eventTime::combined);
     aligner = new BarrierAligner(setup, services, chain, input, output, eventTime, source, keyed);
     dispatch =
         new ItemDispatch(
@@ -550,6 +560,23 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- end of input
 
+  /**
+   * A source task gives up the splits the source's new tasks read elsewhere: a marker after their
+   * last records on every output channel, or, when the source no longer has this task, the end of
+   * its output (it finishes like a task whose input ended, without reporting the input's end).
+   */
+  private void releaseSplits(EpochMessage.ReleaseSplits r) {
+    boolean first = !source.releasedAt(r.epoch());
+    EpochMessage.SplitsReleased report = source.release(r);
+    if (first && source.hasSlot()) {
+      output.markAll(r.epoch());
+    } else if (first) {
+      input.end();
+    }
+    services.send(COORDINATOR, report);
+    drain();
+  }
+
   /** Every input has ended and every event-time timer has fired: finish and close the outputs. */
   private void finishInputs() {
     chain.finish();
@@ -760,6 +787,16 @@ public final class TaskEngine {
             services.send(COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
           } else if (c instanceof EpochMessage.ResumeInput) {
             source.resume();
+          } else if (c instanceof EpochMessage.PrepareTarget && source.isSource()) {
+            source.freeze();
+            epoch.onCommand(c, this::drain, this::guard);
+          } else if (c instanceof EpochMessage.CatchUp u && source.isSource()) {
+            source.catchUp(u);
+          } else if (c instanceof EpochMessage.ReleaseSplits r) {
+            releaseSplits(r);
+          } else if (c instanceof EpochMessage.AssignSplits a) {
+            source.assign(a);
+            services.send(COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
           } else {
             epoch.onCommand(c, this::drain, this::guard);
           }

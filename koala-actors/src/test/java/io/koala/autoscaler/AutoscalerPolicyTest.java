@@ -44,6 +44,7 @@ class AutoscalerPolicyTest {
     boolean keyed = true;
     String fixed; // why it cannot be rescaled live, or null
     String operator = "count";
+    int maxParallelism = Integer.MAX_VALUE; // the most tasks the operator can use
 
     ModelJob(int parallelism) {
       live = range(parallelism);
@@ -97,7 +98,8 @@ class AutoscalerPolicyTest {
               tasks,
               keyed ? routing : null,
               keyed ? loads : null,
-              fixed);
+              fixed,
+              maxParallelism);
       return new LoadSample(atMillis, reconfiguring, List.of(source, count));
     }
 
@@ -259,6 +261,20 @@ class AutoscalerPolicyTest {
     AutoscalerDecision d = policy.decide(job.sample()).get(0).decision();
     assertThat(d.toParallelism()).isEqualTo(4);
     assertThat(evaluationOf(policy, "count").wanted()).isEqualTo(16); // capped by max-parallelism
+  }
+
+  /** A source of 3 partitions (say) has something to read for 3 tasks at most. */
+  @Test
+  void anOperatorIsNotScaledBeyondTheTasksItCanUse() {
+    ModelJob job = new ModelJob(2);
+    job.keyed = false;
+    job.maxParallelism = 3;
+    AutoscalerPolicy policy = new AutoscalerPolicy(settings(2, Duration.ZERO, List.of()));
+    policy.decide(job.sample());
+    job.run(5, 60_000, 12_000, TRUE_RATE);
+    AutoscalerDecision d = policy.decide(job.sample()).get(0).decision();
+    assertThat(d.toParallelism()).isEqualTo(3);
+    assertThat(evaluationOf(policy, "count").wanted()).isEqualTo(3);
   }
 
   @Test

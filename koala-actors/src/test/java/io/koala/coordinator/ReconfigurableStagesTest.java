@@ -20,7 +20,8 @@ class ReconfigurableStagesTest {
 
   /**
    * source "n" (2 tasks) feeding a map "fanned" (2 tasks, a forward edge: n has two consumers) and
-   * a map "spread" (3 tasks, a rebalance) → keyBy → count → sink "out" (4 tasks, a rebalance).
+   * a map "spread" (3 tasks, a rebalance) → keyBy → count → sink "out" (4 tasks, a rebalance); a
+   * generator source "m" and an ingest source "pushed", each keyed into a count of its own.
    */
   static ExecutionPlan plan() {
     DataflowBuilder b = Dataflow.builder("stages").parallelism(2);
@@ -32,6 +33,14 @@ class ReconfigurableStagesTest {
         .count("count")
         .sink(SinkSpec.collecting("out"))
         .parallelism(4);
+    b.source(SourceSpec.generator("m", (i, seed) -> i).partitions(4).count(3))
+        .keyBy(x -> x)
+        .count("m-count")
+        .sink(SinkSpec.discarding("m-out"));
+    b.source(SourceSpec.<Long>ingest("pushed", 16))
+        .keyBy(x -> x)
+        .count("pushed-count")
+        .sink(SinkSpec.discarding("pushed-out"));
     return ExecutionPlan.of(b.build().plan());
   }
 
@@ -41,16 +50,20 @@ class ReconfigurableStagesTest {
 
   @Test
   void keyedOperatorsAndRoundRobinStagesAreReconfigurable() {
-    for (String name : List.of("spread", "count", "out")) {
+    for (String name : List.of("spread", "count", "out", "m")) {
       assertThat(EpochDriver.isReconfigurable(vertex(name))).as(name).isTrue();
     }
   }
 
   @Test
-  void aSourceAndAStageReadingAForwardEdgeAreRefusedSayingWhy() {
+  void anIngestSourceAndForwardEdgesAreRefusedSayingWhy() {
+    assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("pushed")))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageStartingWith(
+            "operator 'pushed' is a source whose splits cannot move between its tasks");
     assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("n")))
         .isInstanceOf(IllegalArgumentException.class)
-        .hasMessageStartingWith("operator 'n' is a source;");
+        .hasMessageContaining("operator 'n' is a source with a forward edge to 'fanned'");
     assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("fanned")))
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("operator 'fanned' reads a forward edge from 'n'")

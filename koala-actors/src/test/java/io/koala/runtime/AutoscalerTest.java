@@ -86,7 +86,7 @@ class AutoscalerTest {
       assertThat(count.trueRatePerTask()).as("the emulated capacity").isBetween(400.0, 600.0);
       assertThat(status.evaluations())
           .filteredOn(e -> e.operator().equals("n"))
-          .allMatch(e -> e.verdict().contains("not rescalable live"));
+          .allMatch(e -> e.verdict().contains("not in koala.autoscaler.operators"));
       assertThat(job.await(Duration.ofSeconds(60))).isEqualTo(JobStatus.FINISHED);
       Map<Long, List<Long>> counts = new HashMap<>();
       for (KeyValue<Long, Long> kv : job.<KeyValue<Long, Long>>collected("out")) {

@@ -160,24 +160,38 @@ class ConfigValidationTest {
     return b.build();
   }
 
+  /** An ingest source "pushed" → sink. */
+  private static Dataflow pushed() {
+    DataflowBuilder b = Dataflow.builder("pushed").parallelism(2);
+    b.source(SourceSpec.<String>ingest("pushed", 16)).sink(SinkSpec.discarding("out"));
+    return b.build();
+  }
+
   /**
    * A job whose dataflow has an operator {@code koala.cluster.scale-on-join} names is checked at
-   * submission: the operator must head its tasks and be rescalable live (not a source), or the job
-   * is refused with one error naming the operator and the path.
+   * submission: the operator must head its tasks and be rescalable live (not an ingest source), or
+   * the job is refused with one error naming the operator and the path.
    */
-  @ParameterizedTest(name = "scale-on-join = [{0}]")
-  @CsvSource(
-      delimiter = '|',
-      value = {
-        "words | 'words' of job scaled | operator 'words' is a source; a source keeps the parallelism",
-        "twice | 'twice' of job scaled | it runs chained in the tasks of 'count'; name 'count'",
-      })
-  void scaleOnJoinRefusesAnOperatorThatCannotBeRescaled(
-      String operator, String names, String reason) {
+  @Test
+  void scaleOnJoinRefusesAnOperatorThatCannotBeRescaled() {
+    assertScaleOnJoinRefused(
+        scaled(),
+        "twice",
+        "'twice' of job scaled",
+        "it runs chained in the tasks of 'count'; name 'count'");
+    assertScaleOnJoinRefused(
+        pushed(),
+        "pushed",
+        "'pushed' of job pushed",
+        "operator 'pushed' is a source whose splits cannot move");
+  }
+
+  private static void assertScaleOnJoinRefused(
+      Dataflow dataflow, String operator, String names, String reason) {
     KoalaConfig config =
         KoalaConfig.load().withWorkers(1).with("koala.cluster.scale-on-join", List.of(operator));
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
-      assertThatThrownBy(() -> runtime.submit(scaled()))
+      assertThatThrownBy(() -> runtime.submit(dataflow))
           .isInstanceOf(ConfigurationException.class)
           .hasMessageStartingWith("koala.cluster.scale-on-join names operator " + names)
           .hasMessageContaining("which cannot be rescaled: " + reason)

@@ -326,7 +326,9 @@ class LiveReconfigurationTest {
       JobHandle job = runtime.submit(dataflow(20_000));
       awaitProgress(job, 1_000);
       assertRefused(job.rescale("nope", 2), "no operator named 'nope'");
-      assertRefused(job.rescale("n", 2), "operator 'n' is a source");
+      assertRefused(
+          job.rescale("n", 3),
+          "parallelism 3 for source 'n' is above the 2 tasks that can have something to read");
       assertRefused(job.rescale("count", 0), "parallelism 0 for 'count' is outside [1,");
       assertRefused(job.migrate("count", 7, 1), "has no live task 7");
       assertRefused(job.migrate("count", 0, 9), "no worker 9");

@@ -24,14 +24,15 @@ import org.junit.jupiter.params.provider.ValueSource;
 
 /**
  * A worker drained while a job runs, as when its node leaves a cluster gracefully (DESIGN §9,
- * hazard C6): its keyed tasks migrate and their retired holders are drained; its sources and sinks
- * move by a checkpoint and a restore, or, without checkpoints, the drain says why they cannot. The
- * running counts of {@link LiveReconfigurationTest} judge exactly-once against the reference run.
+ * hazard C6): its keyed tasks and its sources migrate live and the retired holders are drained; its
+ * sinks reading a forward edge (which cannot be reconfigured live) move by a checkpoint and a
+ * restore, or, without checkpoints, the drain says why they cannot. The running counts of {@link
+ * LiveReconfigurationTest} judge exactly-once against the reference run.
  *
  * <p>The job has eight tasks: sources n#0 and n#1, count#0 and count#1, the sink's counts#0 and
  * counts#1 (not chained: count has two consumers), recount#0 and recount#1 (their sink chained).
- * Round-robin over three workers every worker runs a source or a sink; over four, workers 2 and 3
- * run only keyed tasks (count#0 and recount#0, count#1 and recount#1).
+ * Round-robin over three workers every worker runs a source or a sink, and one runs both; over
+ * four, workers 2 and 3 run only keyed tasks (count#0 and recount#0, count#1 and recount#1).
  */
 class WorkerDrainIT {
   static final Duration WAIT = Duration.ofSeconds(60);
@@ -68,14 +69,30 @@ class WorkerDrainIT {
         .orElseThrow(() -> new AssertionError("no worker runs only keyed tasks: " + placed));
   }
 
-  /** A worker that runs a source task of the job. */
-  static int sourceWorker(JobHandle job) {
+  /**
+   * A worker that runs a task of the sink "counts", which reads a forward edge: not movable live.
+   */
+  static int sinkWorker(JobHandle job) {
+    return workerRunning(job, "counts", true);
+  }
+
+  /** A worker that runs a source task and no task of the sink "counts". */
+  static int sourceWorkerWithoutSink(JobHandle job) {
+    return workerRunning(job, "n", false);
+  }
+
+  private static int workerRunning(JobHandle job, String operator, boolean withSink) {
     Map<Integer, List<TaskId>> placed = byWorker(job);
     return placed.entrySet().stream()
-        .filter(e -> e.getValue().stream().anyMatch(t -> t.operator().name().equals("n")))
+        .filter(e -> e.getValue().stream().anyMatch(t -> t.operator().name().equals(operator)))
+        .filter(
+            e ->
+                withSink
+                    || e.getValue().stream().noneMatch(t -> t.operator().name().equals("counts")))
         .map(Map.Entry::getKey)
         .findFirst()
-        .orElseThrow(() -> new AssertionError("no worker runs a source task: " + placed));
+        .orElseThrow(
+            () -> new AssertionError("no worker runs '" + operator + "' as wanted: " + placed));
   }
 
   static void assertNothingOn(JobHandle job, int worker) {
@@ -174,9 +191,10 @@ class WorkerDrainIT {
   }
 
   /**
-   * (c), and two workers leaving at once: worker 2's migrations are queued towards worker 0 when
-   * worker 0 starts leaving too. Worker 0 runs a source and checkpoints are off, so its drain says
-   * why it cannot; worker 2's migrations go elsewhere instead, and its drain completes.
+   * (c), and two workers leaving at once: worker 2's migrations are queued towards another worker
+   * when that one starts leaving too. It runs a task of the sink "counts" and checkpoints are off,
+   * so its drain says why it cannot; worker 2's migrations go elsewhere instead, and its drain
+   * completes.
    */
   @Test
   void twoWorkersLeavingAtOnceWithoutCheckpoints(@TempDir Path dir) throws Exception {
@@ -184,10 +202,10 @@ class WorkerDrainIT {
       JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(6_000));
       LiveReconfigurationTest.awaitProgress(job, 2_000);
       int keyed = keyedOnlyWorker(job);
-      int source = sourceWorker(job);
+      int source = sinkWorker(job);
       List<TaskId> unmovable =
           job.metrics().tasksOnWorker(source).stream()
-              .filter(t -> !KEYED.contains(t.operator().name()))
+              .filter(t -> t.operator().name().equals("counts"))
               .toList();
       assertThat(unmovable).isNotEmpty();
 
@@ -217,18 +235,33 @@ class WorkerDrainIT {
     }
   }
 
-  /** (b) and (d): a source moves by one checkpoint and one rollback, with exactly-once output. */
+  /**
+   * (b) and (d): a worker running a source task and keyed tasks leaves, and they all migrate live;
+   * then a worker running a task of the sink "counts" leaves, and its tasks move by one checkpoint
+   * and one rollback; the output is exactly-once.
+   */
   @ParameterizedTest(name = "separate systems: {0}")
   @ValueSource(booleans = {false, true})
-  void drainingAWorkerWithASourceRelocatesItsTasksFromACheckpoint(
+  void drainingWorkersMovesSourcesLiveAndRelocatesAForwardSinkFromACheckpoint(
       boolean separate, @TempDir Path dir) throws Exception {
     try (KoalaRuntime runtime =
         KoalaRuntime.embedded(WorkerLossRecoveryIT.config(dir, Duration.ofMillis(100), separate))) {
       JobHandle job = runtime.submit(LiveReconfigurationTest.dataflow(8_000));
       WorkerLossRecoveryIT.awaitCommittedResults(job);
-      int w = sourceWorker(job);
-      List<TaskId> before = job.metrics().tasksOnWorker(w);
+      int live = sourceWorkerWithoutSink(job);
+      assertThat(drain(runtime, live)).as("problems").isEmpty();
+      assertNothingOn(job, live);
+      assertThat(job.metrics().rollbacks()).as("rollbacks").isZero();
+      assertThat(job.metrics().reconfigurations())
+          .as("the source task migrated live")
+          .anySatisfy(
+              r -> {
+                assertThat(r.operator()).isEqualTo("n");
+                assertThat(r.kind()).isEqualTo("migrate");
+              });
 
+      int w = sinkWorker(job);
+      List<TaskId> before = job.metrics().tasksOnWorker(w);
       assertThat(drain(runtime, w)).as("problems").isEmpty();
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
       assertNothingOn(job, w);

@@ -136,8 +136,9 @@ class KoalaClusterIT {
         dataflow(4_000, 3));
   }
 
+  /** A source task moves live like the keyed ones: its partitions go with their offsets. */
   @Test
-  void aLeavingNodeWithASourceHasItRestoredElsewhere(@TempDir Path dir) {
+  void aLeavingNodeWithASourceHasItMigratedLive(@TempDir Path dir) {
     try (LocalCluster nodes = checkpointed(3, dir)) {
       JobHandle job = nodes.node(0).submit(dataflow(4_000, 3));
       LocalCluster.await("results", WAIT, () -> !job.collected("counts").isEmpty());
@@ -148,7 +149,14 @@ class KoalaClusterIT {
       nodes.leave(2);
       JobMetrics left = job.metrics();
       assertThat(left.tasksOnWorker(2)).as("tasks left on the node that left").isEmpty();
-      assertThat(left.rollbacks()).as("one restore relocates the source").isEqualTo(1);
+      assertThat(left.rollbacks()).as("rollbacks").isZero();
+      assertThat(left.reconfigurations())
+          .as("the source task migrated live")
+          .anySatisfy(
+              r -> {
+                assertThat(r.operator()).isEqualTo("n");
+                assertThat(r.kind()).isEqualTo("migrate");
+              });
 
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       assertThat(outputs(job)).isEqualTo(reference(3));

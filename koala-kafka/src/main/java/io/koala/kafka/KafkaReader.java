@@ -102,8 +102,8 @@ final class KafkaReader<T> implements SourceReader<T> {
     Map<Integer, Long> offsets = new TreeMap<>();
     restored.forEach(
         (split, offset) -> {
-          int p = partitionOf(split);
-          if (p < 0 || p % ctx.parallelism() != ctx.taskIndex()) {
+          int p = source.partitionOf(split);
+          if (p < 0 || source.slotOf(split, ctx.parallelism()) != ctx.taskIndex()) {
             throw new IllegalStateException(
                 source.describe()
                     + ": task "
@@ -135,19 +135,6 @@ final class KafkaReader<T> implements SourceReader<T> {
       return Math.max(1, Integer.parseInt(String.valueOf(v)));
     } catch (NumberFormatException e) {
       return 2000; // the consumer itself rejects it, naming the property
-    }
-  }
-
-  /** The partition of split {@code "<topic>-<partition>"}, or -1 when it is not of this topic. */
-  private int partitionOf(String split) {
-    String prefix = source.topic() + "-";
-    if (!split.startsWith(prefix)) {
-      return -1;
-    }
-    try {
-      return Integer.parseInt(split.substring(prefix.length()));
-    } catch (NumberFormatException e) {
-      return -1;
     }
   }
 
@@ -222,7 +209,7 @@ final class KafkaReader<T> implements SourceReader<T> {
     Map<Integer, Long> offsets = new TreeMap<>();
     positions.forEach(
         (split, offset) -> {
-          int p = partitionOf(split);
+          int p = source.partitionOf(split);
           if (p >= 0) {
             offsets.put(p, offset);
           }

@@ -121,6 +121,38 @@ public final class KafkaSource<T> implements SourceSpec<T> {
     return topic + "-" + partition;
   }
 
+  /** The partition of split {@code "<topic>-<partition>"}, or -1 when it is not of this topic. */
+  int partitionOf(String split) {
+    String prefix = topic + "-";
+    if (!split.startsWith(prefix)) {
+      return -1;
+    }
+    try {
+      return Integer.parseInt(split.substring(prefix.length()));
+    } catch (NumberFormatException e) {
+      return -1;
+    }
+  }
+
+  /**
+   * A Kafka source can be rescaled while it runs: its partitions move between tasks with their
+   * offsets (each task then opens a new consumer).
+   */
+  @Override
+  public boolean rescalable() {
+    return true;
+  }
+
+  /** Partition {@code p} is read by the task at slot {@code p % parallelism}. */
+  @Override
+  public int slotOf(String split, int parallelism) {
+    int p = partitionOf(split);
+    if (p < 0) {
+      throw new IllegalArgumentException(describe() + ": '" + split + "' is no split of it");
+    }
+    return p % parallelism;
+  }
+
   /**
    * The consumer configuration of source task {@code taskIndex}: the source's defaults, then the
    * user's properties, then what the source always sets.

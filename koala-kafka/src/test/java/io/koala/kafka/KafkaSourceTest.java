@@ -181,8 +181,12 @@ class KafkaSourceTest {
     }
   }
 
+  /**
+   * The count and the source itself are rescaled and moved while the job reads: the source's
+   * partitions move between its tasks with their offsets (each task opening a new consumer).
+   */
   @Test
-  void aLiveRescaleAndAMigrationWhileReadingLoseAndDuplicateNothing() throws Exception {
+  void liveRescalesAndMigrationsOfTheCountAndTheSourceLoseAndDuplicateNothing() throws Exception {
     String topic = "live";
     int records = 30_000;
     kafka.createTopic(topic, 4);
@@ -193,17 +197,26 @@ class KafkaSourceTest {
       ReconfigurationReport rescaled =
           job.rescale("count", 3).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(rescaled.tasksAfter()).containsExactly(0, 1, 2);
+      ReconfigurationReport sourceOut =
+          job.rescale("kafka", 4).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(sourceOut.tasksAfter()).containsExactly(0, 1, 2, 3);
       produce(topic, 4, records / 3, 2 * records / 3);
       ReconfigurationReport migrated =
           job.migrate("count", 2, 0).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(migrated).isNotNull();
+      ReconfigurationReport sourceMoved =
+          job.migrate("kafka", 0, 1).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(sourceMoved.tasksAfter()).containsExactly(1, 2, 3, 4);
       produce(topic, 4, 2 * records / 3, records);
+      ReconfigurationReport sourceIn =
+          job.rescale("kafka", 1).toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(sourceIn.tasksAfter()).containsExactly(1);
       Map<String, Long> expected = new TreeMap<>();
       for (int i = 0; i < records; i++) {
         expected.merge("k" + (i % KEYS), 1L, Long::sum);
       }
       await("every record counted", () -> latest(job.collected("counts")).equals(expected));
-      assertThat(job.metrics().rollbacks()).as("no rollback: both changes ran live").isZero();
+      assertThat(job.metrics().rollbacks()).as("no rollback: every change ran live").isZero();
       assertExactCounts(job.collected("counts"), records);
       job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }

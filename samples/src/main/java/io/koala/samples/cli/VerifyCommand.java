@@ -36,7 +36,8 @@ import picocli.CommandLine.Spec;
       "For each seed, runs every verification workload (keyed count chain and event-time window,"
           + " each behind a stage without keyed input; interval join; last-10 average) under a"
           + " random schedule of scale-outs, scale-ins, rebalances and migrations of their keyed"
-          + " operators and stages (repeated, some requested together), on actors with LMDB"
+          + " operators, stages and (join, last-10 average) sources (repeated, some requested"
+          + " together), on actors with LMDB"
           + " state and every message serialized, and compares each with a reference run of the"
           + " same input at the final parallelism.",
       "Progress goes to stderr; with --json the last stdout line is one JSON object. Exits 1 and"

@@ -19,8 +19,8 @@ public interface Workload {
   List<String> keyedOperators();
 
   /**
-   * The stages without keyed input that may be rescaled or migrated (they own no buckets, so they
-   * are never rebalanced); each starts with 2 tasks like the keyed operators.
+   * The stages without keyed input, sources among them, that may be rescaled or migrated (they own
+   * no buckets, so they are never rebalanced); each starts with 2 tasks like the keyed operators.
    */
   default List<String> statelessOperators() {
     return List.of();

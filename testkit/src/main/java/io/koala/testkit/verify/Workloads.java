@@ -21,9 +21,9 @@ import java.util.Map;
 /**
  * The workloads of {@code koala verify}: a keyed aggregate feeding a second one, an event-time
  * window, an interval join, and an arrival-order-sensitive "average of the last 10 values per key".
- * Record {@code i} has key {@code i % 40} and event time {@code i} ms; a source has 2 partitions
- * and record {@code i} is in partition {@code i % 2}, so every key comes from one partition, in
- * order.
+ * Record {@code i} has key {@code i % 40} and event time {@code i} ms; a source has 2 partitions (8
+ * where the workload rescales it) and record {@code i} is in partition {@code i % 2} ({@code i %
+ * 8}), so every key comes from one partition, in order.
  */
 public final class Workloads {
   private Workloads() {}
@@ -58,8 +58,17 @@ public final class Workloads {
   }
 
   private static SourceSpec<Long> numbers(String name, long records, double rate) {
+    return numbers(name, records, rate, 2);
+  }
+
+  /** A source the schedules rescale: as many partitions as it may get tasks, and more. */
+  private static SourceSpec<Long> rescaledNumbers(String name, long records, double rate) {
+    return numbers(name, records, rate, 8);
+  }
+
+  private static SourceSpec<Long> numbers(String name, long records, double rate, int partitions) {
     return SourceSpec.generator(name, (i, seed) -> i)
-        .partitions(2)
+        .partitions(partitions)
         .count(records)
         .rate(rate > 0 ? RateSchedule.constant(rate) : RateSchedule.unlimited())
         .eventTime(i -> i);
@@ -161,7 +170,10 @@ public final class Workloads {
     }
   }
 
-  /** Left record i joins right record j of the same key when |i − j| ≤ 100 ms. */
+  /**
+   * Left record i joins right record j of the same key when |i − j| ≤ 100 ms; the two sources are
+   * rescaled and moved too, so a watermark mistake across a split's move drops a pair.
+   */
   static final class Join implements Workload {
     @Override
     public String name() {
@@ -174,6 +186,11 @@ public final class Workloads {
     }
 
     @Override
+    public List<String> statelessOperators() {
+      return List.of("left", "right");
+    }
+
+    @Override
     public List<String> sinks() {
       return List.of("pairs");
     }
@@ -182,10 +199,13 @@ public final class Workloads {
     public Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate) {
       DataflowBuilder b = Dataflow.builder(name()).parallelism(2);
       KeyedStage<Long, Long> left =
-          b.source(numbers("left", records, rate), WatermarkStrategy.monotonousTimestamps())
+          b.source(rescaledNumbers("left", records, rate), WatermarkStrategy.monotonousTimestamps())
+              .parallelism(p(parallelism, "left"))
               .keyBy(i -> i % KEYS);
       KeyedStage<Long, Long> right =
-          b.source(numbers("right", records, rate), WatermarkStrategy.monotonousTimestamps())
+          b.source(
+                  rescaledNumbers("right", records, rate), WatermarkStrategy.monotonousTimestamps())
+              .parallelism(p(parallelism, "right"))
               .keyBy(i -> i % KEYS);
       left.intervalJoin(right)
           .between(Duration.ofMillis(-100), Duration.ofMillis(100))
@@ -198,7 +218,9 @@ public final class Workloads {
 
   /**
    * Per key, the average of its last 10 values, emitted with the key's running record number: the
-   * result depends on the order in which a key's records are processed.
+   * result depends on the order in which a key's records are processed. Its source is rescaled and
+   * moved too: a key's records come from one partition, so they must keep their order across a move
+   * of that partition from one source task to another.
    */
   static final class LastTenAverage implements Workload {
     @Override
@@ -212,6 +234,11 @@ public final class Workloads {
     }
 
     @Override
+    public List<String> statelessOperators() {
+      return List.of("n");
+    }
+
+    @Override
     public List<String> sinks() {
       return List.of("averages");
     }
@@ -220,7 +247,8 @@ public final class Workloads {
     public Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate) {
       DataflowBuilder b = Dataflow.builder(name()).parallelism(2);
       b.registerTypes(long[].class, Average.class);
-      b.source(numbers("n", records, rate))
+      b.source(rescaledNumbers("n", records, rate))
+          .parallelism(p(parallelism, "n"))
           .keyBy(i -> i % KEYS)
           .process("last10", LastTen::new)
           .parallelism(p(parallelism, "last10"))
