@@ -433,14 +433,25 @@ final class SourceDriver {
   /**
    * Gives up this task's splits for epoch {@code r.epoch()}, as {@link EpochMessage.ReleaseSplits}
    * says: closes the reader, keeps the positions of the splits it still reads under the new slots
-   * and reports the others, each with its position, its watermark and the task that reads it next;
-   * their records stop at the marker the caller sends after them. Reads nothing until {@link
-   * #assign}. Repeated for the same epoch, it reports the same again.
+   * and reports the others ({@link EpochMessage.SplitsReleased}), each with its position, its
+   * watermark and the task that reads it next, after a marker on every output channel; a task the
+   * source no longer has ends its input instead (the caller's loop then ends its output, and it
+   * finishes without reporting the input's end). Reads nothing until {@link #assign}. Repeated for
+   * the same epoch, it reports the same again.
    */
-  EpochMessage.SplitsReleased release(EpochMessage.ReleaseSplits r) {
-    if (released != null && released.epoch() == r.epoch()) {
-      return released;
+  void release(EpochMessage.ReleaseSplits r) {
+    if (released == null || released.epoch() != r.epoch()) {
+      released = giveUp(r);
+      if (hasSlot()) {
+        output.markAll(r.epoch());
+      } else {
+        input.end();
+      }
     }
+    services.send(TaskEngine.COORDINATOR, released);
+  }
+
+  private EpochMessage.SplitsReleased giveUp(EpochMessage.ReleaseSplits r) {
     if (!source.rescalable()) {
       throw new ProtocolViolationException(
           "source '" + source.name() + "' cannot move its splits, and was asked to");
@@ -484,8 +495,7 @@ final class SourceDriver {
               new EpochMessage.SplitMove(
                   id, position, s == null ? NONE : s.watermarks.watermark(), to));
         });
-    released = new EpochMessage.SplitsReleased(r.epoch(), setup.task(), moves);
-    return released;
+    return new EpochMessage.SplitsReleased(r.epoch(), setup.task(), moves);
   }
 
   /**
@@ -530,13 +540,8 @@ final class SourceDriver {
     services.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(catchUpEpoch, setup.task()));
   }
 
-  /** Whether this task gave up its splits for epoch {@code epoch} already. */
-  boolean releasedAt(long epoch) {
-    return released != null && released.epoch() == epoch;
-  }
-
   /** Whether the source's tasks include this one (a task released from every slot retires). */
-  boolean hasSlot() {
+  private boolean hasSlot() {
     return slots.contains(setup.task().index());
   }
 

@@ -560,23 +560,6 @@ public final class TaskEngine {
 
   // ---------------------------------------------------------------- end of input
 
-  /**
-   * A source task gives up the splits the source's new tasks read elsewhere: a marker after their
-   * last records on every output channel, or, when the source no longer has this task, the end of
-   * its output (it finishes like a task whose input ended, without reporting the input's end).
-   */
-  private void releaseSplits(EpochMessage.ReleaseSplits r) {
-    boolean first = !source.releasedAt(r.epoch());
-    EpochMessage.SplitsReleased report = source.release(r);
-    if (first && source.hasSlot()) {
-      output.markAll(r.epoch());
-    } else if (first) {
-      input.end();
-    }
-    services.send(COORDINATOR, report);
-    drain();
-  }
-
   /** Every input has ended and every event-time timer has fired: finish and close the outputs. */
   private void finishInputs() {
     chain.finish();
@@ -793,7 +776,8 @@ public final class TaskEngine {
           } else if (c instanceof EpochMessage.CatchUp u && source.isSource()) {
             source.catchUp(u);
           } else if (c instanceof EpochMessage.ReleaseSplits r) {
-            releaseSplits(r);
+            source.release(r);
+            drain(); // a task the source no longer has ends its output and finishes
           } else if (c instanceof EpochMessage.AssignSplits a) {
             source.assign(a);
             services.send(COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
