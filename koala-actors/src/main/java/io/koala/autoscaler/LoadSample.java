@@ -44,30 +44,6 @@ public record LoadSample(long atMillis, boolean reconfiguring, List<Vertex> vert
       double[] bucketLoads,
       String fixed,
       int maxParallelism) {
-    /** A vertex that can use any number of tasks. */
-    public Vertex(
-        String operator,
-        List<String> inputs,
-        boolean source,
-        boolean keyed,
-        int[] liveTasks,
-        List<Task> tasks,
-        RoutingTable routing,
-        double[] bucketLoads,
-        String fixed) {
-      this(
-          operator,
-          inputs,
-          source,
-          keyed,
-          liveTasks,
-          tasks,
-          routing,
-          bucketLoads,
-          fixed,
-          Integer.MAX_VALUE);
-    }
-
     public Vertex {
       Objects.requireNonNull(operator, "operator");
       inputs = List.copyOf(inputs);

@@ -87,7 +87,8 @@ class AutoscalerPolicyTest {
               List.of(new LoadSample.Task(0, read, read, read * 1_000, lag)),
               null,
               null,
-              "operator 'source' is a source");
+              "operator 'source' is an ingest source",
+              Integer.MAX_VALUE);
       LoadSample.Vertex count =
           new LoadSample.Vertex(
               operator,

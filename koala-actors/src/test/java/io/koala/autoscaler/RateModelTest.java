@@ -25,7 +25,8 @@ class RateModelTest {
         List.of(new LoadSample.Task(0, in, out, busyNanos, lag)),
         null,
         null,
-        null);
+        null,
+        Integer.MAX_VALUE);
   }
 
   @Test

@@ -52,11 +52,7 @@ class KoalaClusterIT {
    */
   static Dataflow dataflow(double rate, int sources) {
     DataflowBuilder b = Dataflow.builder("clustered").parallelism(2);
-    b.source(
-            SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
-                .partitions(sources)
-                .count(RECORDS)
-                .rate(RateSchedule.constant(rate)))
+    b.source(numbers(rate, sources))
         .parallelism(sources)
         .keyBy(x -> x)
         .count("count")
@@ -71,18 +67,18 @@ class KoalaClusterIT {
    */
   static Dataflow withForwardSinks(double rate, int sources) {
     DataflowBuilder b = Dataflow.builder("clustered").parallelism(3);
-    var counts =
-        b.source(
-                SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
-                    .partitions(sources)
-                    .count(RECORDS)
-                    .rate(RateSchedule.constant(rate)))
-            .parallelism(sources)
-            .keyBy(x -> x)
-            .count("count");
+    var counts = b.source(numbers(rate, sources)).parallelism(sources).keyBy(x -> x).count("count");
     counts.sink(SinkSpec.collecting("counts"));
     counts.sink(SinkSpec.discarding("discarded"));
     return b.build();
+  }
+
+  /** Source "n": record i has key (i × 7919) mod KEYS, in {@code partitions} partitions. */
+  private static SourceSpec<Long> numbers(double rate, int partitions) {
+    return SourceSpec.generator("n", (i, seed) -> (i * 7919) % KEYS)
+        .partitions(partitions)
+        .count(RECORDS)
+        .rate(RateSchedule.constant(rate));
   }
 
   /** The reference run: the same input on one embedded worker, no reconfiguration. */

@@ -12,6 +12,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.Collector;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
+import io.koala.job.ReconfigurationReport;
 import io.koala.kafka.testing.EmbeddedKafka;
 import io.koala.runtime.JobFailedException;
 import io.koala.runtime.JobHandle;
@@ -267,6 +268,12 @@ class KafkaSinkTest {
   }
 
   private static Dataflow counts(String name, String in, KafkaSink<KeyValue<String, Long>> out) {
+    return counts(name, in, out, 2);
+  }
+
+  /** Kafka {@code in} → keyBy → count (2 tasks) → {@code out} ({@code sinkTasks} tasks). */
+  private static Dataflow counts(
+      String name, String in, KafkaSink<KeyValue<String, Long>> out, int sinkTasks) {
     DataflowBuilder b = Dataflow.builder(name).parallelism(2);
     b.source(
             KafkaSource.<String>builder("kafka")
@@ -276,7 +283,8 @@ class KafkaSinkTest {
                 .build())
         .keyBy((String w) -> w)
         .count("count")
-        .sink(out);
+        .sink(out)
+        .parallelism(sinkTasks);
     return b.build();
   }
 
@@ -430,6 +438,53 @@ class KafkaSinkTest {
     System.out.printf(
         "exactly once, %d records, 4 crashes: %d ms%n",
         records, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+  }
+
+  /**
+   * The exactly-once sink is a stage of its own (3 tasks, fed round-robin) scaled in to 1 while
+   * records flow, then a task crashes: the two retired tasks' transactions are published by a
+   * checkpoint's commit, not at their removal, so the rollback writes nothing twice.
+   */
+  @Test
+  void anExactlyOnceSinkScaledInWhileRunningThenRolledBackWritesEachCountOnce(@TempDir Path dir)
+      throws Exception {
+    String in = "rescaled-in";
+    String out = "rescaled-out";
+    int records = 12_000;
+    kafka.createTopic(in, 4);
+    kafka.createTopic(out, 2);
+    produce(in, 4, 0, records / 3);
+    KafkaSink<KeyValue<String, Long>> sink =
+        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
+            .bootstrapServers(kafka.bootstrapServers())
+            .topic(out)
+            .serializer(countSerializer())
+            .exactlyOnce("rescaled")
+            .build();
+    long seed = System.nanoTime();
+    System.out.println("KafkaSinkTest rescale crash victim seed " + seed);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, 2))) {
+      JobHandle job = runtime.submit(counts("rescaled", in, sink, 3));
+      awaitOutput(out, seen -> latest(seen).equals(expected(records / 3))); // committed
+      AtomicInteger fed = new AtomicInteger();
+      Thread feeder = feed(in, 4, records / 3, records, fed);
+      await("input flowing", () -> fed.get() >= records / 6);
+      ReconfigurationReport scaledIn =
+          job.rescale("counts-out", 1)
+              .toCompletableFuture()
+              .get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(scaledIn.tasksAfter()).containsExactly(0);
+      TaskCrashes.plan(job, seed, List.of(new PlannedCrash.At(0)));
+      await("the planned crash", () -> TaskCrashes.injected(job).size() == 1);
+      feeder.join(WAIT.toMillis());
+      Map<String, Long> want = expected(records);
+      awaitOutput(out, seen -> latest(seen).equals(want));
+      System.out.println("crash: " + TaskCrashes.injected(job));
+      assertThat(job.metrics().rollbacks()).isEqualTo(1);
+      job.cancel().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    fence("rescaled-counts-out", 3);
+    assertExactCounts(out, records);
   }
 
   @Test
