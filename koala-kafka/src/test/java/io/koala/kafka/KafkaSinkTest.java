@@ -261,6 +261,16 @@ class KafkaSinkTest {
     return t;
   }
 
+  /** Sink "counts-out": running counts into {@code topic}, exactly once, with {@code id}. */
+  private static KafkaSink<KeyValue<String, Long>> exactlyOnceCounts(String topic, String id) {
+    return KafkaSink.<KeyValue<String, Long>>builder("counts-out")
+        .bootstrapServers(kafka.bootstrapServers())
+        .topic(topic)
+        .serializer(countSerializer())
+        .exactlyOnce(id)
+        .build();
+  }
+
   private static KafkaSerializer<KeyValue<String, Long>> countSerializer() {
     return KafkaSerializer.keyValue(
         kv -> kv.key().getBytes(StandardCharsets.UTF_8),
@@ -400,13 +410,7 @@ class KafkaSinkTest {
     kafka.createTopic(in, 4);
     kafka.createTopic(out, 3);
     produce(in, 4, 0, phase);
-    KafkaSink<KeyValue<String, Long>> sink =
-        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(out)
-            .serializer(countSerializer())
-            .exactlyOnce("eo")
-            .build();
+    KafkaSink<KeyValue<String, Long>> sink = exactlyOnceCounts(out, "eo");
     long seed = System.nanoTime();
     System.out.println("KafkaSinkTest crash victims seed " + seed);
     long t0 = System.nanoTime();
@@ -442,8 +446,9 @@ class KafkaSinkTest {
 
   /**
    * The exactly-once sink is a stage of its own (3 tasks, fed round-robin) scaled in to 1 while
-   * records flow, then a task crashes: the two retired tasks' transactions are published by a
-   * checkpoint's commit, not at their removal, so the rollback writes nothing twice.
+   * records flow, then a task crashes (a retired sink task among the candidates): what the removed
+   * tasks wrote is published once — by the commit of a checkpoint that has them as holders, or by a
+   * restored writer from its transaction log — and nothing is written twice.
    */
   @Test
   void anExactlyOnceSinkScaledInWhileRunningThenRolledBackWritesEachCountOnce(@TempDir Path dir)
@@ -454,13 +459,7 @@ class KafkaSinkTest {
     kafka.createTopic(in, 4);
     kafka.createTopic(out, 2);
     produce(in, 4, 0, records / 3);
-    KafkaSink<KeyValue<String, Long>> sink =
-        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(out)
-            .serializer(countSerializer())
-            .exactlyOnce("rescaled")
-            .build();
+    KafkaSink<KeyValue<String, Long>> sink = exactlyOnceCounts(out, "rescaled");
     long seed = System.nanoTime();
     System.out.println("KafkaSinkTest rescale crash victim seed " + seed);
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, 2))) {
@@ -495,13 +494,7 @@ class KafkaSinkTest {
     kafka.createTopic(in, 4);
     kafka.createTopic(out, 2);
     produce(in, 4, 0, records / 2);
-    KafkaSink<KeyValue<String, Long>> sink =
-        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(out)
-            .serializer(countSerializer())
-            .exactlyOnce("loss")
-            .build();
+    KafkaSink<KeyValue<String, Long>> sink = exactlyOnceCounts(out, "loss");
     long t0 = System.nanoTime();
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, 3))) {
       JobHandle job = runtime.submit(counts("loss", in, sink));
