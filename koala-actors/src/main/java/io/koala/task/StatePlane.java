@@ -563,10 +563,13 @@ final class StatePlane {
    */
   private void install(WriteTxn txn, KeyState ks, int from, List<StateMessage.Released> released) {
     KeyRef ref = ks.key();
-    StateServing.replace(txn, ks);
     if (StateServiceAddress.isService(from)) {
+      StateServing.replace(txn, ks);
       remote.borrowed(ref); // a read of where the state lives, not a transfer
+    } else if (ks.absent() && locations.isFullyLocal(ref.bucket())) {
+      // drained from that holder while this fetch was in flight: it had no state for the key
     } else {
+      StateServing.replace(txn, ks);
       metrics.stateBytesFetched += ks.bytes();
       locations.installed(txn, ref.bucket(), ref.key(), from);
       moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
