@@ -116,8 +116,8 @@ public final class EpochDriver {
   private final Set<TaskId> pending = new HashSet<>();
   private final Set<TaskId> connectedPending = new HashSet<>();
   private final Set<TaskId> drained = new HashSet<>();
-  // a source: the downstream tasks whose markers the epoch waits for, and the splits that move
-  private final Set<TaskId> markerTasks = new HashSet<>();
+  // a source: the downstream tasks whose markers the epoch waits for (on which channels), and the
+  // splits that move
   private final Map<TaskId, List<Integer>> downstreamMarkers = new LinkedHashMap<>();
   private final List<EpochMessage.SplitMove> splitMoves = new ArrayList<>();
   private boolean assigned;
@@ -329,7 +329,6 @@ public final class EpochDriver {
           }
         }
       }
-      markerTasks.addAll(downstreamMarkers.keySet());
     }
     // peer channels, one per (sender, receiver)
     Map<Integer, List<Peer>> peersOut = new HashMap<>();
@@ -398,7 +397,7 @@ public final class EpochDriver {
     Set<TaskId> w = new java.util.TreeSet<>(TASK_ORDER);
     if (phase == Phase.DRAINING) {
       w.addAll(prepares.keySet());
-      w.addAll(markerTasks);
+      w.addAll(downstreamMarkers.keySet());
       w.removeAll(drained);
     } else {
       w.addAll(pending);
@@ -475,7 +474,7 @@ public final class EpochDriver {
     if (report instanceof EpochMessage.Drained d) {
       if (prepares.containsKey(d.task()) && drained.add(d.task())) {
         transferred = transferred.plus(d.transfer());
-      } else if (markerTasks.contains(d.task())) {
+      } else if (downstreamMarkers.containsKey(d.task())) {
         drained.add(d.task());
       }
       return phase == Phase.DRAINING ? maybeDone() : List.of();
@@ -602,7 +601,8 @@ public final class EpochDriver {
   }
 
   private List<Effect> maybeDone() {
-    if (!drained.containsAll(prepares.keySet()) || !drained.containsAll(markerTasks)) {
+    if (!drained.containsAll(prepares.keySet())
+        || !drained.containsAll(downstreamMarkers.keySet())) {
       return List.of();
     }
     if (target.isSource() && !assigned) {
