@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.LongSummaryStatistics;
 import java.util.Map;
 import java.util.function.Consumer;
 
@@ -125,6 +126,11 @@ public final class AutoscaleExperiment {
     m.put("taskSeconds", r.taskSeconds());
     m.put("stateBytesTransferred", r.stateBytesTransferred());
     m.put("decisions", r.decisions());
+    LongSummaryStatistics epochs =
+        r.reconfigurationMillis().stream().mapToLong(Long::longValue).summaryStatistics();
+    if (epochs.getCount() > 0) {
+      m.put("reconfigurationMillis", List.of(round(epochs.getAverage(), 0), epochs.getMax()));
+    }
     m.put("flapped", r.flapped());
     m.put("valid", r.valid());
     if (!r.valid()) {

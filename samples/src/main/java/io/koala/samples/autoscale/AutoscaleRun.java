@@ -59,6 +59,9 @@ public final class AutoscaleRun {
    * @param taskSeconds the keyed operator's tasks summed over the measured seconds
    * @param stateBytesTransferred bytes of state moved between tasks
    * @param decisions the autoscaler's decisions (0 for static runs)
+   * @param reconfigurationMillis each of the target's reconfigurations, from the start of its epoch
+   *     until every task had drained its markers (under stop-and-restart the input waits
+   *     throughout)
    * @param flapped whether the parallelism changed direction twice within the cooldown
    * @param valid whether the run means something: the job finished and every key's final count
    *     equals its records in the input
@@ -72,6 +75,7 @@ public final class AutoscaleRun {
       long taskSeconds,
       long stateBytesTransferred,
       long decisions,
+      List<Long> reconfigurationMillis,
       List<AutoscalerDecision> decisionList,
       boolean flapped,
       boolean valid,
@@ -80,6 +84,7 @@ public final class AutoscaleRun {
       double loadAverageAfter) {
     public Result {
       seconds = List.copyOf(seconds);
+      reconfigurationMillis = List.copyOf(reconfigurationMillis);
       decisionList = List.copyOf(decisionList);
     }
   }
@@ -248,6 +253,12 @@ public final class AutoscaleRun {
       invalid = "only " + measured + " seconds were sampled";
     }
     List<AutoscalerDecision> decisions = last.autoscaler().decisions();
+    List<Long> reconfigurationMillis = new ArrayList<>();
+    for (ReconfigurationReport r : last.reconfigurations()) {
+      if (r.operator().equals(AutoscaleJob.TARGET)) {
+        reconfigurationMillis.add(r.durationMillis());
+      }
+    }
     return new Result(
         way,
         seconds,
@@ -256,6 +267,7 @@ public final class AutoscaleRun {
         taskSeconds,
         last.stateBytesTransferred(),
         last.autoscaler().decided(),
+        reconfigurationMillis,
         decisions,
         flapped(decisions, s.cooldown()),
         invalid == null,

@@ -128,6 +128,9 @@ class AutoscaleExperimentTest {
     Map<String, Object> summary =
         AutoscaleExperiment.summary(S, in, new java.util.LinkedHashMap<>(Map.of("koala", koala)));
     assertThat(summary).containsEntry("idealTaskSeconds", ideal);
+    assertThat(AutoscaleExperiment.json(koala))
+        .as("the mean and the longest reconfiguration")
+        .containsEntry("reconfigurationMillis", List.of(210.0, 300L));
     summary =
         AutoscaleExperiment.summary(
             S,
@@ -165,6 +168,7 @@ class AutoscaleExperimentTest {
         taskSeconds,
         0,
         3,
+        List.of(120L, 300L),
         List.of(),
         flapped,
         true,
