@@ -35,9 +35,9 @@ import java.util.function.IntUnaryOperator;
  * every task has consumed its markers; a removed task finishes the records queued before its
  * markers, then ends its output like a task whose input ended. A source has no upstream to switch:
  * its epoch deploys the new tasks (they read nothing yet) and announces their channels downstream;
- * every task of the source stops emitting watermarks and reads on until each of its splits has
- * reached W*, the highest watermark any of them had emitted (so a split that moves is not behind
- * what the task that gets it has emitted, and none of its records turns late); then every task it
+ * every task of the source stops emitting watermarks and reads on until each split it will give up
+ * has reached the watermark the task that gets it had emitted (a new task: none), so that none of
+ * the split's records turns late there; the splits a task keeps need not wait; then every task it
  * had gives up the splits its new tasks read elsewhere, each with its position and watermark, and
  * sends a marker on every output channel (a removed task ends its output instead); once every
  * downstream task has consumed those markers (so the records of a moved split read before the move
@@ -543,8 +543,10 @@ public final class EpochDriver {
   }
 
   private List<Effect> catchUp() {
-    // a source: every task it had catches its splits up to W* before giving some of them up
-    int[] senders = target.isSource() ? plan.tasksBefore() : plan.senders();
+    if (target.isSource()) {
+      return catchUpSplits();
+    }
+    int[] senders = plan.senders();
     if (senders.length == 0) {
       return handOver(); // nothing moves: only the routing (and markers) change
     }
@@ -561,6 +563,25 @@ public final class EpochDriver {
     }
     for (int s : senders) {
       pending.add(task(s));
+    }
+    return out;
+  }
+
+  /**
+   * A source: every task it had reads on until each split it will give up has reached the watermark
+   * the split's next task emitted before it froze (a new task emitted none).
+   */
+  private List<Effect> catchUpSplits() {
+    phase = Phase.CATCHING_UP;
+    List<Integer> slots = boxed(plan.tasksAfter());
+    List<Long> emitted = new ArrayList<>();
+    for (int t : slots) {
+      emitted.add(receiverWatermarks.getOrDefault(task(t), WatermarkTracker.NONE));
+    }
+    List<Effect> out = new ArrayList<>();
+    for (int t : plan.tasksBefore()) {
+      out.add(new Send(task(t), new EpochMessage.CatchUpSplits(epoch, slots, emitted)));
+      pending.add(task(t));
     }
     return out;
   }

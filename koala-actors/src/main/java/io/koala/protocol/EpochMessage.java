@@ -18,6 +18,7 @@ public sealed interface EpochMessage extends KoalaMessage
       permits PrepareTarget,
           ExpectInputs,
           CatchUp,
+          CatchUpSplits,
           HandOverBuckets,
           SwitchRouting,
           Retiring,
@@ -110,6 +111,25 @@ public sealed interface EpochMessage extends KoalaMessage
    * next.
    */
   record SplitMove(String split, long position, long watermark, int to) implements KoalaMessage {}
+
+  /**
+   * Source epoch, step 3, to every task the source had: its tasks will be {@code slots} (the task
+   * index of each slot), the task at slot {@code i} emitted watermark {@code watermarks.get(i)}
+   * before it froze ({@link io.koala.time.WatermarkTracker#NONE}: none, as a new task). Read on
+   * until each split that will leave you has reached the watermark of the task it goes to (or
+   * ended, or is idle), so that none of its records is late behind that task's watermark; the
+   * splits you keep need not wait. Reply {@link CaughtUp}.
+   */
+  record CatchUpSplits(long epoch, List<Integer> slots, List<Long> watermarks) implements Command {
+    public CatchUpSplits {
+      slots = List.copyOf(slots);
+      watermarks = List.copyOf(watermarks);
+      if (slots.size() != watermarks.size()) {
+        throw new IllegalArgumentException(
+            slots.size() + " slots but " + watermarks.size() + " watermarks");
+      }
+    }
+  }
 
   /**
    * Source epoch, step 4, to every task the source had: its tasks are now {@code slots} (the task

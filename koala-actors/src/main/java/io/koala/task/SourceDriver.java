@@ -57,10 +57,10 @@ final class SourceDriver {
   private EpochMessage.SplitsReleased released; // the last epoch's, repeated if asked again
   private long assignedEpoch = -1;
   // a reconfiguration of the source runs: it emits no watermark (nor idleness) until assigned its
-  // splits, and reports once each of its splits has caught up to catchUpTo
+  // splits, and reports once each split it gives up has caught up with the task that gets it
   private boolean frozen;
   private long catchUpEpoch = -1;
-  private long catchUpTo = Long.MAX_VALUE;
+  private EpochMessage.CatchUpSplits catchUp; // null: no catch-up runs
   private WatermarkTracker tracker = new WatermarkTracker(0);
   private long watermark = NONE;
   private long nextWatermarkAt;
@@ -464,26 +464,11 @@ final class SourceDriver {
       positions.putAll(kept);
     }
     slots = r.slots();
-    int parallelism = slots.size();
     kept = new TreeMap<>();
     List<EpochMessage.SplitMove> moves = new ArrayList<>();
     positions.forEach(
         (id, position) -> {
-          int[] slot = new int[1];
-          userCall(() -> slot[0] = source.slotOf(id, parallelism));
-          if (slot[0] < 0 || slot[0] >= parallelism) {
-            throw new IllegalStateException(
-                "source '"
-                    + source.name()
-                    + "' puts split '"
-                    + id
-                    + "' in slot "
-                    + slot[0]
-                    + " of "
-                    + parallelism
-                    + " (SourceSpec.slotOf)");
-          }
-          int to = slots.get(slot[0]);
+          int to = slots.get(slotOf(id, slots));
           if (to == setup.task().index()) {
             kept.put(id, position);
             return;
@@ -510,34 +495,56 @@ final class SourceDriver {
   }
 
   /**
-   * Catch-up to {@code c.watermark()}, the highest watermark a task of the source had emitted when
-   * it froze: the task reads on until each of its splits has reached it (or ended, or is idle), so
-   * that a split it gives up is not behind what the task that gets it has emitted. Reports {@link
-   * EpochMessage.CaughtUp} then.
+   * Catch-up ({@link EpochMessage.CatchUpSplits}): the task reads on until each split it will give
+   * up has reached the watermark the task that gets it emitted before it froze (or ended, or is
+   * idle), so that none of the split's records is late behind that task's watermark; a split that
+   * goes to a new task, or stays, need not wait. Reports {@link EpochMessage.CaughtUp} then.
    */
-  void catchUp(EpochMessage.CatchUp c) {
+  void catchUp(EpochMessage.CatchUpSplits c) {
     if (c.epoch() != catchUpEpoch) {
       catchUpEpoch = c.epoch();
-      catchUpTo = c.watermark();
+      catchUp = c;
       checkCaughtUp();
     }
   }
 
   private void checkCaughtUp() {
-    if (catchUpTo == Long.MAX_VALUE) {
+    if (catchUp == null) {
       return;
     }
     long at = services.currentTimeMillis();
     for (Split s : splitsById.values()) {
-      if (catchUpTo != NONE
-          && !s.ended
-          && !s.watermarks.idle(at)
-          && s.watermarks.watermark() < catchUpTo) {
-        return;
+      if (s.ended || s.watermarks.idle(at)) {
+        continue;
+      }
+      int slot = slotOf(s.id, catchUp.slots());
+      if (catchUp.slots().get(slot) != setup.task().index()
+          && s.watermarks.watermark() < catchUp.watermarks().get(slot)) {
+        return; // NONE (the next task emitted none) is below every watermark: it never waits
       }
     }
-    catchUpTo = Long.MAX_VALUE;
+    catchUp = null;
     services.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(catchUpEpoch, setup.task()));
+  }
+
+  /** The slot of {@code split} among the source's tasks {@code slots}, as the source puts it. */
+  private int slotOf(String split, List<Integer> slots) {
+    int parallelism = slots.size();
+    int[] slot = new int[1];
+    userCall(() -> slot[0] = source.slotOf(split, parallelism));
+    if (slot[0] < 0 || slot[0] >= parallelism) {
+      throw new IllegalStateException(
+          "source '"
+              + source.name()
+              + "' puts split '"
+              + split
+              + "' in slot "
+              + slot[0]
+              + " of "
+              + parallelism
+              + " (SourceSpec.slotOf)");
+    }
+    return slot[0];
   }
 
   /** Whether the source's tasks include this one (a task released from every slot retires). */

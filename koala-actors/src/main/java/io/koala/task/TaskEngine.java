@@ -773,7 +773,7 @@ public final class TaskEngine {
           } else if (c instanceof EpochMessage.PrepareTarget && source.isSource()) {
             source.freeze();
             epoch.onCommand(c, this::drain, this::guard);
-          } else if (c instanceof EpochMessage.CatchUp u && source.isSource()) {
+          } else if (c instanceof EpochMessage.CatchUpSplits u) {
             source.catchUp(u);
           } else if (c instanceof EpochMessage.ReleaseSplits r) {
             source.release(r);

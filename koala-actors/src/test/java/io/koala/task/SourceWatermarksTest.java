@@ -14,10 +14,12 @@ import io.koala.function.WatermarkStrategy;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Deliver;
+import io.koala.protocol.EpochMessage;
 import io.koala.protocol.Idle;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.Watermark;
 import io.koala.task.FakeServices.Task;
+import io.koala.time.WatermarkTracker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -280,6 +282,50 @@ class SourceWatermarksTest {
         .as("both partitions went idle together; partition 0 is still at 92, not 99·100 − 6")
         .containsExactly(42L, 92L);
     assertThat(idles(OUT0)).isEqualTo(1);
+  }
+
+  private List<Long> caughtUp() {
+    List<Long> out = new ArrayList<>();
+    for (FakeServices.Sent m : services.sent) {
+      if (m.message() instanceof EpochMessage.CaughtUp c) {
+        out.add(c.epoch());
+      }
+    }
+    return out;
+  }
+
+  /**
+   * A source epoch's catch-up: a split the task keeps, or gives to a new task, does not wait; a
+   * split going to a task that had emitted a higher watermark waits until it is there. Partition 1
+   * stalls after 20 records (watermark 18, no idleness), partition 0 goes on (watermark now − 2).
+   */
+  @Test
+  void aSplitCatchesUpOnlyWithTheWatermarkOfTheTaskItGoesTo() {
+    Task t = source(new Stalling(20), WatermarkStrategy.monotonousTimestamps());
+    for (long now = 0; now <= 100; now += 10) {
+      pollAt(t, now);
+    }
+    long none = WatermarkTracker.NONE;
+    // 2 tasks: partition 0 stays here, the stalled partition 1 goes to new task 1
+    t.engine().onCommand(new EpochMessage.CatchUpSplits(1, List.of(0, 1), List.of(90L, none)));
+    assertThat(caughtUp()).containsExactly(1L);
+
+    // partition 1 goes to task 1, which had emitted 50: the stalled partition never gets there
+    t.engine().onCommand(new EpochMessage.CatchUpSplits(2, List.of(0, 1), List.of(90L, 50L)));
+    for (long now = 110; now <= 300; now += 10) {
+      pollAt(t, now);
+    }
+    assertThat(caughtUp()).containsExactly(1L);
+
+    // this task retires: partition 0 goes to task 2, at 350, partition 1 to new task 3
+    t.engine().onCommand(new EpochMessage.CatchUpSplits(3, List.of(2, 3), List.of(350L, none)));
+    for (long now = 310; now <= 350; now += 10) {
+      pollAt(t, now);
+    }
+    assertThat(caughtUp()).as("partition 0 is at 348").containsExactly(1L);
+    pollAt(t, 360);
+    assertThat(caughtUp()).containsExactly(1L, 3L);
+    assertThat(services.failures).isEmpty();
   }
 
   /**

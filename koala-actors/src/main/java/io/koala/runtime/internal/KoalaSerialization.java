@@ -149,6 +149,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.EpochMessage.PrepareTarget.class,
         io.koala.protocol.EpochMessage.ExpectInputs.class,
         io.koala.protocol.EpochMessage.CatchUp.class,
+        io.koala.protocol.EpochMessage.CatchUpSplits.class,
         io.koala.protocol.EpochMessage.HandOverBuckets.class,
         io.koala.protocol.EpochMessage.SwitchRouting.class,
         io.koala.protocol.EpochMessage.Retiring.class,
