@@ -403,13 +403,21 @@ final class SourceDriver {
   /**
    * Emits the source's watermark (min over its active splits) at most once per interval, or at once
    * when a split's data declared a higher watermark ({@code declared}); or, when it did not advance
-   * and every split is idle, that the task is idle.
+   * and every split is idle, or it has no split, that the task is idle.
    */
   private void emitWatermark(long now, boolean declared) {
     if (frozen || (!declared && (!strategy.enabled() || now < nextWatermarkAt))) {
       return;
     }
     nextWatermarkAt = now + setup.settings().watermarkIntervalMillis();
+    if (splits.isEmpty()) {
+      // no split yet (a reader that learns its splits later, as Kafka's does, or none for this
+      // task): it has no event time to give, and a tracker without channels reads as the end of
+      // the input, whose watermark would fire every timer here and downstream. Idle instead: no
+      // task downstream waits for this one until one of its splits gives a watermark.
+      output.emitIdle();
+      return;
+    }
     long[] splitWatermarks = new long[splits.size()];
     boolean[] idle = new boolean[splits.size()];
     for (int i = 0; i < splits.size(); i++) {

@@ -6,8 +6,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import io.koala.connector.LogSource;
 import io.koala.connector.PartitionReader;
 import io.koala.connector.RateSchedule;
+import io.koala.connector.ReadResult;
 import io.koala.connector.SinkSpec;
+import io.koala.connector.SourceContext;
+import io.koala.connector.SourceOutput;
+import io.koala.connector.SourceReader;
 import io.koala.connector.SourceSpec;
+import io.koala.connector.SplitOutput;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.WatermarkStrategy;
@@ -23,6 +28,7 @@ import io.koala.time.WatermarkTracker;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -282,6 +288,72 @@ class SourceWatermarksTest {
         .as("both partitions went idle together; partition 0 is still at 92, not 99·100 − 6")
         .containsExactly(42L, 92L);
     assertThat(idles(OUT0)).isEqualTo(1);
+  }
+
+  /**
+   * A reader that knows its split only once {@code announceAt} has passed (as a Kafka reader knows
+   * its partitions once its consumer has connected), then reads records at 1,000 + i, one per
+   * millisecond.
+   */
+  private record LateSplit(long announceAt) implements SourceSpec<Long> {
+    @Override
+    public String name() {
+      return "late";
+    }
+
+    @Override
+    public SourceReader<Long> createReader(SourceContext ctx) {
+      return new SourceReader<>() {
+        SourceOutput<Long> output;
+        SplitOutput<Long> split;
+        long next;
+
+        @Override
+        public void start(Map<String, Long> restored, SourceOutput<Long> output) {
+          this.output = output;
+        }
+
+        @Override
+        public ReadResult read(int max) {
+          long now = ctx.currentTimeMillis();
+          if (now < announceAt) {
+            return ReadResult.waitUntil(announceAt);
+          }
+          if (split == null) {
+            split = output.split("0");
+          }
+          for (; next < now - announceAt; next++) {
+            split.emit(next, 1_000 + next);
+          }
+          return ReadResult.waitUntil(now + 1);
+        }
+
+        @Override
+        public Map<String, Long> positions() {
+          return split == null ? Map.of() : Map.of("0", next);
+        }
+      };
+    }
+  }
+
+  @Test
+  void aTaskWithoutASplitYetIsIdleAndGivesNoWatermark() {
+    Task t = source(new LateSplit(200), WatermarkStrategy.monotonousTimestamps());
+    for (long now = 0; now < 200; now += 10) {
+      pollAt(t, now);
+    }
+    assertThat(watermarks(OUT0))
+        .as("no event time before its split is known (not the end of the input's)")
+        .isEmpty();
+    System.out.println("DEBUG before " + watermarks(OUT0) + " idles " + idles(OUT0) + " eventTime " + t.engine().metrics().watermark());
+    for (long now = 200; now <= 400; now += 10) {
+      pollAt(t, now);
+    }
+    assertThat(watermarks(OUT0))
+        .isNotEmpty()
+        .allSatisfy(w -> assertThat(w).isBetween(1_000L, 1_200L));
+    assertThat(t.engine().metrics().recordsIn()).isEqualTo(200);
+    assertThat(services.failures).isEmpty();
   }
 
   private List<Long> caughtUp() {

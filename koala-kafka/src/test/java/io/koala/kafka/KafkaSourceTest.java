@@ -9,6 +9,9 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
+import io.koala.function.WatermarkStrategy;
+import io.koala.function.WindowAssigner;
+import io.koala.function.WindowResult;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
 import io.koala.kafka.testing.EmbeddedKafka;
@@ -140,6 +143,46 @@ class KafkaSourceTest {
           "read %,d records from 4 partitions with 2 tasks in %d ms%n",
           records, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
       assertExactCounts(job.collected("counts"), records);
+    }
+  }
+
+  /**
+   * Event time from the records' Kafka timestamps: tumbling windows over a topic that stays open
+   * fire while the job runs, each with every record of its second. Each task polls before its
+   * consumer knows its partitions; it gave the end of the input's watermark then, after which it
+   * could give none, and no window downstream fired until the input ended.
+   */
+  @Test
+  void eventTimeWindowsOverAnOpenTopicFireWhileTheJobRuns() {
+    String topic = "windows";
+    int records = 4_000;
+    kafka.createTopic(topic, 4);
+    produce(topic, 4, 0, records); // record i at 1,000,000 + i ms: the first 3 seconds close
+    DataflowBuilder b = Dataflow.builder("windows").parallelism(2);
+    b.source(source(topic).build(), WatermarkStrategy.monotonousTimestamps())
+        .keyBy((String w) -> w)
+        .window(WindowAssigner.tumbling(Duration.ofSeconds(1)))
+        .count("per-second")
+        .sink(SinkSpec.collecting("windows"));
+    Map<String, Long> expected = new TreeMap<>();
+    for (int i = 0; i < 3_000; i++) {
+      expected.merge("k" + (i % KEYS) + "@" + (1_000_000 + i) / 1_000 * 1_000, 1L, Long::sum);
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      Map<String, Long> counted = new TreeMap<>();
+      await(
+          "the windows of the first three seconds",
+          () -> {
+            counted.clear();
+            for (WindowResult<String, Long> w :
+                job.<WindowResult<String, Long>>collected("windows")) {
+              counted.merge(w.key() + "@" + w.start(), w.value(), Long::sum);
+            }
+            return counted.size() >= expected.size();
+          });
+      assertThat(counted).isEqualTo(expected);
+      assertThat(job.metrics().lateRecords("per-second")).isZero();
     }
   }
 
