@@ -299,20 +299,22 @@ final class EpochRunner {
         active.driver.phase() == EpochDriver.Phase.DEPLOYING
             ? "workers " + active.deploying + " to deploy the new tasks"
             : "tasks " + active.driver.waitingFor();
-    job.recovery.failed(
-        JobCore.coordinatorError(
-            "reconfiguration",
-            "epoch "
-                + m.epoch()
-                + " ("
-                + active.request.change
-                + ") made no progress for "
-                + DurationText.of(job.setup.stepTimeout())
-                + " in phase "
-                + active.driver.phase()
-                + ", waiting for "
-                + waiting
-                + " (koala.reconfiguration.step-timeout)"));
+    String reason =
+        "epoch "
+            + m.epoch()
+            + " ("
+            + active.request.change
+            + ") made no progress for "
+            + DurationText.of(job.setup.stepTimeout())
+            + " in phase "
+            + active.driver.phase()
+            + ", waiting for "
+            + waiting
+            + " (koala.reconfiguration.step-timeout)";
+    if (job.requests.stalled(active.request, reason)) {
+      active = null; // answered: neither the rollback nor the job's end runs or answers it again
+    }
+    job.recovery.failed(JobCore.coordinatorError("reconfiguration", reason));
   }
 
   private void finish(EpochDriver.EpochReport r) {
@@ -364,7 +366,10 @@ final class EpochRunner {
     }
   }
 
-  /** A rollback: the running epoch's request is among those taken, and runs again. */
+  /**
+   * A rollback: the running epoch's request is among those taken, and runs again (unless it
+   * stalled: {@link RequestQueue#stalled}).
+   */
   void rolledBack() {
     active = null;
   }

@@ -279,6 +279,24 @@ final class RequestQueue {
     }
   }
 
+  /**
+   * {@code q}'s epoch made no progress for the step timeout, and the job fails or rolls back: its
+   * callers get {@code reason} now, and a rollback does not run it again (a stall that waits for
+   * what will not come — event time on a quiet input — would stall again, until the job ran out of
+   * restarts). A migration off a leaving worker is left to the departure's own handling.
+   *
+   * @return whether {@code q} was answered
+   */
+  boolean stalled(Queued q, String reason) {
+    if (q.departingFrom >= 0) {
+      return false;
+    }
+    taken.remove(q);
+    reject(q, ReconfigurationException.Reason.STALLED, reason);
+    endedNow(q);
+    return true;
+  }
+
   /** The job is ending: {@code q} will not be carried out. */
   void reject(Queued q, String reason) {
     reject(q, JOB_ENDING, reason);
@@ -335,8 +353,9 @@ final class RequestQueue {
    * restored checkpoint had taken) are queued again, in order, before those still queued.
    */
   void requeueTakenAfter(int keep) {
-    List<Queued> redo = new ArrayList<>(taken.subList(keep, taken.size()));
-    taken.subList(keep, taken.size()).clear();
+    int from = Math.min(keep, taken.size()); // fewer: a stalled request left the list
+    List<Queued> redo = new ArrayList<>(taken.subList(from, taken.size()));
+    taken.subList(from, taken.size()).clear();
     for (int i = redo.size() - 1; i >= 0; i--) {
       queue.addFirst(redo.get(i));
     }

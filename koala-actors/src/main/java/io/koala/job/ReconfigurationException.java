@@ -17,7 +17,13 @@ public class ReconfigurationException extends KoalaException {
      * The job is ending: its bounded input has been read, or it finished, failed or was cancelled
      * before the change was made.
      */
-    JOB_ENDING
+    JOB_ENDING,
+    /**
+     * The change started but made no progress for {@code koala.reconfiguration.step-timeout}: the
+     * job rolled back to its latest checkpoint, without the change, and goes on (without
+     * checkpoints it failed). The request is not run again; the message says what it waited for.
+     */
+    STALLED
   }
 
   private final Reason reason;

@@ -267,6 +267,57 @@ class JobCoreTest {
   }
 
   @Test
+  void aStalledReconfigurationIsRejectedAndTheRollbackDoesNotRunItAgain() {
+    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
+    core.start();
+    deployAll(
+        core,
+        on(
+            core,
+            new JobInput.Recovered(
+                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
+                null),
+            1),
+        0);
+    List<JobReply.Outcome> outcomes = new ArrayList<>();
+    List<JobEffect> asked =
+        on(
+            core,
+            new JobInput.Reconfigure(
+                new Change.Rescale("count", 3, PartitionPolicy.even()), outcomes::add),
+            2);
+    JobEffect.JournalRequest journaled = of(JobEffect.JournalRequest.class, asked).get(0);
+    deployAll(core, on(core, new JobInput.RequestJournaled(journaled.seq(), null), 3), 0);
+    assertThat(core.runningEpoch()).isEqualTo(1);
+
+    // no task answers the prepare: the step timer fires
+    List<JobEffect> stalled = on(core, new JobInput.EpochStalled(1), 30_000);
+    assertThat(outcomes)
+        .singleElement()
+        .satisfies(
+            o -> {
+              JobReply.Rejected r = (JobReply.Rejected) o;
+              assertThat(r.kind()).isEqualTo(ReconfigurationException.Reason.STALLED);
+              assertThat(r.reason())
+                  .contains("made no progress", "PREPARING", "koala.reconfiguration.step-timeout");
+            });
+    assertThat(of(JobEffect.JournalRequestDone.class, stalled))
+        .as("a restart from the journal does not run it either")
+        .extracting(JobEffect.JournalRequestDone::seq)
+        .containsExactly(journaled.seq());
+    assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
+    assertThat(core.attempt()).as("rolled back").isEqualTo(1);
+    JobEffect.StartTimer backoff =
+        of(JobEffect.StartTimer.class, stalled).stream()
+            .filter(t -> t.input() instanceof JobInput.Redeploy)
+            .findFirst()
+            .orElseThrow();
+    deployAll(core, on(core, backoff.input(), 31_000), 1);
+    assertThat(core.reconfiguring()).as("the stalled request is not run again").isFalse();
+    assertThat(outcomes).hasSize(1);
+  }
+
+  @Test
   void aQueuedRescaleIsReplacedByANewerOneAndBothCallersGetItsOutcome() {
     JobCore core = new JobCore(setup(null, new ArrayList<>()), 0);
     deployAll(core, core.start(), 0);

@@ -345,7 +345,13 @@ class SourceWatermarksTest {
     assertThat(watermarks(OUT0))
         .as("no event time before its split is known (not the end of the input's)")
         .isEmpty();
-    System.out.println("DEBUG before " + watermarks(OUT0) + " idles " + idles(OUT0) + " eventTime " + t.engine().metrics().watermark());
+    System.out.println(
+        "DEBUG before "
+            + watermarks(OUT0)
+            + " idles "
+            + idles(OUT0)
+            + " eventTime "
+            + t.engine().metrics().watermark());
     for (long now = 200; now <= 400; now += 10) {
       pollAt(t, now);
     }
