@@ -345,13 +345,10 @@ class SourceWatermarksTest {
     assertThat(watermarks(OUT0))
         .as("no event time before its split is known (not the end of the input's)")
         .isEmpty();
-    System.out.println(
-        "DEBUG before "
-            + watermarks(OUT0)
-            + " idles "
-            + idles(OUT0)
-            + " eventTime "
-            + t.engine().metrics().watermark());
+    assertThat(idles(OUT0)).isEqualTo(1);
+    assertThat(t.engine().metrics().watermark())
+        .as("the task's own event time (its chained operators' timers)")
+        .isEqualTo(WatermarkTracker.NONE);
     for (long now = 200; now <= 400; now += 10) {
       pollAt(t, now);
     }
