@@ -233,8 +233,8 @@ class JobCoreTest {
     assertThat(core.rollbacks()).isEqualTo(1);
   }
 
-  @Test
-  void aRequestIsJournaledBeforeItsEpochStarts() {
+  /** A job with checkpoints, its (empty) journal recovered and its tasks deployed: running. */
+  private static JobCore runningWithCheckpoints() {
     JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
     core.start();
     deployAll(
@@ -246,6 +246,12 @@ class JobCoreTest {
                 null),
             1),
         0);
+    return core;
+  }
+
+  @Test
+  void aRequestIsJournaledBeforeItsEpochStarts() {
+    JobCore core = runningWithCheckpoints();
     List<JobReply.Outcome> outcomes = new ArrayList<>();
     List<JobEffect> asked =
         on(
@@ -268,17 +274,7 @@ class JobCoreTest {
 
   @Test
   void aStalledReconfigurationIsRejectedAndTheRollbackDoesNotRunItAgain() {
-    JobCore core = new JobCore(setup(CHECKPOINTS, new ArrayList<>()), 0);
-    core.start();
-    deployAll(
-        core,
-        on(
-            core,
-            new JobInput.Recovered(
-                new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
-                null),
-            1),
-        0);
+    JobCore core = runningWithCheckpoints();
     List<JobReply.Outcome> outcomes = new ArrayList<>();
     List<JobEffect> asked =
         on(
