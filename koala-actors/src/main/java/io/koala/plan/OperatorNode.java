@@ -1,6 +1,7 @@
 package io.koala.plan;
 
 import io.koala.connector.SourceSpec;
+import io.koala.function.TypedKeySelector;
 import io.koala.function.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import java.util.List;
@@ -152,5 +153,18 @@ public record OperatorNode(
   /** Whether any input is keyed. */
   public boolean hasKeyedInput() {
     return inputs.stream().anyMatch(e -> e.partitioning() == Partitioning.KEYED);
+  }
+
+  /**
+   * The class its keyed inputs declared for their keys ({@code keyBy(selector, keyType)}; the first
+   * that did), or null when none did.
+   */
+  public Class<?> declaredKeyType() {
+    for (InputEdge e : inputs) {
+      if (e.keySelector() instanceof TypedKeySelector<?, ?> t) {
+        return t.keyType();
+      }
+    }
+    return null;
   }
 }

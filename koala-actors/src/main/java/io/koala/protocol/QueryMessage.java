@@ -16,12 +16,24 @@ import java.util.List;
 public sealed interface QueryMessage extends KoalaMessage {
 
   /**
-   * Client → task: read state {@code state} (of {@code kind}) of the key with bytes {@code key} in
-   * bucket {@code bucket}; answer {@code replyTo} (an address the task's host sends to) with {@code
-   * id}.
+   * Client → task: read state {@code state} (of {@code kind}, with {@code types}) of the key with
+   * bytes {@code key} in bucket {@code bucket}; answer {@code replyTo} (an address the task's host
+   * sends to) with {@code id}.
    */
-  record Read(long id, String state, Kind kind, int bucket, byte[] key, Object replyTo)
+  record Read(long id, String state, Kind kind, Types types, int bucket, byte[] key, Object replyTo)
       implements QueryMessage {}
+
+  /**
+   * The classes a query reads with, checked against the operator's declarations (a read with other
+   * classes would decode the bytes as the wrong class, or look a key up under bytes it was never
+   * stored under): of the operator's keys, of the state's values (a list's elements, a map's
+   * values), and of a map state's keys; each null where the query does not say (a value read with a
+   * codec, a read of whatever was declared, or a key class the operator did not declare).
+   */
+  record Types(String key, String value, String mapKey) {
+    /** A query that says nothing of its classes. */
+    public static final Types ANY = new Types(null, null, null);
+  }
 
   /**
    * The kind of state a query reads: it must be the kind the operator declared; {@code DECLARED}
@@ -48,11 +60,20 @@ public sealed interface QueryMessage extends KoalaMessage {
   record HolderRead(Read read, int owner, int holder, Declared declared) implements QueryMessage {}
 
   /**
-   * Client → task: the state {@code state} (of {@code kind}) of the keys of {@code bucket} after
-   * the key with bytes {@code after} ({@code null}: from the first), in store order (key length,
-   * then bytes), at most {@code limit} keys; answer {@code replyTo} with a {@link Page}.
+   * Client → task: the state {@code state} (of {@code kind}, read with {@code types}) of the keys
+   * of {@code bucket} after the key with bytes {@code after} ({@code null}: from the first), in
+   * store order (key length, then bytes), at most {@code limit} keys; answer {@code replyTo} with a
+   * {@link Page}.
    */
-  record Scan(long id, String state, Kind kind, int bucket, byte[] after, int limit, Object replyTo)
+  record Scan(
+      long id,
+      String state,
+      Kind kind,
+      Types types,
+      int bucket,
+      byte[] after,
+      int limit,
+      Object replyTo)
       implements QueryMessage {}
 
   /**

@@ -112,7 +112,8 @@ public final class JobHandle implements AutoCloseable {
    */
   public <K, R> CompletionStage<R> query(StateQuery<K, R> query, K key) {
     java.util.Objects.requireNonNull(key, "key");
-    return queries().read(query.operator(), query.state(), query.kind(), key, query.decoder());
+    return queries()
+        .read(query.operator(), query.state(), query.kind(), query.types(), key, query.decoder());
   }
 
   /** The most keys one {@link #scan} returns. */
@@ -156,7 +157,15 @@ public final class JobHandle implements AutoCloseable {
       List<Map.Entry<K, R>> entries) {
     int ask = Math.min(SCAN_KEYS_PER_REQUEST, limit - entries.size());
     return queries()
-        .scan(query.operator(), query.state(), query.kind(), bucket, after, ask, query.decoder())
+        .scan(
+            query.operator(),
+            query.state(),
+            query.kind(),
+            query.types(),
+            bucket,
+            after,
+            ask,
+            query.decoder())
         .thenCompose(
             chunk -> {
               chunk.entries().forEach(e -> entries.add((Map.Entry<K, R>) (Map.Entry<?, ?>) e));

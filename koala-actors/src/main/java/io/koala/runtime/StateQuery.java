@@ -31,44 +31,64 @@ public final class StateQuery<K, R> {
   private final String operator;
   private final String state;
   private final QueryMessage.Kind kind;
+  private final QueryMessage.Types types;
   private final StateQueryClient.Decoder<R> decoder;
 
   private StateQuery(
-      String operator, String state, QueryMessage.Kind kind, StateQueryClient.Decoder<R> decoder) {
+      String operator,
+      String state,
+      QueryMessage.Kind kind,
+      QueryMessage.Types types,
+      StateQueryClient.Decoder<R> decoder) {
     this.operator = Objects.requireNonNull(operator, "operator");
     this.state = Objects.requireNonNull(state, "state");
     this.kind = kind;
+    this.types = types;
     this.decoder = decoder;
   }
 
-  /** A {@code ValueState} declared with {@code valueType}. */
+  /**
+   * A {@code ValueState} declared with {@code valueType}. A read with another value class than the
+   * state was declared with, or with another key class than the operator declared ({@code
+   * keyBy(selector, keyType)}), fails saying so.
+   */
   public static <K, V> StateQuery<K, Optional<V>> value(
       String operator, String state, Class<K> keyType, Class<V> valueType) {
     Objects.requireNonNull(valueType, "valueType");
-    return valueOf(operator, state, keyType, serde -> Codecs.forClass(valueType, serde));
+    return valueOf(
+        operator, state, keyType, valueType.getName(), serde -> Codecs.forClass(valueType, serde));
   }
 
-  /** A {@code ValueState} declared with {@code codec}. */
+  /**
+   * A {@code ValueState} declared with {@code codec}: the codec must read what the state's codec
+   * wrote (nothing can check that); the key class is checked as by {@link #value(String, String,
+   * Class, Class)}.
+   */
   public static <K, V> StateQuery<K, Optional<V>> value(
       String operator, String state, Class<K> keyType, Codec<V> codec) {
     Objects.requireNonNull(codec, "codec");
-    return valueOf(operator, state, keyType, serde -> codec);
+    return valueOf(operator, state, keyType, null, serde -> codec);
   }
 
   private static <K, V> StateQuery<K, Optional<V>> valueOf(
       String operator,
       String state,
       Class<K> keyType,
+      String valueType,
       java.util.function.Function<KryoSerde, Codec<V>> codec) {
     Objects.requireNonNull(keyType, "keyType");
     return new StateQuery<>(
         operator,
         state,
         QueryMessage.Kind.VALUE,
+        new QueryMessage.Types(keyType.getName(), valueType, null),
         (serde, found) -> StateQueryClient.value(found, codec.apply(serde)));
   }
 
-  /** A {@code ListState} declared with {@code elementType}. */
+  /**
+   * A {@code ListState} declared with {@code elementType}; other classes than the declared ones
+   * fail as for {@link #value(String, String, Class, Class)}.
+   */
   public static <K, E> StateQuery<K, List<E>> list(
       String operator, String state, Class<K> keyType, Class<E> elementType) {
     Objects.requireNonNull(keyType, "keyType");
@@ -77,10 +97,14 @@ public final class StateQuery<K, R> {
         operator,
         state,
         QueryMessage.Kind.LIST,
+        new QueryMessage.Types(keyType.getName(), elementType.getName(), null),
         (serde, found) -> StateQueryClient.list(found, Codecs.forClass(elementType, serde)));
   }
 
-  /** A {@code MapState} declared with {@code mapKeyType} and {@code valueType}. */
+  /**
+   * A {@code MapState} declared with {@code mapKeyType} and {@code valueType}; other classes than
+   * the declared ones fail as for {@link #value(String, String, Class, Class)}.
+   */
   public static <K, MK, MV> StateQuery<K, Map<MK, MV>> map(
       String operator, String state, Class<K> keyType, Class<MK> mapKeyType, Class<MV> valueType) {
     Objects.requireNonNull(keyType, "keyType");
@@ -90,6 +114,7 @@ public final class StateQuery<K, R> {
         operator,
         state,
         QueryMessage.Kind.MAP,
+        new QueryMessage.Types(keyType.getName(), valueType.getName(), mapKeyType.getName()),
         (serde, found) -> {
           Map<Object, MV> read =
               StateQueryClient.map(found, serde, Codecs.forClass(valueType, serde));
@@ -111,6 +136,10 @@ public final class StateQuery<K, R> {
 
   QueryMessage.Kind kind() {
     return kind;
+  }
+
+  QueryMessage.Types types() {
+    return types;
   }
 
   StateQueryClient.Decoder<R> decoder() {

@@ -26,6 +26,7 @@ public final class KeyQueries {
   private final StatePlane keyed; // null: the chain keeps no keyed state
   private final StateStore store; // null likewise
   private final boolean remoteState; // the keyed state lives at remote state services
+  private final String keyType; // the class the operator declared its keys as, or null
   private final EpochParticipant epoch;
 
   KeyQueries(
@@ -34,26 +35,28 @@ public final class KeyQueries {
       StatePlane keyed,
       StateStore store,
       boolean remoteState,
+      Class<?> keyType,
       EpochParticipant epoch) {
     this.self = self;
     this.services = services;
     this.keyed = keyed;
     this.store = store;
     this.remoteState = remoteState;
+    this.keyType = keyType == null ? null : keyType.getName();
     this.epoch = epoch;
   }
 
   /** Answers {@code read}, or has the key's holder answer it; {@code serving}: the task may. */
   void onRead(QueryMessage.Read read, boolean serving) {
-    String refusal = refusal(read);
-    if (refusal != null) {
-      services.send(read.replyTo(), new QueryMessage.Refused(read.id(), refusal));
-      return;
-    }
-    if (!serving || !keyed.owns(read.bucket())) {
+    if (elsewhere(read.bucket(), serving)) {
       services.send(
           read.replyTo(),
           new QueryMessage.NotHere(read.id(), self.index(), epoch.handedTo(read.bucket())));
+      return;
+    }
+    String refusal = refusal(read.state(), read.kind(), read.types());
+    if (refusal != null) {
+      services.send(read.replyTo(), new QueryMessage.Refused(read.id(), refusal));
       return;
     }
     QueryMessage.Declared declared = declared(read);
@@ -77,15 +80,15 @@ public final class KeyQueries {
    * #onHolderScanned}).
    */
   void onScan(QueryMessage.Scan scan, boolean serving, long nowNanos) {
-    String refusal = refusal(scan.state(), scan.kind());
-    if (refusal != null) {
-      services.send(scan.replyTo(), new QueryMessage.Refused(scan.id(), refusal));
-      return;
-    }
-    if (!serving || !keyed.owns(scan.bucket())) {
+    if (elsewhere(scan.bucket(), serving)) {
       services.send(
           scan.replyTo(),
           new QueryMessage.NotHere(scan.id(), self.index(), epoch.handedTo(scan.bucket())));
+      return;
+    }
+    String refusal = refusal(scan.state(), scan.kind(), scan.types());
+    if (refusal != null) {
+      services.send(scan.replyTo(), new QueryMessage.Refused(scan.id(), refusal));
       return;
     }
     java.util.Set<Integer> holders = new java.util.TreeSet<>(keyed.holdersOf(scan.bucket()));
@@ -198,13 +201,20 @@ public final class KeyQueries {
 
   private final java.util.Map<Long, PendingScan> scans = new java.util.HashMap<>();
 
-  /** Why {@code read} can never be answered here, or {@code null}. */
-  private String refusal(QueryMessage.Read read) {
-    return refusal(read.state(), read.kind());
+  /**
+   * Whether a query of {@code bucket} must be asked elsewhere: this task keeps keyed state here but
+   * does not process the bucket now, or does not yet serve queries (it has not started: its
+   * operators have not declared their states, so what it would refuse is not known yet).
+   */
+  private boolean elsewhere(int bucket, boolean serving) {
+    return keyed != null && !remoteState && (!serving || !keyed.owns(bucket));
   }
 
-  /** Why a query of state {@code state} of {@code kind} can never be answered here, or null. */
-  private String refusal(String state, QueryMessage.Kind queried) {
+  /**
+   * Why a query of state {@code state} of {@code kind} read with {@code types} can never be
+   * answered here, or null.
+   */
+  private String refusal(String state, QueryMessage.Kind kind, QueryMessage.Types types) {
     String operator = self.operator().name();
     if (keyed == null) {
       return "operator '" + operator + "' keeps no keyed state";
@@ -215,31 +225,7 @@ public final class KeyQueries {
           + "' keeps its state at remote state services (koala.store.backend = remote): state"
           + " queries read the tasks' own stores";
     }
-    String kind = keyed.state().declaredKind(state);
-    if (kind == null) {
-      List<String> declared = keyed.state().declaredStates();
-      return "operator '"
-          + operator
-          + "' has no state named '"
-          + state
-          + "'"
-          + (declared.isEmpty() ? "" : " (its states: " + String.join(", ", declared) + ")");
-    }
-    String asked = queried.name().toLowerCase(java.util.Locale.ROOT);
-    if (queried == QueryMessage.Kind.DECLARED && !kind.equals(KeyedStateBackend.NAMESPACED)) {
-      return null;
-    }
-    if (!kind.equals(asked)) {
-      return "state '"
-          + state
-          + "' of operator '"
-          + operator
-          + "' is "
-          + (kind.equals(KeyedStateBackend.NAMESPACED)
-              ? "kept per window, which queries do not read"
-              : "a " + kind + " state, not a " + asked + " state: query it as a " + kind);
-    }
-    return null;
+    return QueryRefusal.of(operator, keyed.state(), keyType, state, kind, types);
   }
 
   /**

@@ -3,6 +3,7 @@ package io.koala.task;
 import io.koala.plan.TaskId;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
+import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.TaskSetup;
 import io.koala.store.KeyLayout;
 import io.koala.store.Table;
@@ -58,11 +59,17 @@ final class Releases {
     }
   }
 
-  /** Sends {@code holder} the releases of {@code released}, as few messages as fit. */
+  /**
+   * Sends {@code holder} the releases of {@code released}, as few messages as fit, through its
+   * state server: it passes them to its task after answering what this task asked of it before
+   * (fetches, drains, the reads of state queries), so no read this task handed to the holder finds
+   * a copy released after it was handed over (docs/design.md, "Reads and releases at a holder").
+   */
   void send(TaskId holder, List<StateMessage.Released> released) {
     List<StateMessage.Release> messages = StateMessage.Release.of(setup.task(), released);
+    StateServerAddress server = new StateServerAddress(holder);
     for (StateMessage.Release r : messages) {
-      services.send(holder, r);
+      services.send(server, r);
     }
     metrics.releasesSent += released.size();
     metrics.releaseMessagesSent += messages.size();

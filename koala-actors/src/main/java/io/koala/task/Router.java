@@ -1,7 +1,6 @@
 package io.koala.task;
 
 import io.koala.function.KeySelector;
-import io.koala.function.UserFunctionException;
 import io.koala.protocol.TaskSetup.OutputSpec;
 import io.koala.routing.Buckets;
 import io.koala.routing.KeyBytes;
@@ -72,12 +71,7 @@ public abstract class Router {
         return new Router() {
           @Override
           public int route(Object value) {
-            Object key;
-            try {
-              key = selector.key(value);
-            } catch (Exception e) {
-              throw new UserFunctionException(consumer + " (key selector)", e);
-            }
+            Object key = KeySelection.keyOf(selector, value, consumer);
             return positionOf[table.owner(Buckets.bucketOf(keys.encode(key), buckets))];
           }
         };

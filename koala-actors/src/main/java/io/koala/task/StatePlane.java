@@ -1,7 +1,6 @@
 package io.koala.task;
 
 import io.koala.function.KeySelector;
-import io.koala.function.UserFunctionException;
 import io.koala.job.StatePlaneStats.Stall;
 import io.koala.keys.Draining;
 import io.koala.keys.KeyLocations;
@@ -251,11 +250,7 @@ final class StatePlane {
 
   /** {@code value}'s key; a failing selector is the user's function failing. */
   private Object keyOf(KeySelector<Object, Object> selector, Object value) {
-    try {
-      return selector.key(value);
-    } catch (Exception e) {
-      throw new UserFunctionException(chain.headName() + " (key selector)", e);
-    }
+    return KeySelection.keyOf(selector, value, chain.headName());
   }
 
   boolean owns(int bucket) {

@@ -180,7 +180,13 @@ public final class TaskEngine {
             epoch.isPeerInput(channel) && admission.admits(channel, item, arrival);
     queries =
         new KeyQueries(
-            setup.task(), services, keyed, store, remote != null && remote.enabled(), epoch);
+            setup.task(),
+            services,
+            keyed,
+            store,
+            remote != null && remote.enabled(),
+            vertex.head().declaredKeyType(),
+            epoch);
   }
 
   private long currentWatermark() {

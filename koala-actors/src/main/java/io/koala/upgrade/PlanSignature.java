@@ -74,7 +74,6 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
     for (OperatorNode n : plan.logical().topologicalOrder()) {
       ExecutionPlan.Vertex v = plan.vertexOf(n.id());
       List<String> inputs = new ArrayList<>();
-      String keyType = null;
       for (InputEdge e : n.inputs()) {
         inputs.add(
             e.from().name()
@@ -83,10 +82,8 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
                 + e.partitioning()
                 + " "
                 + e.logicalInput());
-        if (keyType == null && e.keySelector() instanceof TypedKeySelector<?, ?> t) {
-          keyType = t.keyType().getName();
-        }
       }
+      Class<?> keyType = n.declaredKeyType();
       out.add(
           new Operator(
               n.id().name(),
@@ -96,7 +93,7 @@ public record PlanSignature(String dataflow, int buckets, List<Operator> operato
               n.keyedState(),
               v.id().name(),
               inputs,
-              keyType));
+              keyType == null ? null : keyType.getName()));
     }
     return new PlanSignature(plan.logical().name(), plan.logical().buckets(), out);
   }

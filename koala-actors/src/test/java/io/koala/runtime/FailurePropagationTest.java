@@ -98,6 +98,21 @@ class FailurePropagationTest {
         .hasMessageContaining("no key for 3");
   }
 
+  /** Issue 48, N4: the null check sat outside the selector's wrapper and named the source. */
+  @Test
+  void aKeySelectorReturningNullNamesTheConsumerAndTheRecord() {
+    DataflowBuilder b = Dataflow.builder("null-key");
+    b.source(SourceSpec.generator("n", (i, s) -> i).count(1_000))
+        .keyBy((Long x) -> x == 500L ? null : x % 10)
+        .count("count")
+        .sink(SinkSpec.discarding("out"));
+    JobHandle job = runtime.submit(b.build());
+    assertThatThrownBy(() -> job.await(Duration.ofSeconds(30)))
+        .isInstanceOf(JobFailedException.class)
+        .hasMessageContaining("operator 'count (key selector)'")
+        .hasMessageContaining("the key selector returned null for record 500");
+  }
+
   @Test
   void throwingOperatorFactoryFailsTheJob() {
     DataflowBuilder b = Dataflow.builder("bad-factory");

@@ -46,7 +46,8 @@ class KeyQueriesTest {
   }
 
   private static QueryMessage.Scan scan(byte[] after, int limit) {
-    return new QueryMessage.Scan(1, "count", QueryMessage.Kind.VALUE, BUCKET, after, limit, null);
+    return new QueryMessage.Scan(
+        1, "count", QueryMessage.Kind.VALUE, QueryMessage.Types.ANY, BUCKET, after, limit, null);
   }
 
   private static List<String> keys(KeyQueries.KeysPage page) {

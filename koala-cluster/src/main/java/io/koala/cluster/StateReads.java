@@ -38,6 +38,7 @@ final class StateReads implements AutoCloseable {
             operator,
             state,
             QueryMessage.Kind.DECLARED,
+            new QueryMessage.Types(key.getClass().getName(), null, null),
             key,
             (serde, found) -> {
               Map<String, Object> body = new LinkedHashMap<>();

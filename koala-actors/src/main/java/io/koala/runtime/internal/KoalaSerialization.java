@@ -197,6 +197,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.IngestMessage.Committed.class,
         io.koala.protocol.QueryMessage.Read.class,
         io.koala.protocol.QueryMessage.Kind.class,
+        io.koala.protocol.QueryMessage.Types.class,
         io.koala.protocol.QueryMessage.HolderRead.class,
         io.koala.protocol.QueryMessage.Found.class,
         io.koala.protocol.QueryMessage.NotHere.class,

@@ -101,6 +101,7 @@ final class Messages {
           StateServer.Serve.class,
           StateServer.Answer.class,
           StateServer.ScanKeys.class,
+          StateServer.Release.class,
           StateService.Read.class,
           StateService.Write.class,
           JobListener.CoordinatorGone.class,

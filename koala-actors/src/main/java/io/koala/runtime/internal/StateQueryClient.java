@@ -109,6 +109,7 @@ public final class StateQueryClient {
     final String operator;
     final String state;
     final QueryMessage.Kind kind;
+    final QueryMessage.Types types;
     final Object key; // null for a scan
     final BiFunction<KryoSerde, QueryMessage.Answer, R> decoder;
     int scanBucket = -1; // a scan's bucket
@@ -127,12 +128,14 @@ public final class StateQueryClient {
         String operator,
         String state,
         QueryMessage.Kind kind,
+        QueryMessage.Types types,
         Object key,
         BiFunction<KryoSerde, QueryMessage.Answer, R> decoder,
         long deadline) {
       this.operator = operator;
       this.state = state;
       this.kind = kind;
+      this.types = types;
       this.key = key;
       this.decoder = decoder;
       this.deadline = deadline;
@@ -178,30 +181,39 @@ public final class StateQueryClient {
   }
 
   /**
-   * Reads state {@code state} ({@code kind}) of {@code key} at keyed operator {@code operator}.
-   * Completes with the decoded answer, or exceptionally with a {@link KoalaException}.
+   * Reads state {@code state} ({@code kind}, with {@code types}) of {@code key} at keyed operator
+   * {@code operator}. Completes with the decoded answer, or exceptionally with a {@link
+   * KoalaException}.
    */
   public <R> CompletionStage<R> read(
-      String operator, String state, QueryMessage.Kind kind, Object key, Decoder<R> decoder) {
+      String operator,
+      String state,
+      QueryMessage.Kind kind,
+      QueryMessage.Types types,
+      Object key,
+      Decoder<R> decoder) {
     return submit(
         new Pending<R>(
             operator,
             state,
             kind,
+            types,
             key,
             (serde, answer) -> decoder.apply(serde, (QueryMessage.Found) answer),
             System.nanoTime() + job.askTimeout().toNanos()));
   }
 
   /**
-   * Reads state {@code state} ({@code kind}) of the keys of {@code bucket} after the key with bytes
-   * {@code after} (null: from the first), at most {@code limit} of them, from wherever each key's
-   * state is; completes with a {@link ScanChunk} whose states {@code decoder} decoded.
+   * Reads state {@code state} ({@code kind}, with {@code types}) of the keys of {@code bucket}
+   * after the key with bytes {@code after} (null: from the first), at most {@code limit} of them,
+   * from wherever each key's state is; completes with a {@link ScanChunk} whose states {@code
+   * decoder} decoded.
    */
   public <R> CompletionStage<ScanChunk<R>> scan(
       String operator,
       String state,
       QueryMessage.Kind kind,
+      QueryMessage.Types types,
       int bucket,
       byte[] after,
       int limit,
@@ -211,6 +223,7 @@ public final class StateQueryClient {
             operator,
             state,
             kind,
+            types,
             null,
             (serde, answer) -> {
               QueryMessage.Page page = (QueryMessage.Page) answer;
@@ -336,8 +349,10 @@ public final class StateQueryClient {
       ref.tell(
           new TaskActor.Query(
               p.key == null
-                  ? new QueryMessage.Scan(id, p.state, p.kind, p.bucket, p.after, p.limit, replyTo)
-                  : new QueryMessage.Read(id, p.state, p.kind, p.bucket, p.keyBytes, replyTo)));
+                  ? new QueryMessage.Scan(
+                      id, p.state, p.kind, p.types, p.bucket, p.after, p.limit, replyTo)
+                  : new QueryMessage.Read(
+                      id, p.state, p.kind, p.types, p.bucket, p.keyBytes, replyTo)));
     }
 
     private void awaitRoutes(long id, String operator) {

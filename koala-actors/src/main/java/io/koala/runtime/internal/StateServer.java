@@ -16,14 +16,16 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
 /**
  * The read-only state server of a task (DESIGN §4.2, D1): answers fetches for the state the task
  * holds from LMDB read transactions, in its own mailbox, so a fetch never waits behind the task's
- * data, alignment or backpressure; and state queries its owner forwards to it as a holder. The
- * worker spawns it beside its task and watches both: when either stops it stops the other, and it
- * closes the store only once both have stopped.
+ * data, alignment or backpressure; and state queries its owner forwards to it as a holder. Owners'
+ * releases of the copies it serves pass through it to its task, so that the task deletes a copy
+ * only after every request the owner sent before releasing it has been answered (docs/design.md,
+ * "Reads and releases at a holder"). The worker spawns it beside its task and watches both: when
+ * either stops it stops the other, and it closes the store only once both have stopped.
  */
 final class StateServer {
 
   /** What a state server is asked. */
-  sealed interface Command extends KoalaMessage permits Serve, Answer, ScanKeys {}
+  sealed interface Command extends KoalaMessage permits Serve, Answer, ScanKeys, Release {}
 
   /** Task → state server: answer {@code fetch} to {@code replyTo} (the owner task). */
   record Serve(StateMessage.Fetch fetch, ActorRef<TaskMessage> replyTo) implements Command {}
@@ -40,10 +42,17 @@ final class StateServer {
    */
   record ScanKeys(QueryMessage.HolderScan scan, ActorRef<TaskMessage> owner) implements Command {}
 
+  /**
+   * Owner task → state server: {@code release}, for the server's task, after whatever the owner
+   * asked of this server before it.
+   */
+  record Release(StateMessage.Release release) implements Command {}
+
   private StateServer() {}
 
+  /** The state server of {@code task}, reading {@code store}, passing releases to {@code self}. */
   @SuppressWarnings("unchecked")
-  static Behavior<Command> create(TaskId task, StateStore store) {
+  static Behavior<Command> create(TaskId task, StateStore store, ActorRef<TaskMessage> self) {
     return Behaviors.receive(Command.class)
         .onMessage(
             Serve.class,
@@ -75,6 +84,12 @@ final class StateServer {
                       new TaskActor.Query(
                           new QueryMessage.HolderScanned(
                               k.scan().scan().id(), task.index(), page.keys(), page.more())));
+              return Behaviors.same();
+            })
+        .onMessage(
+            Release.class,
+            r -> {
+              self.tell(r.release());
               return Behaviors.same();
             })
         .build();

@@ -439,6 +439,9 @@ final class TaskActor {
       }
       if (target instanceof StateServerAddress server) {
         ActorRef<StateServer.Command> ref = servers.get(server.task());
+        if (ref == null && message instanceof StateMessage.Release) {
+          return; // a retired holder no checkpoint restored here: its state is gone already
+        }
         if (ref == null) {
           throw new IllegalStateException(
               "task " + setup.task() + " has no state server address for " + server.task());
@@ -450,6 +453,8 @@ final class TaskActor {
           ref.tell(new StateServer.Answer(read)); // a failed holder fails its owner's fetches
         } else if (message instanceof QueryMessage.HolderScan scan) {
           ref.tell(new StateServer.ScanKeys(scan, ctx.getSelf()));
+        } else if (message instanceof StateMessage.Release release) {
+          ref.tell(new StateServer.Release(release)); // after the reads sent before it
         } else {
           ref.tell(new StateServer.Serve((StateMessage.Fetch) message, ctx.getSelf()));
         }
@@ -464,10 +469,8 @@ final class TaskActor {
         return;
       }
       ActorRef<TaskMessage> ref = refs.get(target);
-      if (ref == null && (message instanceof StateMessage.Release || message instanceof Credit)) {
-        // a retired holder that no checkpoint restored here was released for good (its state is
-        // gone: nothing to release), and a credit for what an ended task sent needs no reader
-        return;
+      if (ref == null && message instanceof Credit) {
+        return; // a credit for what an ended task sent needs no reader
       }
       if (ref == null) {
         throw new IllegalStateException("task " + setup.task() + " has no address for " + target);

@@ -317,7 +317,8 @@ final class Worker extends AbstractBehavior<Worker.Command> {
                       DispatcherSelector.fromConfig("koala.task-dispatcher")
                           .withMailboxFromConfig("koala.task-mailbox"));
           if (store != null) {
-            server = getContext().spawn(StateServer.create(setup.task(), store), name + "-state");
+            server =
+                getContext().spawn(StateServer.create(setup.task(), store, ref), name + "-state");
           }
         } catch (RuntimeException e) {
           if (store != null) {

@@ -14,6 +14,7 @@ import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.KoalaMessage;
+import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.protocol.TaskSetup;
@@ -22,6 +23,7 @@ import io.koala.serialization.TypeRegistry;
 import io.koala.store.InMemoryStateStore;
 import io.koala.store.ReadTxn;
 import io.koala.store.StateStore;
+import io.koala.task.KeyQueries;
 import io.koala.task.TaskCheckpoint;
 import io.koala.task.TaskEngine;
 import io.koala.task.TaskStatus;
@@ -186,6 +188,11 @@ final class SimulatedWorker implements SimulatedTask.Host {
     released.add(task);
   }
 
+  /** Whether {@code task} crashed in the current attempt. */
+  boolean crashed(TaskId task) {
+    return dead.contains(task);
+  }
+
   /** The metrics of {@code task} now, or null if it is gone. */
   TaskMetricsSnapshot metrics(TaskId task) {
     SimulatedTask t = tasks.get(task);
@@ -228,8 +235,12 @@ final class SimulatedWorker implements SimulatedTask.Host {
   void toTask(TaskId to, Object m) {
     SimulatedTask t = tasks.get(to);
     if (t == null) {
-      if (!dead.contains(to) && !(m instanceof StateMessage.Release || m instanceof Credit)) {
-        // a release, or a credit for an item it sent before it ended, may still reach it
+      if (!dead.contains(to)
+          && !(m instanceof StateMessage.Release
+              || m instanceof Credit
+              || m instanceof QueryMessage.Read)) {
+        // a release, a credit for an item it sent before it ended, or a read routed by a table
+        // that still names it may still reach it (the read is sent again, as a client does)
         sim.failed(
             ErrorInfo.of(
                 "simulation",
@@ -248,6 +259,8 @@ final class SimulatedWorker implements SimulatedTask.Host {
       engine.onStateReply(r);
     } else if (m instanceof StateMessage.Release r) {
       engine.onRelease(r);
+    } else if (m instanceof QueryMessage.Read r) {
+      engine.onQuery(r);
     } else if (m instanceof EpochMessage.Command c) {
       engine.onCommand(c);
     } else if (m instanceof CheckpointMessage.Command c) {
@@ -261,8 +274,27 @@ final class SimulatedWorker implements SimulatedTask.Host {
     }
   }
 
-  void serve(StateServerAddress server, StateMessage.Fetch fetch) {
+  /**
+   * What reaches a task's state server: a fetch, a read its owner hands it (answered to the read's
+   * client), or a release it passes on to its task, behind what the owner sent it before.
+   */
+  void serve(StateServerAddress server, Object m) {
     SimulatedTask holder = tasks.get(server.task());
+    if (m instanceof StateMessage.Release release) {
+      sim.send(server, server.task(), release);
+      return;
+    }
+    if (m instanceof QueryMessage.HolderRead read) {
+      if (holder != null) { // else the holder stopped: no answer, and the client asks again
+        sim.send(
+            server,
+            read.read().replyTo(),
+            KeyQueries.answer(
+                read.read(), holder.store, server.task().index(), true, read.declared()));
+      }
+      return;
+    }
+    StateMessage.Fetch fetch = (StateMessage.Fetch) m;
     if (holder == null) {
       if (!dead.contains(server.task())) {
         sim.failed(

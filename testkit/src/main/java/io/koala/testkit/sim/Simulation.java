@@ -27,6 +27,7 @@ import io.koala.protocol.Deliver;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.Protocol;
+import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.routing.Buckets;
@@ -83,6 +84,7 @@ public final class Simulation {
   private final SimulatedWorker worker;
   private final List<ErrorInfo> failures = new ArrayList<>();
   private final SimulatedClient client = new SimulatedClient();
+  private SimulatedReader reader; // null: no state queries
   private final PlantedBugs planted = new PlantedBugs();
   private long countedEpoch; // the epoch that started during a checkpoint, counted once
   private final ExecutionPlan plan;
@@ -126,7 +128,13 @@ public final class Simulation {
      * A reconfiguration starts while a checkpoint is in progress (hazard C1): a bucket can then be
      * in two tasks' snapshots, or in none.
      */
-    EPOCH_DURING_CHECKPOINT
+    EPOCH_DURING_CHECKPOINT,
+    /**
+     * An owner's releases go straight to the holder's task, not through its state server behind the
+     * reads the owner handed that server before: the holder may delete a copy before it answers a
+     * read of it, which then answers "no state" (issue 48, N1).
+     */
+    RELEASE_AHEAD_OF_READS
   }
 
   private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
@@ -231,6 +239,22 @@ public final class Simulation {
     return this;
   }
 
+  /**
+   * Reads value state {@code state} of keyed operator {@code operator} (the head of a chain) for a
+   * random one of {@code keys} every {@code everyMillis} of virtual time while the job runs, as a
+   * service's {@code JobHandle.query} does (the reads of {@link SimulatedReader}); the state must
+   * be a {@code Long} that only grows. A read that answers less than the key had when it was made
+   * fails the run.
+   */
+  public Simulation reads(String operator, String state, List<?> keys, long everyMillis) {
+    if (everyMillis <= 0) {
+      throw new IllegalArgumentException("reads need a positive interval: " + everyMillis);
+    }
+    this.reader =
+        new SimulatedReader(this, new Random(seed), serde, operator, state, keys, everyMillis);
+    return this;
+  }
+
   /** Plants {@code fault} (tests of the checkers only). */
   public Simulation plant(Fault fault) {
     planted.plant(fault);
@@ -256,7 +280,9 @@ public final class Simulation {
       List<TaskId> releasedHolders,
       List<String> crashes,
       int recoveries,
-      long checkpoints) {
+      long checkpoints,
+      long stateReads,
+      long stateReadsByHolder) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -360,6 +386,15 @@ public final class Simulation {
         next = Math.min(next, t.getValue().at());
       }
     }
+    if (reader != null) {
+      boolean running = !core.status().isTerminal();
+      long read = reader.nextDue(running);
+      if (read <= now) {
+        due.add(() -> reader.act(now, running, core.attempt()));
+      } else {
+        next = Math.min(next, read);
+      }
+    }
     long request = client.nextDue();
     if (request <= now) {
       due.add(() -> toCore(client.askNext()));
@@ -426,6 +461,11 @@ public final class Simulation {
 
   /** Sends {@code message} from {@code from} to {@code to}, after planted bugs. */
   void send(Object from, Object to, Object message) {
+    if (message instanceof StateMessage.Release
+        && to instanceof StateServerAddress server
+        && planted.apply(Fault.RELEASE_AHEAD_OF_READS)) {
+      to = server.task();
+    }
     Mailboxes.Pair p = new Mailboxes.Pair(from, to);
     if (message instanceof Deliver d) {
       message = planted.onSend(mailboxes.queue(p), d, to);
@@ -445,7 +485,9 @@ public final class Simulation {
     } else if (p.to() instanceof TaskId t) {
       worker.toTask(t, m);
     } else if (p.to() instanceof StateServerAddress server) {
-      worker.serve(server, (StateMessage.Fetch) m);
+      worker.serve(server, m);
+    } else if (SimulatedReader.READER.equals(p.to())) {
+      reader.onAnswer((QueryMessage.Answer) m, now, core.attempt());
     } else {
       throw new IllegalStateException("no endpoint " + p.to());
     }
@@ -469,6 +511,16 @@ public final class Simulation {
 
   void forEachMessage(Consumer<Object> visitor) {
     mailboxes.forEach(visitor);
+  }
+
+  /** A state read broke its guarantee: the run fails, saying how. */
+  void readFailed(String what) {
+    failed(
+        ErrorInfo.of(
+            "simulation",
+            new TaskId(new OperatorId(SimulatedReader.READER), 0),
+            null,
+            new IllegalStateException(what)));
   }
 
   /** The run fails with {@code error}. */
@@ -695,6 +747,45 @@ public final class Simulation {
    * @param type the class the operator declared the state with
    */
   public <V> V valueState(OperatorId vertex, Object key, String stateName, Class<V> type) {
+    byte[][] found = valueBytes(vertex, key, stateName);
+    if (found == null) {
+      throw new IllegalArgumentException(
+          "no live task of '" + vertex + "' owns key " + key + " (is '" + vertex + "' keyed?)");
+    }
+    return found[0] == null ? null : Codecs.forClass(type, serde).decode(found[0]);
+  }
+
+  /**
+   * {@link #valueState}, or null also when no task owns the key's bucket now (a reconfiguration
+   * hands it over) or the task holding its state has crashed.
+   */
+  <V> V valueIfOwned(OperatorId vertex, Object key, String stateName, Class<V> type) {
+    byte[][] found = valueBytes(vertex, key, stateName);
+    return found == null || found[0] == null ? null : Codecs.forClass(type, serde).decode(found[0]);
+  }
+
+  /**
+   * Whether the state of {@code key} at keyed operator {@code vertex} is at a task other than the
+   * one owning its bucket (a reconfiguration moved the bucket, not yet the key's state).
+   */
+  boolean stateAtHolder(OperatorId vertex, Object key) {
+    for (SimulatedTask owner : worker.tasks.values()) {
+      if (owner.id.operator().equals(vertex)) {
+        int at = owner.engine.locateState(key);
+        if (at != TaskEngine.NOT_OWNER) {
+          return at != KeyLocations.DELETED && at != owner.id.index();
+        }
+      }
+    }
+    return false;
+  }
+
+  /**
+   * The bytes of value state {@code stateName} of {@code key} where its owner would find them (one
+   * element, null when the key has none), or null when no task owns the key's bucket or the holder
+   * it names has crashed.
+   */
+  private byte[][] valueBytes(OperatorId vertex, Object key, String stateName) {
     byte[] keyBytes = new KeyEncoder(serde).encode(key);
     for (SimulatedTask owner : worker.tasks.values()) {
       if (!owner.id.operator().equals(vertex)) {
@@ -705,9 +796,12 @@ public final class Simulation {
         continue;
       }
       if (at == KeyLocations.DELETED) {
-        return null;
+        return new byte[][] {null};
       }
       SimulatedTask holder = worker.tasks.get(new TaskId(vertex, at));
+      if (holder == null && worker.crashed(new TaskId(vertex, at))) {
+        return null; // lost with its holder, until the rollback restores it
+      }
       if (holder == null) {
         throw new IllegalStateException(
             "the state of key " + key + " is at task " + at + " of " + vertex + ", released");
@@ -717,10 +811,9 @@ public final class Simulation {
       try (ReadTxn txn = holder.store.beginRead()) {
         bytes = KeyedStateBackend.valueBytes(txn, bucket, keyBytes, stateName);
       }
-      return bytes == null ? null : Codecs.forClass(type, serde).decode(bytes);
+      return new byte[][] {bytes};
     }
-    throw new IllegalArgumentException(
-        "no live task of '" + vertex + "' owns key " + key + " (is '" + vertex + "' keyed?)");
+    return null;
   }
 
   /** What the run produced; closes every task. */
@@ -770,6 +863,8 @@ public final class Simulation {
         List.copyOf(worker.released),
         crashes,
         core.rollbacks(),
-        core.checkpointsCommitted());
+        core.checkpointsCommitted(),
+        reader == null ? 0 : reader.reads,
+        reader == null ? 0 : reader.byHolder);
   }
 }

@@ -30,6 +30,12 @@ public final class SimVerifier {
   /** Records per second per source, in virtual time. */
   public static final double RATE = 4_000;
 
+  /**
+   * A state query every {@value} ms of virtual time, of a workload's {@link Workload#readState}:
+   * about a thousand per run, many of them while reconfigurations move the keys.
+   */
+  static final long READ_EVERY_MILLIS = 1;
+
   /** Up to 2 ms per message: a reconfiguration spans many records, which get forwarded, held. */
   private static final int LATENCY_MILLIS = 2;
 
@@ -92,6 +98,10 @@ public final class SimVerifier {
         Simulation.of(initial, SETTINGS, seed).latency(LATENCY_MILLIS).protocol(protocol);
     for (Simulation.Fault f : faults) {
       sim.plant(f);
+    }
+    Workload.ReadState read = w.readState();
+    if (read != null) {
+      sim.reads(read.operator(), read.state(), read.keys(), READ_EVERY_MILLIS);
     }
     double runMillis = RECORDS / RATE * 1000;
     for (Schedule.Step s : schedule.steps()) {

@@ -26,6 +26,21 @@ public interface Workload {
     return List.of();
   }
 
+  /**
+   * A value state that only grows (a {@code Long} count), read by a simulated service while the
+   * workload runs and moves; null when the workload has none.
+   */
+  default ReadState readState() {
+    return null;
+  }
+
+  /** Value state {@code state} of keyed operator {@code operator}, and the keys it has. */
+  record ReadState(String operator, String state, List<?> keys) {
+    public ReadState {
+      keys = List.copyOf(keys);
+    }
+  }
+
   /** The collecting sinks whose outputs are compared. */
   List<String> sinks();
 

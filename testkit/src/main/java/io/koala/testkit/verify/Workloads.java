@@ -99,6 +99,13 @@ public final class Workloads {
       return List.of("scale");
     }
 
+    /** The running count of each key, kept by {@code count(...)} as its accumulator. */
+    @Override
+    public ReadState readState() {
+      return new ReadState(
+          "count", "accumulator", java.util.stream.LongStream.range(0, KEYS).boxed().toList());
+    }
+
     @Override
     public List<String> sinks() {
       return List.of("counts", "recounts");

@@ -175,6 +175,7 @@ class SimVerifierTest {
         Arguments.of(Simulation.Fault.LOSE_STATE_LOCATION, "keyed-count"),
         Arguments.of(Simulation.Fault.PEER_MARKER_BEFORE_FORWARDED, "last10-avg"),
         Arguments.of(Simulation.Fault.SNAPSHOT_AFTER_BARRIER, "keyed-count"),
-        Arguments.of(Simulation.Fault.EPOCH_DURING_CHECKPOINT, "keyed-count"));
+        Arguments.of(Simulation.Fault.EPOCH_DURING_CHECKPOINT, "keyed-count"),
+        Arguments.of(Simulation.Fault.RELEASE_AHEAD_OF_READS, "keyed-count"));
   }
 }
