@@ -192,7 +192,7 @@ public final class AutoscalerPolicy {
           wantOut,
           busiest,
           placements,
-          measured + "; " + wantOut + " tasks keep it under " + targetPercent() + " busy");
+          measured + "; " + keepUnder(wantOut));
     }
     if (wantIn < p) {
       int to = Math.max(wantIn, p - settings.maxStep());
@@ -228,12 +228,20 @@ public final class AutoscalerPolicy {
     return Verdict.hold(p, busiest, placements, measured + "; within the target");
   }
 
+  /** "n tasks keep it under t% busy", or "1 task keeps it ...". */
+  private String keepUnder(int tasks) {
+    return (tasks == 1 ? "1 task keeps" : tasks + " tasks keep")
+        + " it under "
+        + targetPercent()
+        + " busy";
+  }
+
   private String targetPercent() {
     return String.format(Locale.ROOT, "%.0f%%", 100 / settings.headroom());
   }
 
   private String scaleInReason(int wanted, RateModel.Rates r) {
-    String kept = wanted + " tasks keep it under " + targetPercent() + " busy";
+    String kept = keepUnder(wanted);
     if (r.projectedRate() >= r.targetRate()) {
       return kept + " even with the scale-in hysteresis";
     }

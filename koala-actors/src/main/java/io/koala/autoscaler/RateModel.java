@@ -9,10 +9,14 @@ import java.util.Map;
  * an operator's <em>true</em> processing rate is the records its tasks processed per second of
  * their busy time, not of wall time, so it holds whether the operator was backpressured, idle or
  * saturated; the rate it must keep up with is its sources' arrival rate (records read plus the
- * growth of their backlog), projected {@code lead} ahead along its rise since the previous
- * interval, plus their backlog spread over the catch-up time, carried downstream through each
- * vertex's measured selectivity (records out per record in). The same rate projected along a fall
- * as well as a rise is carried alongside: what a scale-in is sized from.
+ * growth of their backlog), projected {@code lead} ahead along its trend, plus their backlog spread
+ * over the catch-up time, carried downstream through each vertex's measured selectivity (records
+ * out per record in). The same rate projected along a fall as well as a rise is carried alongside:
+ * what a scale-in is sized from.
+ *
+ * <p>A trend is projected only once it held over two intervals in a row, at the gentler of their
+ * two slopes: a load step is one interval's rise, and projecting it {@code lead} ahead sized the
+ * operator for several times the new rate, to be scaled in again seconds later (issue 48).
  */
 final class RateModel {
   /** Fewer records processed than this in an interval give no true rate. */
@@ -52,10 +56,11 @@ final class RateModel {
   private RateModel() {}
 
   /**
-   * A source's arrival rate over an interval, and the interval's middle: what the next interval's
-   * trend is taken from.
+   * A source's arrival rate over an interval, the interval's middle, and the slope from the
+   * interval before it (records per second, per second; 0 when there was none): what the next
+   * interval's trend is taken from.
    */
-  record Arrival(double rate, double atMillis) {}
+  record Arrival(double rate, double atMillis, double slope) {}
 
   /**
    * The rates of every vertex of {@code now}, by operator, from the counters' growth since {@code
@@ -96,11 +101,13 @@ final class RateModel {
       if (v.source()) {
         arrival = Math.max(0, (g.in + g.lagGrowth) / seconds);
         double middle = (before.atMillis() + now.atMillis()) / 2.0;
-        Arrival earlier = arrivals.put(v.operator(), new Arrival(arrival, middle));
-        double trend =
+        Arrival earlier = arrivals.get(v.operator());
+        double slope =
             earlier == null || middle <= earlier.atMillis()
                 ? 0
                 : (arrival - earlier.rate()) / ((middle - earlier.atMillis()) / 1000);
+        arrivals.put(v.operator(), new Arrival(arrival, middle, slope));
+        double trend = earlier == null ? 0 : held(slope, earlier.slope());
         double backlog = g.lagNow / catchUpSeconds;
         target = arrival + Math.max(0, trend) * leadSeconds + backlog;
         projected = Math.max(0, arrival + trend * leadSeconds) + backlog;
@@ -120,6 +127,20 @@ final class RateModel {
           v.operator(), new Rates(g.in / seconds, target, projected, trueRate, g.lagNow, arrival));
     }
     return rates;
+  }
+
+  /**
+   * The trend of two slopes in a row: the gentler when both rise or both fall, else none (a step,
+   * or a turn).
+   */
+  static double held(double slope, double before) {
+    if (slope > 0 && before > 0) {
+      return Math.min(slope, before);
+    }
+    if (slope < 0 && before < 0) {
+      return Math.max(slope, before);
+    }
+    return 0;
   }
 
   /** The growth of a vertex's counters over its tasks. */

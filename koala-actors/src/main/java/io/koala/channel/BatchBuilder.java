@@ -47,17 +47,9 @@ public final class BatchBuilder {
       lastClass = c;
     }
     int estimate = SizeEstimate.of(value);
-    if (estimate > ChannelSettings.MAX_RECORD_BYTES) {
-      throw new SerializationException(
-          "operator '"
-              + operator
-              + "' emitted a "
-              + c.getName()
-              + " of about "
-              + estimate
-              + " bytes; records are limited to "
-              + ChannelSettings.MAX_RECORD_BYTES
-              + " bytes (half of a message frame)");
+    String oversized = SizeEstimate.oversized(c, estimate);
+    if (oversized != null) {
+      throw new SerializationException("operator '" + operator + "' emitted " + oversized);
     }
     values[size] = value;
     timestamps[size] = timestamp;

@@ -1,5 +1,6 @@
 package io.koala.channel;
 
+import io.koala.protocol.ChannelSettings;
 import java.lang.invoke.MethodHandle;
 import java.lang.invoke.MethodHandles;
 import java.lang.reflect.Field;
@@ -35,6 +36,23 @@ public final class SizeEstimate {
   /** The estimated serialized size of {@code v}, in bytes. */
   public static int of(Object v) {
     return of(v, 0);
+  }
+
+  /**
+   * Why a record of class {@code type} whose estimated size is {@code estimate} cannot travel
+   * between tasks, or null when it can: records are limited to {@link
+   * ChannelSettings#MAX_RECORD_BYTES}.
+   */
+  public static String oversized(Class<?> type, int estimate) {
+    if (estimate <= ChannelSettings.MAX_RECORD_BYTES) {
+      return null;
+    }
+    return String.format(
+        java.util.Locale.ROOT,
+        "a %s of about %,d bytes; records are limited to %,d bytes (half of a message frame)",
+        type.getName(),
+        estimate,
+        ChannelSettings.MAX_RECORD_BYTES);
   }
 
   private static int of(Object v, int depth) {

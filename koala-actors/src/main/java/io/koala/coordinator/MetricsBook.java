@@ -107,13 +107,22 @@ final class MetricsBook {
     }
   }
 
-  /** A snapshot of the job now, with {@code tasks}' metrics. */
+  /**
+   * A snapshot of the job now, with {@code tasks}' metrics; a task the deployment no longer has (a
+   * retired holder) is {@link TaskMetricsSnapshot#RETIRED} until released.
+   */
   private JobMetrics metrics(JobStatus status, List<TaskMetricsSnapshot> tasks) {
+    List<TaskMetricsSnapshot> marked = new ArrayList<>(tasks.size());
+    for (TaskMetricsSnapshot t : tasks) {
+      boolean retired =
+          t.current() && !job.live.liveTaskIds(t.task().operator()).contains(t.task());
+      marked.add(retired ? t.retired() : t);
+    }
     return new JobMetrics(
         job.jobId,
         status,
         job.now(),
-        tasks,
+        marked,
         job.epochs.reports(),
         placement(),
         job.recovery.rollbacks(),
@@ -122,7 +131,7 @@ final class MetricsBook {
         job.autoscaling.status());
   }
 
-  /** The worker each task of the current attempt runs on. */
+  /** The worker each task of the current attempt runs on, retired holders included. */
   private Map<TaskId, Integer> placement() {
     Map<TaskId, Integer> out = new LinkedHashMap<>();
     for (TaskId t : job.roster.ids()) {

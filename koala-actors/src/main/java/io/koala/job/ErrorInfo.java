@@ -43,6 +43,15 @@ public record ErrorInfo(
     return s.length() <= 200 ? s : s.substring(0, 200) + "…";
   }
 
+  /**
+   * Whether this failure is the consequence of another task stopping (a {@link
+   * HolderStoppedException}): the coordinator reports that stop, so this one is logged as a
+   * warning, not as an error.
+   */
+  public boolean consequence() {
+    return HolderStoppedException.class.getName().equals(exceptionClass);
+  }
+
   /** One line: task, operator, key and the cause. */
   public String describe() {
     return "task "

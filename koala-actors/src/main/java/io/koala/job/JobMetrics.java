@@ -14,10 +14,12 @@ import java.util.stream.Stream;
 
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
- * as long as they hold state), one report per completed reconfiguration, the worker each task of
- * the current deployment runs on ({@code placement}), how many times the job has rolled back to a
- * checkpoint (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that
- * took over from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
+ * {@link TaskMetricsSnapshot#RETIRED} while they hold state, then {@link
+ * TaskMetricsSnapshot#RELEASED}), one report per completed reconfiguration, the worker each task
+ * runs on ({@code placement}: the current tasks and the retired ones still holding state; {@link
+ * #parallelism} counts the current ones), how many times the job has rolled back to a checkpoint
+ * (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that took over
+ * from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
  * reconfiguration running now ({@code reconfiguring}, null when none), and what the autoscaler
  * found and did ({@code autoscaler}; {@link AutoscalerStatus#OFF} when the job is not autoscaled).
  *
@@ -121,6 +123,15 @@ public record JobMetrics(
    */
   public List<TaskMetricsSnapshot> tasksOf(String operator) {
     return tasks.stream().filter(t -> t.task().operator().name().equals(operator)).toList();
+  }
+
+  /**
+   * How many tasks run {@code operator} now (the head of their chain, as {@link #tasksOf}): those
+   * of the current deployment, not the retired ones still holding state; 0 for an operator chained
+   * after another or not in the job.
+   */
+  public int parallelism(String operator) {
+    return (int) tasksOf(operator).stream().filter(TaskMetricsSnapshot::current).count();
   }
 
   /**

@@ -8,6 +8,11 @@ import java.util.Objects;
 /**
  * Metrics of one task at one instant: the task's own, and those of each operator of its chain.
  *
+ * @param status where the task is in its life: {@code CREATED} (deployed, not started), {@code
+ *     RUNNING}, {@code FINISHING} (its input ended: firing its last timers, draining its outputs),
+ *     {@code FINISHED} (all its input processed), {@code FAILED}, {@code CANCELLED}, {@value
+ *     #RETIRED} (a reconfiguration removed it: it processes nothing and keeps state its owners have
+ *     not moved yet) or {@value #RELEASED} (retired, and stopped once nothing referenced its state)
  * @param recordsIn records consumed (read, for a source): those of the head of its chain
  * @param recordsOut records sent to downstream tasks on the chain's main output
  * @param recordsInPerSecond rate over the last full second
@@ -70,6 +75,44 @@ public record TaskMetricsSnapshot(
    * stopped; its snapshot is the last it gave.
    */
   public static final String RELEASED = "RELEASED";
+
+  /**
+   * The status of a task a reconfiguration removed that still keeps state its owners have not moved
+   * yet: it processes no record, and stops ({@link #RELEASED}) once nothing references its state.
+   */
+  public static final String RETIRED = "RETIRED";
+
+  /** Whether the task belongs to its operator's current tasks (not {@link #RETIRED} or after). */
+  public boolean current() {
+    return !RETIRED.equals(status) && !RELEASED.equals(status);
+  }
+
+  /** This snapshot with status {@link #RETIRED}. */
+  public TaskMetricsSnapshot retired() {
+    return new TaskMetricsSnapshot(
+        task,
+        RETIRED,
+        recordsIn,
+        recordsOut,
+        recordsInPerSecond,
+        recordsOutPerSecond,
+        batches,
+        batchLatency,
+        lagRecords,
+        lagSeconds,
+        stateBytes,
+        stateEntries,
+        backpressured,
+        watermark,
+        lateRecords,
+        reconfiguration,
+        statePlane,
+        operators,
+        busyNanos,
+        busyFraction,
+        decayedRecordsInPerSecond,
+        bucketLoads);
+  }
 
   /** This snapshot with status {@link #RELEASED}: no rates, no buckets. */
   public TaskMetricsSnapshot released() {

@@ -63,7 +63,8 @@ final class Releases {
    * Sends {@code holder} the releases of {@code released}, as few messages as fit, through its
    * state server: it passes them to its task after answering what this task asked of it before
    * (fetches, drains, the reads of state queries), so no read this task handed to the holder finds
-   * a copy released after it was handed over (docs/design.md, "Reads and releases at a holder").
+   * a copy released after it was handed over (docs/decisions.md, "State queries during live
+   * moves").
    */
   void send(TaskId holder, List<StateMessage.Released> released) {
     List<StateMessage.Release> messages = StateMessage.Release.of(setup.task(), released);

@@ -2,6 +2,7 @@ package io.koala.task;
 
 import io.koala.function.UserFunctionException;
 import io.koala.job.ErrorInfo;
+import io.koala.job.HolderStoppedException;
 import io.koala.job.StatePlaneStats.Stall;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.keys.KeyLocations;
@@ -597,7 +598,7 @@ public final class TaskEngine {
     }
     if (keyed.references(holder)) {
       fail(
-          new IllegalStateException(
+          new HolderStoppedException(
               "task "
                   + new TaskId(setup.task().operator(), holder)
                   + ", which holds state "
@@ -729,6 +730,7 @@ public final class TaskEngine {
 
   /** The task's metrics now. */
   public TaskMetricsSnapshot metrics() {
+    stalls.settle();
     long now = services.currentTimeMillis();
     StoreStats stats = store != null && status != TaskStatus.CANCELLED ? store.stats() : null;
     return metrics.snapshot(

@@ -27,6 +27,18 @@ final class TaskStalls {
     }
   }
 
+  /**
+   * Counts the open stall's time so far, keeping it open: a snapshot of the metrics taken during a
+   * long stall shows it, not only once it ends.
+   */
+  void settle() {
+    if (open != null) {
+      long now = host.nanoTime();
+      metrics.stalled(open, now - since);
+      since = now;
+    }
+  }
+
   /** The loop stopped: for {@code reason}, or, when it is null, because it has nothing to do. */
   void stopped(Stall reason) {
     resumed();

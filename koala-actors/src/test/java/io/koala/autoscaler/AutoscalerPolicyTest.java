@@ -176,15 +176,19 @@ class AutoscalerPolicyTest {
 
   @Test
   void aRisingInputIsServedAheadByTheLead() {
-    ModelJob job = new ModelJob(4);
+    ModelJob job = new ModelJob(3);
     AutoscalerPolicy policy = new AutoscalerPolicy(settings(8, LEAD, List.of()));
     policy.decide(job.sample());
+    job.run(5, 9_000, 9_000, TRUE_RATE);
+    assertThat(policy.decide(job.sample())).as("3 tasks for 1.5 of work: hold").isEmpty();
     job.run(5, 12_000, 12_000, TRUE_RATE);
-    assertThat(policy.decide(job.sample())).as("3 tasks of work with the headroom: hold").isEmpty();
-    job.run(5, 15_000, 15_000, TRUE_RATE); // +600 records/s each second
+    assertThat(policy.decide(job.sample()))
+        .as("3 tasks of work with the headroom, one interval's rise is no trend yet: hold")
+        .isEmpty();
+    job.run(5, 15_000, 15_000, TRUE_RATE); // +600 records/s each second, again
     List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
     double projected = 15_000 + 600 * 10; // 10 s ahead along the rise
-    assertThat(rule(15_000, 1.25)).as("without the lead, 4 tasks would do").isEqualTo(4);
+    assertThat(rule(15_000, 1.25)).as("without the lead, 4 tasks").isEqualTo(4);
     assertThat(actions).hasSize(1);
     assertThat(actions.get(0).decision().toParallelism()).isEqualTo(rule(projected, 1.25));
     job.run(5, 9_000, 9_000, TRUE_RATE); // a falling input is not projected in the target
@@ -203,9 +207,11 @@ class AutoscalerPolicyTest {
       ModelJob job = new ModelJob(8);
       AutoscalerPolicy policy = new AutoscalerPolicy(settings(8, lead, List.of()));
       policy.decide(job.sample());
-      job.run(5, 34_000, 34_000, TRUE_RATE);
-      assertThat(policy.decide(job.sample())).as("8 tasks for 5.7 of work: hold").isEmpty();
-      job.run(5, 29_000, 29_000, TRUE_RATE); // -1,000 records/s each second
+      job.run(5, 35_500, 35_500, TRUE_RATE);
+      assertThat(policy.decide(job.sample())).as("8 tasks for 5.9 of work: hold").isEmpty();
+      job.run(5, 33_000, 33_000, TRUE_RATE); // -500 records/s each second
+      assertThat(policy.decide(job.sample())).as("8 tasks for 5.5 of work: hold").isEmpty();
+      job.run(5, 29_000, 29_000, TRUE_RATE); // -800 records/s each second: -500 held
       List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
       assertThat(rule(29_000, 1.25 * 1.2))
           .as("the rate now, with the hysteresis: no scale-in (the rule without a lead)")
@@ -214,8 +220,8 @@ class AutoscalerPolicyTest {
         assertThat(actions).isEmpty();
         continue;
       }
-      double projected = 29_000 - 1_000 * 10;
-      assertThat(rule(projected, 1.25 * 1.2)).as("the projection alone would go to").isEqualTo(5);
+      double projected = 29_000 - 500 * 10;
+      assertThat(rule(projected, 1.25 * 1.2)).as("the projection alone would go to").isEqualTo(6);
       assertThat(actions).hasSize(1);
       AutoscalerDecision d = actions.get(0).decision();
       assertThat(d.kind()).isEqualTo(Kind.SCALE_IN);
@@ -223,11 +229,25 @@ class AutoscalerPolicyTest {
           .as("no fewer than the rate now needs with the headroom")
           .isEqualTo(rule(29_000, 1.25))
           .isEqualTo(7);
-      assertThat(d.reason()).contains("19,000 records/s projected along its fall");
+      assertThat(d.reason()).contains("24,000 records/s projected along its fall");
       assertThat(evaluationOf(policy, "count").targetRate())
           .as("the target itself is not projected along a fall")
           .isEqualTo(29_000, within(1.0));
     }
+  }
+
+  @Test
+  void aScaleInToOneTaskSaysSoInGoodEnglish() {
+    ModelJob job = new ModelJob(3);
+    AutoscalerPolicy policy = new AutoscalerPolicy(SETTINGS);
+    policy.decide(job.sample());
+    job.run(5, 2_000, 2_000, TRUE_RATE);
+    List<AutoscalerPolicy.Action> actions = policy.decide(job.sample());
+    assertThat(actions).hasSize(1);
+    assertThat(actions.get(0).decision().toParallelism()).isEqualTo(1);
+    assertThat(actions.get(0).decision().reason())
+        .contains("1 task keeps it under 80% busy")
+        .doesNotContain("1 tasks");
   }
 
   @Test

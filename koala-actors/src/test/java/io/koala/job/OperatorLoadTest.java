@@ -140,4 +140,22 @@ class OperatorLoadTest {
     ids[0] = 3;
     assertThat(l.buckets()).as("a copy").containsExactly(1);
   }
+
+  /** Issue 48: the tasks running an operator now, not its retired holders. */
+  @Test
+  void parallelismCountsTheCurrentTasksNotTheRetiredOnes() {
+    JobMetrics m =
+        job(
+            List.of(
+                task(0, "RUNNING", 0, 0, BucketLoads.NONE),
+                task(1, "RUNNING", 0, 0, BucketLoads.NONE),
+                task(2, TaskMetricsSnapshot.RETIRED, 0, 0, BucketLoads.NONE),
+                task(3, TaskMetricsSnapshot.RELEASED, 0, 0, BucketLoads.NONE)),
+            List.of(0, 1, 2));
+    assertThat(m.parallelism("count")).isEqualTo(2);
+    assertThat(m.parallelism("sink")).as("no such operator").isZero();
+    assertThat(m.placement())
+        .as("where the retired holder still runs")
+        .containsKey(new TaskId(COUNT, 2));
+  }
 }

@@ -275,6 +275,16 @@ class IngestTest {
           .hasMessageContaining(
               "DataflowBuilder.registerTypes(io.koala.runtime.IngestTest.Unregistered.class)");
       assertThatThrownBy(() -> raw.tryOffer(null)).isInstanceOf(NullPointerException.class);
+      // issue 48: a record over the limit was taken, and the job failed on it
+      assertThatThrownBy(() -> raw.put(new byte[700_000]))
+          .isInstanceOf(IllegalArgumentException.class)
+          .hasMessageContaining("'events'")
+          .hasMessageContaining("a [B of about 700,004 bytes; records are limited to 524,288");
+      assertThat(raw.last()).as("nothing was taken").isZero();
+      assertThat(raw.offer(5L).toCompletableFuture().join())
+          .as("the next record is the first taken")
+          .isEqualTo(1);
+      assertThat(job.status().isTerminal()).isFalse();
       job.cancel();
     }
   }

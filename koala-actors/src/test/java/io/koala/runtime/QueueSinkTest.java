@@ -51,6 +51,12 @@ class QueueSinkTest {
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
       long read = job.metrics().recordsIn("words");
       assertThat(read).isGreaterThanOrEqualTo(out.capacity()).isLessThan(RECORDS / 2);
+      // the stall is counted while it lasts, not only once somebody takes (issue 48)
+      while (job.metrics().stalls("count").get(Stall.SINK_BUSY) < 200_000_000L) {
+        assertThat(System.nanoTime()).as("the sink's busy time never grew").isLessThan(deadline);
+        LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+      }
+      assertThat(out.size()).as("nobody took a record meanwhile").isEqualTo(out.capacity());
 
       Map<String, List<Long>> seen = new HashMap<>();
       int taken = 0;

@@ -162,6 +162,14 @@ class StateQueryTest {
         } else if (i == 2 * records / 5) {
           out = reconfigured(job.rescale("counter", 3));
           assertThat(out.tasksAfter()).hasSize(3);
+          List<Integer> kept = out.tasksAfter();
+          io.koala.job.JobMetrics after = job.metrics();
+          assertThat(after.parallelism("counter")).isEqualTo(3);
+          assertThat(after.tasksOf("counter"))
+              .as("the tasks the scale-in removed: retired while they hold state, then released")
+              .filteredOn(t -> !kept.contains(t.task().index()))
+              .isNotEmpty()
+              .allMatch(t -> !t.current());
         } else if (i == 3 * records / 5) {
           int task = out.tasksAfter().get(0);
           int worker = workerOf(job, "counter", task);

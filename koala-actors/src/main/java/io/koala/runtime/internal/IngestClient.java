@@ -1,6 +1,7 @@
 package io.koala.runtime.internal;
 
 import io.koala.KoalaException;
+import io.koala.channel.SizeEstimate;
 import io.koala.connector.IngestSource;
 import io.koala.coordinator.JobInput;
 import io.koala.coordinator.JobReply;
@@ -166,14 +167,18 @@ public final class IngestClient {
   }
 
   /**
-   * Refuses, before it is taken, a record the job could not send to its tasks: null, or of a class
-   * not registered with Koala's serializer.
+   * Refuses, before it is taken, a record the job could not send to its tasks: null, of a class not
+   * registered with Koala's serializer, or larger than a record may be.
    */
   private void check(Object value) {
     if (value == null) {
       throw new NullPointerException("ingest source '" + source.name() + "': a null record");
     }
     Class<?> type = value.getClass();
+    String oversized = SizeEstimate.oversized(type, SizeEstimate.of(value));
+    if (oversized != null) {
+      throw new IllegalArgumentException("ingest source '" + source.name() + "': " + oversized);
+    }
     if (!checked.contains(type)) {
       if (!types.isRegistered(type)) {
         throw new IllegalArgumentException(

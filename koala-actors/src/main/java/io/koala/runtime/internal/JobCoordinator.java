@@ -254,12 +254,10 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
                     new JobInput.FromAttempt(
                         a.attempt(), new JobInput.HolderReleased(task, metrics)));
       } else if (e instanceof JobEffect.GatherMetrics g) {
-        List<ActorRef<TaskMessage>> refs = new ArrayList<>();
-        g.tasks().forEach(t -> refs.add(ref(t)));
         getContext()
             .spawnAnonymous(
                 MetricsAggregator.create(
-                    refs, g.request(), getContext().getSelf(), setup.metricsTimeout()));
+                    refs(g.tasks()), g.request(), getContext().getSelf(), setup.metricsTimeout()));
       } else if (e instanceof JobEffect.StartTimer t) {
         if (t.repeat()) {
           timers.startTimerWithFixedDelay(t.key(), t.input(), t.delay());

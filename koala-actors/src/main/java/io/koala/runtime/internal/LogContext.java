@@ -44,7 +44,10 @@ final class LogContext {
         behavior);
   }
 
-  /** Logs the failure of {@code setup}'s task (of attempt {@code attempt}) at ERROR, in context. */
+  /**
+   * Logs the failure of {@code setup}'s task (of attempt {@code attempt}) in context: at ERROR, or
+   * at WARN when it is the consequence of another task's stop ({@link ErrorInfo#consequence()}).
+   */
   static void failure(Logger log, TaskSetup setup, int attempt, ErrorInfo error) {
     MDC.put(JOB, setup.jobId());
     MDC.put(OPERATOR, setup.task().operator().name());
@@ -54,7 +57,11 @@ final class LogContext {
       MDC.put(KEY, error.key());
     }
     try {
-      log.error("{}: {}", setup.task(), error.describe());
+      if (error.consequence()) {
+        log.warn("{}: {}", setup.task(), error.describe()); // the holder's stop is the news
+      } else {
+        log.error("{}: {}", setup.task(), error.describe());
+      }
     } finally {
       for (String k : new String[] {JOB, OPERATOR, TASK, ATTEMPT, KEY}) {
         MDC.remove(k);

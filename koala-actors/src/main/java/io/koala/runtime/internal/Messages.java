@@ -97,6 +97,7 @@ final class Messages {
           io.koala.coordinator.Retirement.Image.class,
           io.koala.coordinator.Retirement.OperatorImage.class,
           MetricsAggregator.Reply.class,
+          MetricsAggregator.Gone.class,
           MetricsAggregator.Timeout.class,
           StateServer.Serve.class,
           StateServer.Answer.class,

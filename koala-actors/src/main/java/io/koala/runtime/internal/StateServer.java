@@ -18,8 +18,8 @@ import org.apache.pekko.actor.typed.javadsl.Behaviors;
  * holds from LMDB read transactions, in its own mailbox, so a fetch never waits behind the task's
  * data, alignment or backpressure; and state queries its owner forwards to it as a holder. Owners'
  * releases of the copies it serves pass through it to its task, so that the task deletes a copy
- * only after every request the owner sent before releasing it has been answered (docs/design.md,
- * "Reads and releases at a holder"). The worker spawns it beside its task and watches both: when
+ * only after every request the owner sent before releasing it has been answered (docs/decisions.md,
+ * "State queries during live moves"). The worker spawns it beside its task and watches both: when
  * either stops it stops the other, and it closes the store only once both have stopped.
  */
 final class StateServer {

@@ -131,6 +131,9 @@ public final class AutoscaleExperiment {
     if (epochs.getCount() > 0) {
       m.put("reconfigurationMillis", List.of(round(epochs.getAverage(), 0), epochs.getMax()));
     }
+    if (!r.stoppedSeconds().isEmpty()) {
+      m.put("stoppedSeconds", r.stoppedSeconds());
+    }
     m.put("flapped", r.flapped());
     m.put("valid", r.valid());
     if (!r.valid()) {
@@ -148,16 +151,17 @@ public final class AutoscaleExperiment {
   private static void writeCsv(AutoscaleRun.Result r, Path file) throws IOException {
     try (PrintWriter out =
         new PrintWriter(Files.newBufferedWriter(file, StandardCharsets.UTF_8), false)) {
-      out.println("second,inputRate,processedRate,lagSeconds,parallelism");
+      out.println("second,inputRate,processedRate,lagSeconds,parallelism,stalls");
       for (AutoscaleRun.Second s : r.seconds()) {
         out.printf(
             Locale.ROOT,
-            "%d,%.0f,%.0f,%.3f,%d%n",
+            "%d,%.0f,%.0f,%.3f,%d,\"%s\"%n",
             s.second(),
             s.inputRate(),
             s.processedRate(),
             s.lagSeconds(),
-            s.parallelism());
+            s.parallelism(),
+            s.stalls());
       }
       if (out.checkError()) {
         throw new IOException("could not write " + file);

@@ -13,7 +13,10 @@ import io.koala.runtime.KoalaRuntime;
 import java.lang.management.ManagementFactory;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
 import java.util.function.Consumer;
 
 /**
@@ -47,9 +50,20 @@ public final class AutoscaleRun {
    *     yet processed became available (0 when every available record was processed)
    * @param parallelism the keyed operator's tasks (during a reconfiguration, before or after,
    *     whichever is more)
+   * @param stalls the time the job's tasks were stalled with work queued in the second, by operator
+   *     (the head of a chain) and reason, summed over its tasks, those of at least {@value
+   *     #STALL_SHOWN_MILLIS} ms, e.g. {@code "counts throttle 1,870 ms"}; empty when none
    */
   public record Second(
-      int second, double inputRate, double processedRate, double lagSeconds, int parallelism) {}
+      int second,
+      double inputRate,
+      double processedRate,
+      double lagSeconds,
+      int parallelism,
+      String stalls) {}
+
+  /** The least stall time of an operator and reason in a second that {@link Second} shows. */
+  static final long STALL_SHOWN_MILLIS = 50;
 
   /**
    * What a run measured.
@@ -62,6 +76,8 @@ public final class AutoscaleRun {
    * @param reconfigurationMillis each of the target's reconfigurations, from the start of its epoch
    *     until every task had drained its markers (under stop-and-restart the input waits
    *     throughout)
+   * @param stoppedSeconds the measured seconds in which the job processed no record while it had
+   *     some to process, each with its lag and its stalls
    * @param flapped whether the parallelism changed direction twice within the cooldown
    * @param valid whether the run means something: the job finished and every key's final count
    *     equals its records in the input
@@ -77,6 +93,7 @@ public final class AutoscaleRun {
       long decisions,
       List<Long> reconfigurationMillis,
       List<AutoscalerDecision> decisionList,
+      List<String> stoppedSeconds,
       boolean flapped,
       boolean valid,
       String invalidReason,
@@ -86,6 +103,7 @@ public final class AutoscaleRun {
       seconds = List.copyOf(seconds);
       reconfigurationMillis = List.copyOf(reconfigurationMillis);
       decisionList = List.copyOf(decisionList);
+      stoppedSeconds = List.copyOf(stoppedSeconds);
     }
   }
 
@@ -120,6 +138,7 @@ public final class AutoscaleRun {
       long t0 = awaitRunning(job);
       RateSchedule schedule = input.schedule();
       long before = 0;
+      Map<String, Long> stalledBefore = new HashMap<>();
       int end = input.seconds() + DRAIN_SECONDS;
       for (int t = 1; t <= end && !job.status().isTerminal(); t++) {
         long wait = t0 + t * 1000L - System.currentTimeMillis();
@@ -135,7 +154,20 @@ public final class AutoscaleRun {
                 : Math.max(0, elapsed - schedule.availableAt(processed + 1)) / 1000.0;
         JobMetrics m = job.metrics();
         int p = parallelism(m, way.parallelism());
-        seconds.add(new Second(t, input.rate(t - 1), processed - before, lag, p));
+        Map<String, Long> stalled = stallNanos(m);
+        String stalls = stallsBetween(stalledBefore, stalled);
+        stalledBefore = stalled;
+        seconds.add(new Second(t, input.rate(t - 1), processed - before, lag, p, stalls));
+        if (processed == before && lag > 0) {
+          progress.accept(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "%s: %d s, nothing processed, lag %.2f s; stalled: %s",
+                  way.name(),
+                  t,
+                  lag,
+                  stalls.isEmpty() ? "no task" : stalls));
+        }
         before = processed;
         if (t % 10 == 0) {
           progress.accept(
@@ -174,6 +206,40 @@ public final class AutoscaleRun {
       invalid = compare(observed, expected);
     }
     return summarize(s, input, way, seconds, last, invalid, loadBefore);
+  }
+
+  /**
+   * Each operator's stall time by reason so far, summed over its tasks, keyed "operator reason".
+   */
+  static Map<String, Long> stallNanos(JobMetrics m) {
+    Map<String, Long> out = new TreeMap<>();
+    for (String operator : m.operators()) {
+      m.stalls(operator)
+          .forEach((reason, nanos) -> out.put(operator + " " + reason.label(), nanos));
+    }
+    return out;
+  }
+
+  /**
+   * The stalls from {@code before} to {@code after} (as {@link #stallNanos} gives them) of at least
+   * {@link #STALL_SHOWN_MILLIS} ms, longest first, e.g. {@code "counts throttle 1,870 ms"}.
+   */
+  static String stallsBetween(Map<String, Long> before, Map<String, Long> after) {
+    List<Map.Entry<String, Long>> grown = new ArrayList<>();
+    after.forEach(
+        (name, nanos) -> {
+          long millis = (nanos - before.getOrDefault(name, 0L)) / 1_000_000;
+          if (millis >= STALL_SHOWN_MILLIS) {
+            grown.add(Map.entry(name, millis));
+          }
+        });
+    grown.sort(Map.Entry.<String, Long>comparingByValue().reversed());
+    StringBuilder out = new StringBuilder();
+    for (Map.Entry<String, Long> e : grown) {
+      out.append(out.length() == 0 ? "" : "; ")
+          .append(String.format(java.util.Locale.ROOT, "%s %,d ms", e.getKey(), e.getValue()));
+    }
+    return out.toString();
   }
 
   private static long awaitRunning(JobHandle job) throws InterruptedException {
@@ -239,6 +305,7 @@ public final class AutoscaleRun {
       double loadBefore) {
     int measured = 0;
     int under = 0;
+    List<String> stopped = new ArrayList<>();
     long taskSeconds = 0;
     double maxLag = 0;
     for (Second sec : seconds) {
@@ -247,6 +314,15 @@ public final class AutoscaleRun {
         under += sec.lagSeconds() < 1 ? 1 : 0;
         taskSeconds += sec.parallelism();
         maxLag = Math.max(maxLag, sec.lagSeconds());
+        if (sec.processedRate() == 0 && sec.lagSeconds() > 0) {
+          stopped.add(
+              String.format(
+                  java.util.Locale.ROOT,
+                  "second %d: lag %.2f s; stalled: %s",
+                  sec.second(),
+                  sec.lagSeconds(),
+                  sec.stalls().isEmpty() ? "no task" : sec.stalls()));
+        }
       }
     }
     if (invalid == null && measured < input.seconds() - s.warmupSeconds()) {
@@ -269,6 +345,7 @@ public final class AutoscaleRun {
         last.autoscaler().decided(),
         reconfigurationMillis,
         decisions,
+        stopped,
         flapped(decisions, s.cooldown()),
         invalid == null,
         invalid,

@@ -75,20 +75,22 @@ final class Experiments {
   record Repetition(ExperimentRuns.Run run, int repetition) {}
 
   /**
-   * {@code repetitions} runs of each of {@code protocols}, repetition by repetition, each
-   * repetition in the order of the one before rotated by one, so that no protocol always goes
-   * first; labelled with the protocol, and with {@code -N} (the repetition, from 1) when there is
-   * more than one.
+   * {@code repetitions} runs of each of {@code protocols}, repetition by repetition, the first in
+   * their order rotated by {@code rotation} and each next one in the order of the one before
+   * rotated by one, so that no protocol always goes first, within an invocation or across
+   * invocations with different rotations; labelled with the protocol, and with {@code -N} (the
+   * repetition, from 1) when there is more than one.
    */
   static List<Repetition> repeated(
       CommandSpec spec,
       List<String> protocols,
       int repetitions,
+      int rotation,
       Function<String, RescaleExperiment.Plan> plan) {
     List<Repetition> out = new ArrayList<>();
     for (int r = 0; r < repetitions; r++) {
       List<String> order = new ArrayList<>(protocols);
-      Collections.rotate(order, -r);
+      Collections.rotate(order, -(r + rotation));
       int rep = r;
       List<ExperimentRuns.Run> runs =
           runs(

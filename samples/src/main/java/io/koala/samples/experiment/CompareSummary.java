@@ -15,7 +15,9 @@ import java.util.function.Function;
  * repetition, when the comparison ran one ({@link ProtocolChoice#CONTROL}). Recovery is that of the
  * end-to-end backlog (records available and not yet processed: held and parked records count as not
  * processed). A run whose result has an error is left out of every figure and listed in {@code
- * invalid}; a figure no valid run has is {@code null}.
+ * invalid}, or, when its protocol could not keep up with the input before the doubling while the
+ * control run of its repetition did, in {@code unsustained}: that is a finding about the protocol
+ * at this load, not a run that went wrong. A figure no valid run has is {@code null}.
  *
  * @param summary always true: this is the summary line
  * @param experiment the experiment's name
@@ -24,7 +26,9 @@ import java.util.function.Function;
  * @param runsPerProtocol repetitions asked for
  * @param order the runs' labels in the order they ran
  * @param protocols per protocol, in the order asked for
- * @param invalid labels of the runs whose result has an error
+ * @param invalid labels of the runs whose result has an error, those in {@code unsustained} aside
+ * @param unsustained labels of the runs whose protocol could not keep up with the input before the
+ *     doubling, where the control of their repetition did
  */
 public record CompareSummary(
     boolean summary,
@@ -34,7 +38,8 @@ public record CompareSummary(
     int runsPerProtocol,
     List<String> order,
     Map<String, ProtocolFigures> protocols,
-    List<String> invalid) {
+    List<String> invalid,
+    List<String> unsustained) {
 
   /**
    * One protocol's figures over its valid runs. Each list holds one value per valid run, in the
@@ -87,12 +92,24 @@ public record CompareSummary(
   public static CompareSummary of(
       String experiment, List<String> protocols, int repetitions, List<Run> runs) {
     Map<Integer, RescaleResult> controls = new LinkedHashMap<>();
-    List<String> invalid = new ArrayList<>();
     for (Run r : runs) {
-      if (r.result().error() != null) {
-        invalid.add(r.label());
-      } else if (r.protocol().equals(ProtocolChoice.CONTROL)) {
+      if (r.result().error() == null && r.protocol().equals(ProtocolChoice.CONTROL)) {
         controls.put(r.repetition(), r.result());
+      }
+    }
+    List<String> invalid = new ArrayList<>();
+    List<String> unsustained = new ArrayList<>();
+    for (Run r : runs) {
+      if (r.result().error() == null) {
+        continue;
+      }
+      boolean keptUp = RunValidity.keptUp(r.result().lagBeforeDoubling(), r.result().inputRate());
+      if (!keptUp
+          && !r.protocol().equals(ProtocolChoice.CONTROL)
+          && controls.containsKey(r.repetition())) {
+        unsustained.add(r.label());
+      } else {
+        invalid.add(r.label());
       }
     }
     Map<String, ProtocolFigures> figures = new LinkedHashMap<>();
@@ -115,7 +132,8 @@ public record CompareSummary(
         repetitions,
         runs.stream().map(Run::label).toList(),
         figures,
-        invalid);
+        invalid,
+        unsustained);
   }
 
   private static ProtocolFigures figures(List<Run> runs, Map<Integer, RescaleResult> controls) {

@@ -27,11 +27,19 @@ final class RunValidity {
       long backlogThreshold) {}
 
   /**
+   * Whether a job kept up with its input before the doubling: its highest source lag then, {@code
+   * lagLevel}, was at most a second of the input rate {@code rate}.
+   */
+  static boolean keptUp(long lagLevel, double rate) {
+    return lagLevel <= rate;
+  }
+
+  /**
    * Why a run of {@code s} cannot mean anything, or null when it can. {@code scaleOut}: the run is
    * one rescale that adds capacity, whose backlog must be there at the rescale.
    */
   static String check(RescaleSettings s, Facts f, boolean scaleOut) {
-    if (f.lagLevel() > s.rate()) {
+    if (!keptUp(f.lagLevel(), s.rate())) {
       // recovery is measured back to the lag before the doubling: meaningless if the job was
       // still working off the warm-up then
       return "the job had not caught up with its input before the doubling (source lag "

@@ -170,11 +170,27 @@ class AutoscaleExperimentTest {
         3,
         List.of(120L, 300L),
         List.of(),
+        List.of(),
         flapped,
         true,
         null,
         0,
         0);
+  }
+
+  /** Issue 48, N5: which stalls filled a second, from two of the job's metrics a second apart. */
+  @Test
+  void aSecondsStallsAreTheLongOnesThatGrewInIt() {
+    Map<String, Long> before =
+        Map.of("counts throttle", 5_000_000_000L, "events blocked_output", 0L);
+    Map<String, Long> after =
+        Map.of(
+            "counts throttle", 5_020_000_000L,
+            "events blocked_output", 1_870_000_000L,
+            "counts parked_gate", 640_000_000L);
+    assertThat(AutoscaleRun.stallsBetween(before, after))
+        .isEqualTo("events blocked_output 1,870 ms; counts parked_gate 640 ms");
+    assertThat(AutoscaleRun.stallsBetween(after, after)).isEmpty();
   }
 
   @Test

@@ -42,6 +42,7 @@ class CompareExperimentIT {
             "--tail-seconds=1",
             "--timeout-seconds=60",
             "--out=" + dir,
+            "--rotation=0",
             "--json");
     assertThat(code).as("exit code; stdout: %s", out).isZero();
     List<String> lines = out.toString().strip().lines().toList();
