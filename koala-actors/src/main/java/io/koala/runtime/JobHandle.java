@@ -106,7 +106,8 @@ public final class JobHandle implements AutoCloseable {
    *
    * <p>Completes with the value (an empty {@code Optional}, list or map when the key has no such
    * state), or exceptionally with a {@link KoalaException} that says why: the operator or state
-   * does not exist or is of another kind, the job has ended, or no answer came within {@code
+   * does not exist or is of another kind, the query's key or value classes are not those the
+   * operator declared (naming both), the job has ended, or no answer came within {@code
    * koala.metrics-timeout} plus 5 s. Completions run on Koala's threads: use the {@code *Async}
    * stages for blocking work.
    */

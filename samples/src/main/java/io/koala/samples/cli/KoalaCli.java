@@ -24,9 +24,32 @@ public final class KoalaCli {
     System.exit(commandLine().execute(args));
   }
 
-  /** The command line, with bad input reported as one line (exit code 2), not a stack trace. */
+  /**
+   * The commands that talk to, or are, a node of a cluster: every other one runs its runtimes'
+   * actor systems in this process.
+   */
+  private static final java.util.Set<String> CLUSTER_COMMANDS = java.util.Set.of("node", "admin");
+
+  /**
+   * The command line, with bad input reported as one line (exit code 2), not a stack trace. A
+   * command whose actor systems all live in this process and end with its runs (the demo, the
+   * experiments, benches and verify) does not log Artery's warnings about peers that went away:
+   * those peers are its own systems, terminated together at the end of a run (issue 48: {@code
+   * ./koala demo} ended with "Association … irrecoverably failed"). On a node they stay warnings.
+   */
   static CommandLine commandLine() {
     return new CommandLine(new KoalaCli())
+        .setExecutionStrategy(
+            parsed -> {
+              CommandLine.ParseResult sub = parsed.subcommand();
+              if (sub != null && !CLUSTER_COMMANDS.contains(sub.commandSpec().name())) {
+                ((ch.qos.logback.classic.Logger)
+                        org.slf4j.LoggerFactory.getLogger(
+                            "org.apache.pekko.remote.artery.Association"))
+                    .setLevel(ch.qos.logback.classic.Level.ERROR);
+              }
+              return new CommandLine.RunLast().execute(parsed);
+            })
         .setExecutionExceptionHandler(
             (e, cmd, parsed) -> {
               if (e instanceof io.koala.runtime.ConfigurationException) {
