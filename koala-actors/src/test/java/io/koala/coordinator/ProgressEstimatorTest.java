@@ -3,11 +3,9 @@ package io.koala.coordinator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.coordinator.EpochDriver.Phase;
-import io.koala.job.BucketLoads;
-import io.koala.job.LatencyHistogram;
 import io.koala.job.ReconfigurationProgress;
-import io.koala.job.StatePlaneStats;
 import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskSnapshots;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import java.util.List;
@@ -20,29 +18,7 @@ class ProgressEstimatorTest {
   private static final OperatorId SINK = new OperatorId("sink");
 
   private static TaskMetricsSnapshot task(OperatorId op, int index, long stateBytes) {
-    return new TaskMetricsSnapshot(
-        new TaskId(op, index),
-        "RUNNING",
-        0,
-        0,
-        0,
-        0,
-        0,
-        LatencyHistogram.EMPTY,
-        0,
-        0,
-        stateBytes,
-        0,
-        false,
-        Long.MIN_VALUE,
-        0,
-        TaskMetricsSnapshot.Reconfiguration.NONE,
-        StatePlaneStats.NONE,
-        List.of(),
-        0,
-        0,
-        0,
-        BucketLoads.NONE);
+    return TaskSnapshots.of(new TaskId(op, index)).stateBytes(stateBytes).build();
   }
 
   /** count#0 and count#1 retire (holding 600 and 400 bytes now), count#2 owns; sink#1 is apart. */

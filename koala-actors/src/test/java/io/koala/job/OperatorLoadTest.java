@@ -17,29 +17,11 @@ class OperatorLoadTest {
 
   static TaskMetricsSnapshot task(
       int index, String status, double perSecond, double busy, BucketLoads buckets) {
-    return new TaskMetricsSnapshot(
-        new TaskId(COUNT, index),
-        status,
-        0,
-        0,
-        0,
-        0,
-        0,
-        LatencyHistogram.EMPTY,
-        0,
-        0,
-        0,
-        0,
-        false,
-        Long.MIN_VALUE,
-        0,
-        TaskMetricsSnapshot.Reconfiguration.NONE,
-        StatePlaneStats.NONE,
-        List.of(),
-        (long) (busy * 10e9),
-        busy,
-        perSecond,
-        buckets);
+    return TaskSnapshots.of(new TaskId(COUNT, index))
+        .status(status)
+        .load(perSecond, busy)
+        .buckets(buckets)
+        .build();
   }
 
   static JobMetrics job(List<TaskMetricsSnapshot> tasks, List<Integer> placed) {

@@ -3,10 +3,8 @@ package io.koala.runtime.internal;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.coordinator.JobInput;
-import io.koala.job.BucketLoads;
-import io.koala.job.LatencyHistogram;
-import io.koala.job.StatePlaneStats;
 import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskSnapshots;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.TaskMessage;
@@ -32,29 +30,7 @@ class MetricsAggregatorTest {
   }
 
   private static TaskMetricsSnapshot metrics(TaskId task) {
-    return new TaskMetricsSnapshot(
-        task,
-        "RUNNING",
-        0,
-        0,
-        0,
-        0,
-        0,
-        LatencyHistogram.EMPTY,
-        0,
-        0,
-        0,
-        0,
-        false,
-        Long.MIN_VALUE,
-        0,
-        TaskMetricsSnapshot.Reconfiguration.NONE,
-        StatePlaneStats.NONE,
-        List.of(),
-        0,
-        0,
-        0,
-        BucketLoads.NONE);
+    return TaskSnapshots.of(task).build();
   }
 
   @Test
