@@ -55,6 +55,7 @@ final class EpochParticipant {
   private final OutputGate output;
   private final EventTime eventTime;
   private final StatePlane keyed; // null: the chain keeps no keyed state
+  private final KeyedBatch keyedBatch; // null likewise
   private final RemoteStateClient remote; // null: the chain keeps no keyed state
   private final BatchClock clock;
   private final LongSupplier watermarkAtPrepare; // what a target task will not emit past (W1)
@@ -71,6 +72,7 @@ final class EpochParticipant {
       OutputGate output,
       EventTime eventTime,
       StatePlane keyed,
+      KeyedBatch keyedBatch,
       RemoteStateClient remote,
       BatchClock clock,
       LongSupplier watermarkAtPrepare) {
@@ -82,6 +84,7 @@ final class EpochParticipant {
     this.output = output;
     this.eventTime = eventTime;
     this.keyed = keyed;
+    this.keyedBatch = keyedBatch;
     this.remote = remote;
     this.clock = clock;
     this.watermarkAtPrepare = watermarkAtPrepare;
@@ -460,7 +463,7 @@ final class EpochParticipant {
   void processForwarded(ForwardedBatch batch, long arrival) {
     long t0 = services.nanoTime();
     clock.start(t0);
-    keyed.begin();
+    keyedBatch.begin();
     for (int i = 0; i < batch.size(); i++) {
       Object value = batch.value(i);
       long ts = batch.timestamp(i);
@@ -474,15 +477,9 @@ final class EpochParticipant {
                 + bucket
                 + ", which it does not own");
       }
-      if (keyed.parked(bucket, value, ts, edge, arrival)) {
-        continue;
-      }
-      chain.processHead(value, ts, edge);
+      keyedBatch.run(bucket, value, ts, edge, arrival);
     }
-    chain.endBatch();
-    keyed.commit();
-    chain.recordKey(null);
-    keyed.sendFetches();
+    keyedBatch.end();
     clock.done(t0);
   }
 
@@ -707,18 +704,12 @@ final class EpochParticipant {
       metrics.holdNanos += services.nanoTime() - holdingSince;
     }
     long t0 = services.nanoTime();
-    keyed.begin();
+    keyedBatch.begin();
     for (EpochRole.Held r : released) {
       int bucket = keyed.setKey(keyed.selector(r.edge()), r.value());
-      if (keyed.parked(bucket, r.value(), r.timestamp(), r.edge(), r.arrival())) {
-        continue;
-      }
-      chain.processHead(r.value(), r.timestamp(), r.edge());
+      keyedBatch.run(bucket, r.value(), r.timestamp(), r.edge(), r.arrival());
     }
-    chain.endBatch();
-    keyed.commit();
-    chain.recordKey(null);
-    keyed.sendFetches();
+    keyedBatch.end();
     clock.ran(t0); // busy time, and the capacity charged for the released records
   }
 

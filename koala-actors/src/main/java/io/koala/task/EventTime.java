@@ -23,6 +23,7 @@ final class EventTime {
   private final OperatorChain chain;
   private final OutputGate output;
   private final StatePlane keyed; // null: the chain keeps no keyed state, so it has no timers
+  private final KeyedBatch keyedBatch; // null likewise
   private final KeyedTimers timers;
   private final WatermarkTracker watermarks;
   private long current = NONE;
@@ -37,13 +38,15 @@ final class EventTime {
       int channels,
       OperatorChain chain,
       OutputGate output,
-      StatePlane keyed) {
+      StatePlane keyed,
+      KeyedBatch keyedBatch) {
     this.setup = setup;
     this.services = services;
     this.metrics = metrics;
     this.chain = chain;
     this.output = output;
     this.keyed = keyed;
+    this.keyedBatch = keyedBatch;
     this.timers = keyed == null ? null : keyed.timers();
     this.watermarks = new WatermarkTracker(channels);
   }
@@ -170,9 +173,12 @@ final class EventTime {
     return true;
   }
 
-  /** Asks to be woken for the next processing-time timer, if it is earlier than asked for. */
+  /**
+   * Asks to be woken for the next processing-time timer, if it is earlier than asked for; not while
+   * the timers due are being fired (that ends by asking for the next).
+   */
   void scheduleProcessingTimers() {
-    if (timers == null) {
+    if (timers == null || processingTimersDue) {
       return;
     }
     long next = timers.next(TimeDomain.PROCESSING_TIME);
@@ -196,21 +202,18 @@ final class EventTime {
         return true;
       }
       long t0 = services.nanoTime();
-      keyed.begin();
+      keyedBatch.begin();
       List<KeyedTimers.Due> due = timers.due(domain, upTo, chunk);
       for (KeyedTimers.Due t : due) {
         timers.remove(t);
         keyed.runTimer(t, domain);
       }
-      chain.endBatch();
       if (due.size() < chunk) {
         // exact again; includes timers the callbacks registered at or before upTo, which the
         // next round fires
         timers.refresh(domain);
       }
-      keyed.commit();
-      chain.recordKey(null);
-      keyed.sendFetches();
+      keyedBatch.end();
       if (due.isEmpty()) {
         return true;
       }

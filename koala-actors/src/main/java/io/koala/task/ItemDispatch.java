@@ -37,6 +37,7 @@ final class ItemDispatch {
   private final InputGate input;
   private final EventTime eventTime;
   private final StatePlane keyed; // null: the chain keeps no keyed state
+  private final KeyedBatch keyedBatch; // null likewise
   private final EpochParticipant epoch;
   private final BarrierAligner aligner;
   private final BatchClock clock;
@@ -49,6 +50,7 @@ final class ItemDispatch {
       InputGate input,
       EventTime eventTime,
       StatePlane keyed,
+      KeyedBatch keyedBatch,
       EpochParticipant epoch,
       BarrierAligner aligner,
       BatchClock clock,
@@ -59,6 +61,7 @@ final class ItemDispatch {
     this.input = input;
     this.eventTime = eventTime;
     this.keyed = keyed;
+    this.keyedBatch = keyedBatch;
     this.epoch = epoch;
     this.aligner = aligner;
     this.clock = clock;
@@ -119,33 +122,28 @@ final class ItemDispatch {
     long t0 = services.nanoTime();
     clock.start(t0);
     int edge = ch.input();
-    KeySelector<Object, Object> selector = keyed == null ? null : keyed.selector(edge);
-    if (keyed != null) {
-      keyed.begin();
+    if (keyed == null) {
+      for (int i = 0; i < batch.size(); i++) {
+        chain.processHead(batch.value(i), batch.timestamp(i), edge);
+      }
+      chain.endBatch();
+      chain.recordKey(null);
+      clock.done(t0);
+      return;
     }
+    KeySelector<Object, Object> selector = keyed.selector(edge);
+    keyedBatch.begin();
     for (int i = 0; i < batch.size(); i++) {
       Object value = batch.value(i);
       long ts = batch.timestamp(i);
-      if (keyed != null) {
-        int bucket = keyed.setKey(selector, value);
-        if (!keyed.owns(bucket)) {
-          epoch.forwardOrFail(bucket, value, ts, edge);
-          continue;
-        }
-        if (epoch.holds(ch, bucket, value, ts, arrival)
-            || keyed.parked(bucket, value, ts, edge, arrival)) {
-          continue;
-        }
+      int bucket = keyed.setKey(selector, value);
+      if (!keyed.owns(bucket)) {
+        epoch.forwardOrFail(bucket, value, ts, edge);
+      } else if (!epoch.holds(ch, bucket, value, ts, arrival)) {
+        keyedBatch.run(bucket, value, ts, edge, arrival);
       }
-      chain.processHead(value, ts, edge);
     }
-    chain.endBatch();
-    if (keyed != null) {
-      keyed.commit();
-      eventTime.scheduleProcessingTimers();
-      keyed.sendFetches();
-    }
-    chain.recordKey(null);
+    keyedBatch.end();
     clock.done(t0);
   }
 }

@@ -131,8 +131,11 @@ public final class TaskEngine {
                 this::lastBarrier,
                 this::scheduleProcessingTimers)
             : null;
+    KeyedBatch keyedBatch =
+        isKeyed ? new KeyedBatch(keyed, chain, this::scheduleProcessingTimers) : null;
     metrics.loads.owners(isKeyed ? keyed::owns : b -> false);
-    eventTime = new EventTime(setup, services, metrics, input.channels(), chain, output, keyed);
+    eventTime =
+        new EventTime(setup, services, metrics, input.channels(), chain, output, keyed, keyedBatch);
     source =
         new SourceDriver(
             setup,
@@ -155,6 +158,7 @@ public final class TaskEngine {
             output,
             eventTime,
             keyed,
+            keyedBatch,
             remote,
             clock,
             source.isSource() ? source::watermark : eventTime::combined);
@@ -167,6 +171,7 @@ public final class TaskEngine {
             input,
             eventTime,
             keyed,
+            keyedBatch,
             epoch,
             aligner,
             clock,
