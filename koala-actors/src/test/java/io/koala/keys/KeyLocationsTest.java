@@ -15,7 +15,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 
 /**
- * The key lookup table against the hazards of PROTOCOL-HAZARDS.md §1: each test moves one bucket
+ * The key lookup table against the hazards of docs/hazards.md §1: each test moves one bucket
  * between simulated tasks (a table and a store each) and checks where every key resolves.
  */
 class KeyLocationsTest {

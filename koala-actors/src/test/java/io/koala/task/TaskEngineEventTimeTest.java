@@ -51,7 +51,7 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Event time in the task engine, driven with a fake host and a manual clock (DESIGN §4.5,
- * PROTOCOL-HAZARDS D2): watermarks as barriers behind the records before them, the minimum over
+ * docs/hazards.md D2): watermarks as barriers behind the records before them, the minimum over
  * channels, idleness, end of input, keyed timers (order, chunks under backpressure, processing
  * time), side outputs and two-input operators.
  *
@@ -331,9 +331,9 @@ class TaskEngineEventTimeTest {
     send(t, SRC1, Idle.INSTANCE);
     assertThat(trace(OUT)).containsExactly("W10", "I");
 
-    send(t, SRC0, new Watermark(20)); // channel 0 is active again, alone: W20 goes out
+    send(t, SRC0, new Watermark(20)); // channel 0 is active again, alone: watermark 20 goes out
     assertThat(trace(OUT)).containsExactly("W10", "I", "W20");
-    // Downstream, W20 made this channel active again (WatermarkTracker.onWatermark).
+    // Downstream, watermark 20 made this channel active again (WatermarkTracker.onWatermark).
     send(t, SRC0, Idle.INSTANCE);
     assertThat(trace(OUT))
         .as("every channel is idle again: downstream must hear it, or it waits on us forever")

@@ -20,7 +20,7 @@ import picocli.CommandLine.ParameterException;
 import picocli.CommandLine.Spec;
 
 /**
- * {@code koala experiment sweep} (the paper's Fig. 9 and §5.4): the same rescale at growing total
+ * {@code koala experiment sweep} (the paper's §5.4 and Fig. 9): the same rescale at growing total
  * state and a fixed hot set. Koala's recovery and the state it moves should stay flat; a full
  * transfer's grow with the state.
  */

@@ -219,7 +219,7 @@ class RescaleSimulationTest {
   }
 
   /**
-   * Hazards §7.10: a scale-in while an earlier one's drain is unfinished, and a rebalance that
+   * hazards §7.10: a scale-in while an earlier one's drain is unfinished, and a rebalance that
    * moves buckets still being drained (their drain cursors travel with the lookup table, and chunks
    * for a bucket that left are discarded).
    */
