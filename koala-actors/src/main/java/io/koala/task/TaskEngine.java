@@ -232,7 +232,7 @@ public final class TaskEngine {
             keyed.init(restored == null);
             eventTime.scheduleProcessingTimers();
           }
-          status = TaskStatus.RUNNING;
+          status = status.to(TaskStatus.RUNNING);
           if (restored != null) {
             output.resumeDownstream(); // from where this task's event time was
           }
@@ -283,15 +283,15 @@ public final class TaskEngine {
             aligner.restoreTask(checkpoint);
           }
           chain.openSinkOfHolder(environment());
-          status = TaskStatus.FINISHED;
+          status = status.to(TaskStatus.FINISHED);
           aligner.restore(checkpoint.checkpointId());
         });
   }
 
   /** Stops processing for good; open writes are discarded. */
   public void cancel() {
-    if (status != TaskStatus.FINISHED && status != TaskStatus.FAILED) {
-      status = TaskStatus.CANCELLED;
+    if (!status.ended()) {
+      status = status.to(TaskStatus.CANCELLED);
     }
     if (keyed != null) {
       keyed.abort();
@@ -349,9 +349,7 @@ public final class TaskEngine {
   }
 
   private boolean servingQueries() {
-    return status == TaskStatus.RUNNING
-        || status == TaskStatus.FINISHING
-        || status == TaskStatus.FINISHED;
+    return status.servesQueries();
   }
 
   // ---------------------------------------------------------------- inputs
@@ -370,9 +368,7 @@ public final class TaskEngine {
 
   /** A credit grant arrived for one of this task's output channels. */
   public void onCredit(Credit c) {
-    if (status == TaskStatus.FAILED
-        || status == TaskStatus.CANCELLED
-        || status == TaskStatus.FINISHED) {
+    if (status.ended()) {
       return; // a stopped task sends nothing more
     }
     if (!output.hasChannel(c.channel())) {
@@ -455,7 +451,7 @@ public final class TaskEngine {
   public void onTick() {
     metrics.tick(services.currentTimeMillis());
     queries.expire(services.nanoTime());
-    if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
+    if (status.processing()) {
       input.resendCredits();
     }
     if (status == TaskStatus.RUNNING) {
@@ -576,13 +572,13 @@ public final class TaskEngine {
   private void finishInputs() {
     chain.finish();
     output.end();
-    status = TaskStatus.FINISHING;
+    status = status.to(TaskStatus.FINISHING);
     checkFinished();
   }
 
   private void checkFinished() {
     if (!output.blocked() && chain.ready()) {
-      status = TaskStatus.FINISHED;
+      status = status.to(TaskStatus.FINISHED);
       services.finished();
       aligner.finished();
     }
@@ -595,10 +591,7 @@ public final class TaskEngine {
    * references state there or awaits a reply from it (§6.8, C7) — that state is gone.
    */
   public void onHolderTerminated(int holder) {
-    if (keyed == null
-        || status == TaskStatus.FAILED
-        || status == TaskStatus.CANCELLED
-        || status == TaskStatus.FINISHED) {
+    if (keyed == null || status.ended()) {
       return;
     }
     if (keyed.references(holder)) {
@@ -631,7 +624,7 @@ public final class TaskEngine {
 
   /** A remote state service cannot serve this task's state any more: the task fails. */
   public void onServiceFailed(StateMessage.ServiceFailed f) {
-    if (status == TaskStatus.RUNNING || status == TaskStatus.FINISHING) {
+    if (status.processing()) {
       fail(new IllegalStateException(f.reason()));
     }
   }
@@ -641,7 +634,7 @@ public final class TaskEngine {
    * was fetched at, of a bucket it does not own (§6.7, K5), in one transaction.
    */
   public void onRelease(StateMessage.Release release) {
-    if (keyed == null || status == TaskStatus.FAILED || status == TaskStatus.CANCELLED) {
+    if (keyed == null || status.stopped()) {
       return;
     }
     guard(() -> keyed.release(release));
@@ -684,9 +677,7 @@ public final class TaskEngine {
    * Repeats are ignored.
    */
   public void onCheckpoint(CheckpointMessage.Command c) {
-    if (status == TaskStatus.FAILED
-        || status == TaskStatus.CANCELLED
-        || status == TaskStatus.CREATED) {
+    if (status.stopped() || status == TaskStatus.CREATED) {
       return;
     }
     guard(() -> aligner.onCommand(c, status));
@@ -715,10 +706,10 @@ public final class TaskEngine {
   }
 
   private void fail(ErrorInfo error) {
-    if (status == TaskStatus.FAILED || status == TaskStatus.CANCELLED) {
+    if (status.stopped()) {
       return;
     }
-    status = TaskStatus.FAILED;
+    status = status.to(TaskStatus.FAILED);
     if (keyed != null) {
       keyed.abort();
     }

@@ -44,28 +44,4 @@ public record JournalSettings(
           "backoff must satisfy 0 < min <= max: " + minBackoff + ", " + maxBackoff);
     }
   }
-
-  /** The same settings with other plugins (for example Pekko's persistence testkit). */
-  public JournalSettings withPlugins(String journal, String snapshots) {
-    return new JournalSettings(
-        journal, snapshots, snapshotEvery, keepSnapshots, minBackoff, maxBackoff, maxRestarts);
-  }
-
-  /** The same settings with another snapshot interval. */
-  public JournalSettings withSnapshotEvery(int events) {
-    return new JournalSettings(
-        journalPluginId,
-        snapshotPluginId,
-        events,
-        keepSnapshots,
-        minBackoff,
-        maxBackoff,
-        maxRestarts);
-  }
-
-  /** The same settings with other restart limits. */
-  public JournalSettings withRestarts(Duration min, Duration max, int restarts) {
-    return new JournalSettings(
-        journalPluginId, snapshotPluginId, snapshotEvery, keepSnapshots, min, max, restarts);
-  }
 }
