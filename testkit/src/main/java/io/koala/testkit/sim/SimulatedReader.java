@@ -50,6 +50,7 @@ final class SimulatedReader {
   }
 
   private final Simulation sim;
+  private final SimulatedState keyedState;
   private final Random random; // its own: reads leave the simulation's interleavings as they were
   private final OperatorId operator;
   private final String state;
@@ -67,6 +68,7 @@ final class SimulatedReader {
 
   SimulatedReader(
       Simulation sim,
+      SimulatedState keyedState,
       Random random,
       KryoSerde serde,
       String operator,
@@ -74,6 +76,7 @@ final class SimulatedReader {
       List<?> keys,
       long everyMillis) {
     this.sim = sim;
+    this.keyedState = keyedState;
     this.random = random;
     this.operator = new OperatorId(operator);
     this.state = state;
@@ -104,7 +107,8 @@ final class SimulatedReader {
         answeredAttempt = attempt;
       }
       // a read made now sees at least what the key has now, and what reads of it answered
-      Long floor = max(sim.valueIfOwned(operator, key, state, Long.class), answered.get(key));
+      Long floor =
+          max(keyedState.valueIfOwned(operator, key, state, Long.class), answered.get(key));
       Read r = new Read(key, keyBytes, bucket, floor, attempt);
       long id = ++ids;
       inFlight.put(id, r);
@@ -126,7 +130,7 @@ final class SimulatedReader {
     if (random.nextBoolean()) {
       List<Object> atHolders = new ArrayList<>();
       for (Object k : keys) {
-        if (sim.stateAtHolder(operator, k)) {
+        if (keyedState.atHolder(operator, k)) {
           atHolders.add(k);
         }
       }

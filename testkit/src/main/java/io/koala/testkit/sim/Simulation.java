@@ -16,7 +16,6 @@ import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
-import io.koala.keys.KeyLocations;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
@@ -30,16 +29,10 @@ import io.koala.protocol.Protocol;
 import io.koala.protocol.QueryMessage;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
-import io.koala.routing.Buckets;
 import io.koala.routing.PartitionPolicy;
-import io.koala.serialization.Codecs;
-import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
-import io.koala.store.ReadTxn;
-import io.koala.task.TaskEngine;
 import io.koala.task.TaskTimer;
-import io.koala.task.state.KeyedStateBackend;
 import java.time.Duration;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -89,6 +82,7 @@ public final class Simulation {
   private long countedEpoch; // the epoch that started during a checkpoint, counted once
   private final ExecutionPlan plan;
   private final KryoSerde serde; // for reads from outside; each engine has its own
+  private final SimulatedState state;
   private DrainSettings drainSettings = new DrainSettings(25, 512, 10);
   private Protocol protocol = Protocol.KOALA;
   private int bucketsPerStep = 16;
@@ -147,6 +141,7 @@ public final class Simulation {
     this.serde = new KryoSerde(registry);
     this.mailboxes = new Mailboxes(random);
     this.worker = new SimulatedWorker(this, plan, registry);
+    this.state = new SimulatedState(worker, plan, serde);
   }
 
   /** A simulation of {@code dataflow} with the given channel settings and seed. */
@@ -251,7 +246,8 @@ public final class Simulation {
       throw new IllegalArgumentException("reads need a positive interval: " + everyMillis);
     }
     this.reader =
-        new SimulatedReader(this, new Random(seed), serde, operator, state, keys, everyMillis);
+        new SimulatedReader(
+            this, this.state, new Random(seed), serde, operator, state, keys, everyMillis);
     return this;
   }
 
@@ -747,73 +743,7 @@ public final class Simulation {
    * @param type the class the operator declared the state with
    */
   public <V> V valueState(OperatorId vertex, Object key, String stateName, Class<V> type) {
-    byte[][] found = valueBytes(vertex, key, stateName);
-    if (found == null) {
-      throw new IllegalArgumentException(
-          "no live task of '" + vertex + "' owns key " + key + " (is '" + vertex + "' keyed?)");
-    }
-    return found[0] == null ? null : Codecs.forClass(type, serde).decode(found[0]);
-  }
-
-  /**
-   * {@link #valueState}, or null also when no task owns the key's bucket now (a reconfiguration
-   * hands it over) or the task holding its state has crashed.
-   */
-  <V> V valueIfOwned(OperatorId vertex, Object key, String stateName, Class<V> type) {
-    byte[][] found = valueBytes(vertex, key, stateName);
-    return found == null || found[0] == null ? null : Codecs.forClass(type, serde).decode(found[0]);
-  }
-
-  /**
-   * Whether the state of {@code key} at keyed operator {@code vertex} is at a task other than the
-   * one owning its bucket (a reconfiguration moved the bucket, not yet the key's state).
-   */
-  boolean stateAtHolder(OperatorId vertex, Object key) {
-    for (SimulatedTask owner : worker.tasks.values()) {
-      if (owner.id.operator().equals(vertex)) {
-        int at = owner.engine.locateState(key);
-        if (at != TaskEngine.NOT_OWNER) {
-          return at != KeyLocations.DELETED && at != owner.id.index();
-        }
-      }
-    }
-    return false;
-  }
-
-  /**
-   * The bytes of value state {@code stateName} of {@code key} where its owner would find them (one
-   * element, null when the key has none), or null when no task owns the key's bucket or the holder
-   * it names has crashed.
-   */
-  private byte[][] valueBytes(OperatorId vertex, Object key, String stateName) {
-    byte[] keyBytes = new KeyEncoder(serde).encode(key);
-    for (SimulatedTask owner : worker.tasks.values()) {
-      if (!owner.id.operator().equals(vertex)) {
-        continue;
-      }
-      int at = owner.engine.locateState(key);
-      if (at == TaskEngine.NOT_OWNER) {
-        continue;
-      }
-      if (at == KeyLocations.DELETED) {
-        return new byte[][] {null};
-      }
-      SimulatedTask holder = worker.tasks.get(new TaskId(vertex, at));
-      if (holder == null && worker.crashed(new TaskId(vertex, at))) {
-        return null; // lost with its holder, until the rollback restores it
-      }
-      if (holder == null) {
-        throw new IllegalStateException(
-            "the state of key " + key + " is at task " + at + " of " + vertex + ", released");
-      }
-      int bucket = Buckets.bucketOf(keyBytes, plan.logical().buckets());
-      byte[] bytes;
-      try (ReadTxn txn = holder.store.beginRead()) {
-        bytes = KeyedStateBackend.valueBytes(txn, bucket, keyBytes, stateName);
-      }
-      return new byte[][] {bytes};
-    }
-    return null;
+    return state.value(vertex, key, stateName, type);
   }
 
   /** What the run produced; closes every task. */
