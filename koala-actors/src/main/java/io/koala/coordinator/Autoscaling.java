@@ -75,15 +75,15 @@ public final class Autoscaling {
     if (job.lifecycle.status() != JobStatus.RUNNING) {
       return;
     }
-    int rollbacks = job.recovery.rollbacks();
+    int rollbacks = job.attempts.rollbacks();
     boolean steady =
         pending.isEmpty()
             && job.requests.isEmpty()
             && !job.epochs.running()
-            && !job.recovery.recovering()
+            && !job.attempts.recovering()
             && rollbacks == rollbacksSeen;
     rollbacksSeen = rollbacks;
-    LoadSample sample = LoadSamples.of(job.plan, job.live, m, !steady);
+    LoadSample sample = LoadSamples.of(job.plan, job.state.deployment(), m, !steady);
     for (AutoscalerPolicy.Action a : policy.decide(sample)) {
       AutoscalerDecision d = a.decision();
       job.log()

@@ -67,7 +67,7 @@ final class Departures {
     job.requests.refuseUnplaceable();
     List<TaskId> hosted = new ArrayList<>();
     for (TaskId t : job.roster.ids()) {
-      if (!job.roster.isReleased(t) && job.live.placement(t) == w) {
+      if (!job.roster.isReleased(t) && job.state.deployment().placement(t) == w) {
         hosted.add(t);
       }
     }
@@ -118,7 +118,7 @@ final class Departures {
                 !job.checkpoints.on()
                     ? lost + "; without checkpoints (koala.checkpoint.interval = off) they are lost"
                     : lost + "; workers left: " + pool.survivors()));
-    if (job.recovery.recovering() && !job.lifecycle.status().isTerminal()) {
+    if (job.attempts.recovering() && !job.lifecycle.status().isTerminal()) {
       // part of the failure being recovered from (a takeover recovers while still DEPLOYING: its
       // node learns of the previous coordinator's node going away only now)
       job.recovery.rollback(error.describe());
@@ -146,13 +146,13 @@ final class Departures {
     }
     for (String operator : job.setup.scaleOnJoin()) {
       OperatorId vertex = job.plan.vertexOf(new OperatorId(operator)).id();
-      List<TaskId> tasks = job.live.liveTaskIds(vertex);
+      List<TaskId> tasks = job.state.deployment().liveTaskIds(vertex);
       int parallelism = tasks.size();
       Set<Integer> hosts = new HashSet<>();
       for (TaskId t : tasks) {
-        hosts.add(job.live.placement(t));
+        hosts.add(job.state.deployment().placement(t));
       }
-      int buckets = job.live.setup(tasks.get(0)).buckets();
+      int buckets = job.state.deployment().setup(tasks.get(0)).buckets();
       int target = WorkerPool.parallelismOnJoin(parallelism, hosts.size(), buckets);
       if (target > parallelism) {
         job.log()
@@ -210,7 +210,7 @@ final class Departures {
     if (departures.isEmpty() || !job.lifecycle.running()) {
       return;
     }
-    String busy = job.recovery.recovering() ? "a recovery under way" : null;
+    String busy = job.attempts.recovering() ? "a recovery under way" : null;
     for (int w : List.copyOf(departures.keySet())) {
       Departure.Step step =
           Departure.next(
@@ -301,10 +301,12 @@ final class Departures {
     List<TaskId> unmovable = new ArrayList<>();
     List<TaskId> holders = new ArrayList<>();
     for (TaskId t : job.roster.ids()) {
-      if (job.live.placement(t) != w) {
+      if (job.state.deployment().placement(t) != w) {
         continue;
       }
-      if (job.roster.isReleased(t) || job.live.retired().contains(t) || job.roster.hasFinished(t)) {
+      if (job.roster.isReleased(t)
+          || job.state.deployment().retired().contains(t)
+          || job.roster.hasFinished(t)) {
         // stops once drained, or with the job; released, it is there until HolderReleased
         holders.add(t);
       } else if (EpochDriver.isReconfigurable(job.plan.vertex(t.operator()))) {
@@ -331,9 +333,9 @@ final class Departures {
   private Map<String, int[]> loadByOperator() {
     Map<String, int[]> load = new HashMap<>();
     for (TaskId t : job.roster.ids()) {
-      if (!job.roster.isReleased(t) && !job.live.retired().contains(t)) {
+      if (!job.roster.isReleased(t) && !job.state.deployment().retired().contains(t)) {
         load.computeIfAbsent(t.operator().name(), k -> new int[pool.size()])[
-            job.live.placement(t)]++;
+            job.state.deployment().placement(t)]++;
       }
     }
     return load;
@@ -380,7 +382,7 @@ final class Departures {
         stranded.add(w);
       }
     }
-    if (stranded.isEmpty() || job.recovery.recovering()) {
+    if (stranded.isEmpty() || job.attempts.recovering()) {
       advance();
       return;
     }

@@ -121,7 +121,7 @@ final class EpochRunner {
       ReconfigurationDriver driver;
       try {
         job.requests.check(q.change); // again: a worker it names may have been lost meanwhile
-        rp = q.change.plan(job.live, q.vertex);
+        rp = q.change.plan(job.state.deployment(), q.vertex);
         if (rp.isNoop()) {
           job.requests.complete(
               q,
@@ -142,7 +142,7 @@ final class EpochRunner {
                 nextEpoch,
                 q.vertex,
                 rp,
-                job.live,
+                job.state.deployment(),
                 placer(q),
                 job.setup.protocol(),
                 job.setup.bucketsPerStep());
@@ -155,7 +155,7 @@ final class EpochRunner {
       job.requests.taken(q);
       active = new Active(q, driver, job.now());
       job.turns.epochStarted();
-      job.retirement.epochStarted(q.vertex);
+      job.state.retirement().epochStarted(q.vertex);
       job.log()
           .info(
               "job {}: epoch {}: {} ({} buckets move)",
@@ -177,12 +177,12 @@ final class EpochRunner {
     WorkerPool pool = job.departures.pool();
     int[] load = new int[pool.size()];
     int[] jobLoad = new int[pool.size()];
-    for (TaskId t : job.live.liveTaskIds(q.vertex)) {
-      load[job.live.placement(t)]++;
+    for (TaskId t : job.state.deployment().liveTaskIds(q.vertex)) {
+      load[job.state.deployment().placement(t)]++;
     }
     for (Vertex v : job.plan.vertices()) {
-      for (TaskId t : job.live.liveTaskIds(v.id())) {
-        jobLoad[job.live.placement(t)]++;
+      for (TaskId t : job.state.deployment().liveTaskIds(v.id())) {
+        jobLoad[job.state.deployment().placement(t)]++;
       }
     }
     return index -> {
@@ -231,7 +231,7 @@ final class EpochRunner {
         byWorker.forEach(
             (w, setups) -> {
               a.deploying.add(w);
-              job.emit(new JobEffect.Deploy(w, setups, job.recovery.attempt(), Map.of()));
+              job.emit(new JobEffect.Deploy(w, setups, job.attempts.current(), Map.of()));
             });
       } else if (e instanceof EpochDriver.Send send) {
         TaskAddress to = job.roster.address(send.to());
@@ -292,7 +292,7 @@ final class EpochRunner {
     if (active == null
         || active.driver.epoch() != m.epoch()
         || !job.lifecycle.running()
-        || job.recovery.recovering()) {
+        || job.attempts.recovering()) {
       return;
     }
     String waiting =
@@ -336,11 +336,13 @@ final class EpochRunner {
     job.requests.complete(a.request, report);
     job.requests.completed(a.request);
     for (Retirement.Publish p :
-        job.retirement.epochEnded(
-            a.request.vertex,
-            r.epoch(),
-            job.live.retired(),
-            job.live.liveTaskIds(a.request.vertex))) {
+        job.state
+            .retirement()
+            .epochEnded(
+                a.request.vertex,
+                r.epoch(),
+                job.state.deployment().retired(),
+                job.state.deployment().liveTaskIds(a.request.vertex))) {
       job.tell(p.task(), p.command());
     }
     startNext();
@@ -386,7 +388,7 @@ final class EpochRunner {
         active.driver.phase(),
         active.startedMillis,
         job.requests.size(),
-        job.retirement.retiring(active.driver.operator()),
+        job.state.retirement().retiring(active.driver.operator()),
         tasks,
         job.now());
   }

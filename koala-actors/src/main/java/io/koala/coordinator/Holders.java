@@ -22,7 +22,7 @@ final class Holders {
       return;
     }
     job.roster.finished(m.task());
-    job.retirement.taskFinished(m.task()).forEach(this::unreferenced);
+    job.state.retirement().taskFinished(m.task()).forEach(this::unreferenced);
     job.checkpoints.taskFinished(m.task());
     if (job.roster.allFinished() && !job.epochs.deploying()) {
       job.epochs.allTasksFinished();
@@ -34,7 +34,10 @@ final class Holders {
   /** An owner reported which retiring holders it still references. */
   void onReferences(EpochMessage.References r) {
     if (job.lifecycle.running()) {
-      job.retirement.on(r, job.live.liveTaskIds(r.task().operator())).forEach(this::unreferenced);
+      job.state
+          .retirement()
+          .on(r, job.state.deployment().liveTaskIds(r.task().operator()))
+          .forEach(this::unreferenced);
     }
   }
 
@@ -56,7 +59,7 @@ final class Holders {
     if (address == null || !job.roster.release(task)) {
       return;
     }
-    job.emit(new JobEffect.AskReleasedMetrics(address, job.recovery.attempt()));
+    job.emit(new JobEffect.AskReleasedMetrics(address, job.attempts.current()));
   }
 
   /** Holder {@code task}'s final metrics are kept: its worker stops it and deletes its state. */
@@ -68,7 +71,8 @@ final class Holders {
     job.log()
         .info("job {}: retired task {} holds no state any more; stopping it", job.jobId, m.task());
     job.emit(
-        new JobEffect.StopTask(job.live.placement(m.task()), m.task(), job.recovery.attempt()));
+        new JobEffect.StopTask(
+            job.state.deployment().placement(m.task()), m.task(), job.attempts.current()));
     job.departures.advance();
   }
 
@@ -81,8 +85,8 @@ final class Holders {
       job.roster.finished(h);
     }
     for (TaskId h : holders) {
-      job.retirement.taskFinished(h);
-      if (job.retirement.unreferenced(h)) {
+      job.state.retirement().taskFinished(h);
+      if (job.state.retirement().unreferenced(h)) {
         unreferenced(h); // the checkpoint has it for the cut of its output alone
       }
     }

@@ -1,6 +1,7 @@
 package io.koala.coordinator;
 
 import io.koala.job.CheckpointStats;
+import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
@@ -33,7 +34,75 @@ final class JobCheckpoints {
   /** Who waits for a checkpoint because leaving workers hold tasks only a restore can move. */
   static final ReplyTo<JobReply.CheckpointOutcome> RELOCATION = outcome -> {};
 
-  private final JobCore job;
+  /** What the checkpoints ask of the job's other parts, and tell them. */
+  interface Parts {
+    /** The job's status ({@link JobLifecycle}). */
+    JobStatus status();
+
+    /** The job fails with {@code error}. */
+    void fail(ErrorInfo error);
+
+    /** A stop's savepoint is written: the job stops. */
+    void stopped();
+
+    /** Whether an epoch runs ({@link EpochRunner}). */
+    boolean epochRunning();
+
+    /** The last epoch run or begun. */
+    long lastEpoch();
+
+    /** Reconfigurations reported so far (a checkpoint keeps how many). */
+    int reports();
+
+    /** Requests taken so far (a checkpoint keeps how many; {@link RequestQueue}). */
+    int takenRequests();
+
+    /** Checkpoint {@code id} was triggered: requests journaled from now on are after it. */
+    void triggered(long id);
+
+    /** Checkpoint {@code id} committed, its results published: requests before it are done. */
+    void committed(long id);
+
+    /** Whether a source has read all its input: the job is finishing ({@link Turns}). */
+    boolean finishing();
+
+    /** The first source that read all its input. */
+    TaskId firstEnded();
+
+    /** Epochs and input ends held for a checkpoint may go on, after one committed. */
+    void checkpointDone();
+
+    /** The sources read again (a stop's savepoint could not be written): epochs may go on. */
+    void inputsResumed();
+
+    /** {@code task}'s results up to checkpoint {@code id} are in ({@link ClientResults}). */
+    void cut(TaskId task, long id);
+
+    /** Whether {@code task} sent results no checkpoint has cut yet. */
+    boolean uncut(TaskId task);
+
+    /** Publishes the results checkpoint {@code id} covers. */
+    void publish(long id);
+
+    /** The job finished: the journal forgets its requests and results. */
+    void finished();
+
+    /** No owner and no restorable checkpoint needs holder {@code task} ({@link Holders}). */
+    void releaseHolder(TaskId task);
+
+    /** A point at which a crash planned for testing may strike ({@link CrashInjection}). */
+    void crashPoint();
+
+    /** Right after a commit: a crash planned for then may strike. */
+    void crashPointAfterCommit();
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final Parts parts;
   private final Checkpoints<Path, CoordinatorState> core; // null: checkpoints off
   private CheckpointStats stats = CheckpointStats.NONE;
   private long committed;
@@ -45,14 +114,29 @@ final class JobCheckpoints {
   private boolean stopping; // a stop's checkpoint committed: the job ends once its savepoint is
   private boolean stopWritten; // a stop's savepoint was written
 
-  JobCheckpoints(JobCore job, long nowMillis) {
-    this.job = job;
-    JobSetup.Checkpointing c = job.setup.checkpointing();
+  JobCheckpoints(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
+    this.parts = parts;
+    JobSetup.Checkpointing c = setup.checkpointing();
     this.core =
         c == null
             ? null
             : new Checkpoints<>(
-                new Checkpoints.Settings(c.interval().toMillis(), c.retained()), nowMillis);
+                new Checkpoints.Settings(c.interval().toMillis(), c.retained()), out.now());
+  }
+
+  private boolean running() {
+    return parts.status() == JobStatus.RUNNING;
   }
 
   /** Whether the job takes checkpoints. */
@@ -65,10 +149,10 @@ final class JobCheckpoints {
     if (core == null) {
       return;
     }
-    Duration tick = job.setup.checkpointing().interval().dividedBy(5);
+    Duration tick = setup.checkpointing().interval().dividedBy(5);
     tick = tick.compareTo(Duration.ofMillis(10)) < 0 ? Duration.ofMillis(10) : tick;
     tick = tick.compareTo(Duration.ofSeconds(1)) > 0 ? Duration.ofSeconds(1) : tick;
-    job.emit(
+    out.emit(
         new JobEffect.StartTimer(
             JobCore.CHECKPOINT_TIMER, JobInput.CheckpointTick.INSTANCE, tick, true));
   }
@@ -104,19 +188,19 @@ final class JobCheckpoints {
 
   /** Whether a checkpoint should be triggered now: due, or asked for and none in progress. */
   boolean wanted() {
-    return core.due(job.now()) || (!asked.isEmpty() && !core.inProgress());
+    return core.due(out.now()) || (!asked.isEmpty() && !core.inProgress());
   }
 
   void onTake(JobInput.TakeCheckpoint m) {
     if (core == null) {
-      job.reply(
+      out.reply(
           m.replyTo(),
           new JobReply.CheckpointOutcome(
               -1, "checkpoints are off (koala.checkpoint.interval = off)"));
-    } else if (job.lifecycle.status().isTerminal()) {
-      job.reply(
+    } else if (parts.status().isTerminal()) {
+      out.reply(
           m.replyTo(),
-          new JobReply.CheckpointOutcome(-1, "job " + job.jobId + " is " + job.lifecycle.status()));
+          new JobReply.CheckpointOutcome(-1, "job " + out.jobId() + " is " + parts.status()));
     } else {
       ask(m.replyTo());
     }
@@ -131,23 +215,23 @@ final class JobCheckpoints {
     if (core == null) {
       refused =
           "job "
-              + job.jobId
+              + out.jobId()
               + ": a savepoint needs checkpoint storage, which is set up only with checkpoints on:"
               + " koala.checkpoint.interval is off";
-    } else if (job.lifecycle.status().isTerminal()) {
-      refused = "job " + job.jobId + " is " + job.lifecycle.status();
-    } else if (job.turns.finishing()) {
+    } else if (parts.status().isTerminal()) {
+      refused = "job " + out.jobId() + " is " + parts.status();
+    } else if (parts.finishing()) {
       refused =
           "job "
-              + job.jobId
+              + out.jobId()
               + " is finishing (source task "
-              + job.turns.firstEnded()
+              + parts.firstEnded()
               + " has read all its input): it takes no more checkpoints, and no savepoint";
     } else if (stopping) {
-      refused = "job " + job.jobId + " is stopping with a savepoint";
+      refused = "job " + out.jobId() + " is stopping with a savepoint";
     }
     if (refused != null) {
-      job.reply(m.replyTo(), new JobReply.SavepointOutcome(m.directory(), -1, 0, refused));
+      out.reply(m.replyTo(), new JobReply.SavepointOutcome(m.directory(), -1, 0, refused));
     } else {
       ask(new SavepointWaiter(m.directory(), m.stop(), m.replyTo()));
     }
@@ -173,78 +257,72 @@ final class JobCheckpoints {
   void maybeCheckpoint() {
     if (core == null
         || stopping
-        || !job.lifecycle.running()
-        || job.recovery.recovering()
-        || job.epochs.running()
-        || job.roster.allFinished()
+        || !running()
+        || attempts.recovering()
+        || parts.epochRunning()
+        || roster.allFinished()
         || core.inProgress()) {
       return;
     }
-    if (job.turns.finishing() ? !retiredSinkOutputUnpublished() : !wanted()) {
+    if (parts.finishing() ? !retiredSinkOutputUnpublished() : !wanted()) {
       return;
     }
     List<TaskId> sources = new ArrayList<>();
     List<TaskId> liveTasks = new ArrayList<>();
     List<TaskId> holders = new ArrayList<>();
-    for (TaskId t : job.roster.ids()) {
-      if (job.roster.isReleased(t)) {
+    for (TaskId t : roster.ids()) {
+      if (roster.isReleased(t)) {
         continue;
       }
-      if (job.live.retired().contains(t) || job.roster.hasFinished(t)) {
+      if (state.deployment().retired().contains(t) || roster.hasFinished(t)) {
         holders.add(t); // no barrier reaches it: asked directly, or left out if not needed
       } else {
         liveTasks.add(t);
-        if (job.plan.vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE) {
+        if (setup.plan().vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE) {
           sources.add(t);
         }
       }
     }
-    CoordinatorState state =
-        new CoordinatorState(
-            job.live.copy(),
-            job.retirement.copy(),
-            job.requests.takenCount(),
-            job.epochs.reportCount());
+    CoordinatorState kept = state.checkpoint(parts.takenRequests(), parts.reports());
     boolean stop = false;
     for (ReplyTo<JobReply.CheckpointOutcome> r : asked) {
       stop |= r instanceof SavepointWaiter w && w.stop();
     }
     List<Checkpoints.Effect> effects =
-        core.trigger(job.now(), state, sources, liveTasks, holders, stop);
+        core.trigger(out.now(), kept, sources, liveTasks, holders, stop);
     long id = core.pendingId();
-    job.requests.checkpointTriggered(id);
+    parts.triggered(id);
     if (!asked.isEmpty()) {
       waiters.computeIfAbsent(id, k -> new ArrayList<>()).addAll(asked);
       asked.clear();
     }
-    job.log()
+    out.log()
         .debug(
             "job {}: checkpoint {} triggered ({} sources, {} tasks, {} holders)",
-            job.jobId,
+            out.jobId(),
             id,
             sources.size(),
             liveTasks.size(),
             holders.size());
     carryOut(effects);
-    job.maybeCrash();
+    parts.crashPoint();
   }
 
   void onSnapshotTaken(JobInput.SnapshotTaken m) {
-    if (core == null || !job.lifecycle.running() || job.recovery.recovering()) {
+    if (core == null || !running() || attempts.recovering()) {
       return;
     }
     Path file = Path.of(m.file());
     if (core.pendingId() != m.checkpointId()) {
-      job.emit(new JobEffect.DeleteSnapshot(file)); // of an abandoned checkpoint
+      out.emit(new JobEffect.DeleteSnapshot(file)); // of an abandoned checkpoint
       return;
     }
     if (core.cutsAtSnapshot(m.task(), m.checkpointId())) {
-      job.results.cut(
-          m.task(), m.checkpointId()); // a finished task reports once its results are in
+      parts.cut(m.task(), m.checkpointId()); // a finished task reports once its results are in
     }
     snapshotBytes.merge(m.checkpointId(), m.bytes(), Long::sum);
     carryOut(core.snapshotTaken(m.task(), m.checkpointId(), file));
-    job.maybeCrash();
+    parts.crashPoint();
   }
 
   /** {@code task}'s barrier of checkpoint {@code id} reached the client. */
@@ -265,7 +343,7 @@ final class JobCheckpoints {
    * the output its sink keeps until a checkpoint publishes it.
    */
   void holderUnreferenced(TaskId task) {
-    boolean uncut = job.results.uncut(task) || keepsSinkOutput(task);
+    boolean uncut = parts.uncut(task) || keepsSinkOutput(task);
     carryOut(core.holderUnreferenced(task, uncut));
   }
 
@@ -278,10 +356,10 @@ final class JobCheckpoints {
   private boolean keepsSinkOutput(TaskId task) {
     // a holder the roster no longer has was stopped (its output committed) before the checkpoint
     // the job was restored from
-    return job.live.retired().contains(task)
-        && job.roster.ids().contains(task)
-        && !job.roster.isReleased(task)
-        && job.plan.vertex(task.operator()).tail().kind() == OperatorNode.Kind.SINK
+    return state.deployment().retired().contains(task)
+        && roster.ids().contains(task)
+        && !roster.isReleased(task)
+        && setup.plan().vertex(task.operator()).tail().kind() == OperatorNode.Kind.SINK
         && !core.retainedAsHolder(task);
   }
 
@@ -293,7 +371,7 @@ final class JobCheckpoints {
     if (core == null) {
       return false;
     }
-    for (TaskId t : job.live.retired()) {
+    for (TaskId t : state.deployment().retired()) {
       if (keepsSinkOutput(t)) {
         return true;
       }
@@ -305,13 +383,13 @@ final class JobCheckpoints {
   private void carryOut(List<Checkpoints.Effect> effects) {
     for (Checkpoints.Effect e : effects) {
       if (e instanceof Checkpoints.Send send) {
-        job.tell(send.task(), send.command());
+        out.tell(send.task(), send.command());
       } else if (e instanceof Checkpoints.Persist<?, ?> persist) {
         @SuppressWarnings("unchecked")
         Checkpoints.Completed<Path, CoordinatorState> c =
             (Checkpoints.Completed<Path, CoordinatorState>) persist.checkpoint();
-        job.emit(
-            new JobEffect.JournalCheckpoint(job.recovery.attempt(), c, core.settings().retained()));
+        out.emit(
+            new JobEffect.JournalCheckpoint(attempts.current(), c, core.settings().retained()));
       } else if (e instanceof Checkpoints.Discard<?> discard) {
         List<Path> files = new ArrayList<>();
         for (Object h : discard.snapshots()) {
@@ -319,7 +397,7 @@ final class JobCheckpoints {
         }
         deleteFiles(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
       } else if (e instanceof Checkpoints.StopHolder stop) {
-        job.holders.release(stop.task());
+        parts.releaseHolder(stop.task());
       } else {
         throw new IllegalStateException("unhandled " + e);
       }
@@ -327,18 +405,18 @@ final class JobCheckpoints {
   }
 
   void onJournaled(JobInput.Journaled m) {
-    if (job.lifecycle.status().isTerminal()) {
+    if (parts.status().isTerminal()) {
       return;
     }
     boolean current =
-        m.attempt() == job.recovery.attempt()
-            && !job.recovery.recovering()
+        m.attempt() == attempts.current()
+            && !attempts.recovering()
             && core.pendingId() == m.checkpointId();
     if (m.error() != null) {
       if (!current) {
         return;
       }
-      job.lifecycle.fail(
+      parts.fail(
           JobCore.coordinatorError(
               "journal",
               "the journal cannot record checkpoint " + m.checkpointId() + ": " + m.error()));
@@ -346,7 +424,7 @@ final class JobCheckpoints {
     }
     if (!current) {
       // recorded after a rollback abandoned it (its files are gone): the journal forgets it too
-      job.emit(new JobEffect.JournalDiscard(m.checkpointId()));
+      out.emit(new JobEffect.JournalDiscard(m.checkpointId()));
       return;
     }
     committed(m.checkpointId());
@@ -354,24 +432,23 @@ final class JobCheckpoints {
 
   /** Checkpoint {@code id} is durably recorded: publish its results, then tell the tasks (C4). */
   private void committed(long id) {
-    job.results.committed(id);
-    job.log().debug("job {}: checkpoint {} committed", job.jobId, id);
+    parts.publish(id);
+    out.log().debug("job {}: checkpoint {} committed", out.jobId(), id);
     carryOut(core.persisted(id));
     committed++;
     long triggered = core.latest().map(c -> c.triggeredMillis()).orElse(0L);
     stats =
         stats.committed(
-            id, triggered == 0 ? 0 : job.now() - triggered, snapshotBytes.getOrDefault(id, 0L));
+            id, triggered == 0 ? 0 : out.now() - triggered, snapshotBytes.getOrDefault(id, 0L));
     snapshotBytes.keySet().removeIf(k -> k <= id);
-    job.requests.checkpointCommitted(id);
+    parts.committed(id);
     core.latest()
         .filter(c -> c.id() == id)
-        .ifPresent(c -> job.emit(new JobEffect.WriteMetadata(c)));
+        .ifPresent(c -> out.emit(new JobEffect.WriteMetadata(c)));
     answer(waiters.remove(id), new JobReply.CheckpointOutcome(id, null));
-    job.turns.checkpointCommitted();
-    job.epochs.startNext(); // epochs and input ends held for the checkpoint may go on
+    parts.checkpointDone(); // epochs and input ends held for the checkpoint may go on
     maybeCheckpoint(); // one asked for since this one was triggered
-    job.maybeCrashAfterCommit();
+    parts.crashPointAfterCommit();
   }
 
   /** The journal's checkpoints at start-up ({@code lastId}: the highest id ever recorded). */
@@ -382,7 +459,7 @@ final class JobCheckpoints {
   /** Checkpoint {@code id} cannot be restored: it is dropped, here and in the journal. */
   void unusable(long id) {
     carryOut(core.unusable(id));
-    job.emit(new JobEffect.JournalDiscard(id));
+    out.emit(new JobEffect.JournalDiscard(id));
   }
 
   /**
@@ -393,14 +470,14 @@ final class JobCheckpoints {
     for (var e : waiters.entrySet()) {
       for (ReplyTo<JobReply.CheckpointOutcome> r : e.getValue()) {
         if (r instanceof SavepointWaiter w) {
-          job.reply(
+          out.reply(
               w.replyTo(),
               new JobReply.SavepointOutcome(
                   w.directory(),
                   -1,
                   0,
                   "job "
-                      + job.jobId
+                      + out.jobId()
                       + " rolled back after a failure before checkpoint "
                       + e.getKey()
                       + " of the savepoint committed; the job goes on"));
@@ -411,7 +488,7 @@ final class JobCheckpoints {
     }
     waiters.clear();
     if (core != null) {
-      carryOut(core.rolledBack(job.now()));
+      carryOut(core.rolledBack(out.now()));
     }
   }
 
@@ -422,14 +499,13 @@ final class JobCheckpoints {
   void jobEnded(JobStatus terminal) {
     if (core != null && terminal == JobStatus.FINISHED) {
       for (var c : core.retained()) {
-        job.emit(new JobEffect.JournalDiscard(c.id()));
+        out.emit(new JobEffect.JournalDiscard(c.id()));
       }
       deleteFiles(new JobEffect.DeleteCheckpoints());
-      job.requests.jobFinished();
-      job.results.ended();
+      parts.finished();
     }
     JobReply.CheckpointOutcome none =
-        new JobReply.CheckpointOutcome(-1, "job " + job.jobId + " is " + terminal);
+        new JobReply.CheckpointOutcome(-1, "job " + out.jobId() + " is " + terminal);
     answer(asked, none);
     asked.clear();
     waiters.values().forEach(l -> answer(l, none));
@@ -443,13 +519,13 @@ final class JobCheckpoints {
     }
     for (ReplyTo<JobReply.CheckpointOutcome> r : waiting) {
       if (r == RELOCATION) {
-        job.emit(
+        out.emit(
             new JobEffect.ToSelf(
                 new JobInput.RelocationCheckpointed(outcome.checkpointId(), outcome.error())));
       } else if (r instanceof SavepointWaiter w) {
         writeSavepoint(w, outcome);
       } else {
-        job.reply(r, outcome);
+        out.reply(r, outcome);
       }
     }
   }
@@ -459,12 +535,12 @@ final class JobCheckpoints {
     var committed = core.latest().filter(c -> c.id() == outcome.checkpointId());
     if (outcome.error() != null || committed.isEmpty()) {
       String why = outcome.error() != null ? outcome.error() : "its checkpoint is not retained";
-      job.reply(w.replyTo(), new JobReply.SavepointOutcome(w.directory(), -1, 0, why));
+      out.reply(w.replyTo(), new JobReply.SavepointOutcome(w.directory(), -1, 0, why));
       return;
     }
     savepointsWriting++;
     stopping |= w.stop();
-    job.emit(new JobEffect.WriteSavepoint(committed.get(), w.directory(), w.stop(), w.replyTo()));
+    out.emit(new JobEffect.WriteSavepoint(committed.get(), w.directory(), w.stop(), w.replyTo()));
   }
 
   /** A file deletion: now, or once no savepoint is being written (it may link those files). */
@@ -472,7 +548,7 @@ final class JobCheckpoints {
     if (savepointsWriting > 0) {
       deferred.add(deletion);
     } else {
-      job.emit(deletion);
+      out.emit(deletion);
     }
   }
 
@@ -496,31 +572,31 @@ final class JobCheckpoints {
               + error
               + (m.stop() && !stopWritten ? "; the job goes on" : "");
     }
-    job.reply(
+    out.reply(
         m.replyTo(),
         new JobReply.SavepointOutcome(
             m.directory(), error == null ? m.checkpointId() : -1, m.triggeredMillis(), error));
     if (savepointsWriting > 0) {
       return;
     }
-    deferred.forEach(job::emit);
+    deferred.forEach(out::emit);
     deferred.clear();
-    if (!stopping || job.lifecycle.status().isTerminal()) {
+    if (!stopping || parts.status().isTerminal()) {
       return;
     }
     if (stopWritten) {
-      job.lifecycle.stopped(); // stopping stays: nothing starts before the job has ended
+      parts.stopped(); // stopping stays: nothing starts before the job has ended
       return;
     }
     stopping = false;
-    for (TaskId t : job.roster.ids()) { // the stop failed: the sources read again
-      if (job.plan.vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE
-          && !job.roster.isReleased(t)
-          && !job.roster.hasFinished(t)) {
-        job.tell(t, new EpochMessage.ResumeInput(job.epochs.lastEpoch()));
+    for (TaskId t : roster.ids()) { // the stop failed: the sources read again
+      if (setup.plan().vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE
+          && !roster.isReleased(t)
+          && !roster.hasFinished(t)) {
+        out.tell(t, new EpochMessage.ResumeInput(parts.lastEpoch()));
       }
     }
-    job.epochs.startNext();
+    parts.inputsResumed();
     maybeCheckpoint();
   }
 }

@@ -9,9 +9,13 @@ import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.TaskMessage;
+import io.koala.protocol.TaskSetup;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
+import java.util.Set;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,18 +68,15 @@ public final class JobCore {
   static final Object CRASH_TIMER = "planned-crash";
 
   final JobSetup setup;
-  private final Logger log;
   final String jobId;
   final ExecutionPlan plan;
-  private final List<JobEffect> effects = new ArrayList<>();
-  private long now;
   private long startMillis; // the origin of source rates, once per job
-  LiveDeployment live;
-  Retirement retirement;
-  final LiveDeployment initialDeployment;
   private final CrashInjection crashes = new CrashInjection();
 
   final TaskRoster roster = new TaskRoster();
+  final Outbox out;
+  final JobState state;
+  final Attempts attempts = new Attempts();
   final JobLifecycle lifecycle;
   final RequestQueue requests;
   final Turns turns;
@@ -97,25 +98,24 @@ public final class JobCore {
   /** A job core that logs its decisions to {@code log} (its host's). */
   public JobCore(JobSetup setup, long nowMillis, Logger log) {
     this.setup = setup;
-    this.log = log;
     this.jobId = setup.jobId();
     this.plan = setup.plan();
-    this.now = nowMillis;
-    this.live = initialDeployment(setup);
-    this.retirement = new Retirement(setup.drain());
-    this.initialDeployment = live.copy();
+    this.out = new Outbox(jobId, log, roster, nowMillis);
+    this.state = new JobState(initialDeployment(setup), setup.drain());
     this.lifecycle = new JobLifecycle(this);
     this.requests = new RequestQueue(this);
     this.turns = new Turns(this);
     this.epochs = new EpochRunner(this);
-    this.checkpoints = new JobCheckpoints(this, nowMillis);
+    this.checkpoints =
+        new JobCheckpoints(setup, out, state, attempts, roster, new CheckpointParts());
     this.holders = new Holders(this);
-    this.recovery = new Recovery(this);
+    this.recovery = new Recovery(setup, out, state, attempts, roster, new RecoveryParts());
     this.departures = new Departures(this, setup.pool());
     this.results = new ClientResults(this);
     this.ingest = new IngestAttachments(this);
     this.metrics = new MetricsBook(this, nowMillis);
     this.autoscaling = new Autoscaling(this);
+    out.autoscalerOutcomes(autoscaling::onOutcome); // the autoscaler is not a host's client
   }
 
   /** The deployment job {@code setup} starts with when it starts afresh. */
@@ -137,19 +137,19 @@ public final class JobCore {
             setup.deployTimeout(),
             false));
     recovery.start();
-    return drainEffects();
+    return out.drain();
   }
 
   /** Takes {@code input} at {@code nowMillis}; returns what to do, in order. */
   public List<JobEffect> on(JobInput input, long nowMillis) {
-    now = nowMillis;
+    out.at(nowMillis);
     dispatch(input);
-    return drainEffects();
+    return out.drain();
   }
 
   private void dispatch(JobInput input) {
     if (input instanceof JobInput.FromAttempt f) {
-      recovery.onFromAttempt(f);
+      onFromAttempt(f);
     } else if (input == JobInput.DeployTimeout.INSTANCE) {
       recovery.onDeployTimeout();
     } else if (input instanceof JobInput.GetMetrics m) {
@@ -215,10 +215,42 @@ public final class JobCore {
     }
   }
 
-  private List<JobEffect> drainEffects() {
-    List<JobEffect> out = List.copyOf(effects);
-    effects.clear();
-    return out;
+  /** What a task or worker said: handled if it belongs to the current attempt, else dropped. */
+  private void onFromAttempt(JobInput.FromAttempt f) {
+    JobInput.OfAttempt m = f.input();
+    if (!attempts.isCurrent(f.attempt())) {
+      out.log()
+          .debug(
+              "job {}: dropped from attempt {} (now {}): {}",
+              jobId,
+              f.attempt(),
+              attempts.current(),
+              m);
+      return;
+    }
+    if (m instanceof JobInput.TasksDeployed d) {
+      recovery.onTasksDeployed(d);
+    } else if (m instanceof JobInput.DeployFailed d) {
+      recovery.failed(d.error());
+    } else if (m instanceof JobInput.SnapshotUnusable u) {
+      recovery.onSnapshotUnusable(u);
+    } else if (m instanceof JobInput.TaskFinished t) {
+      holders.onTaskFinished(t);
+    } else if (m instanceof JobInput.TaskFailed t) {
+      recovery.failed(t.error());
+    } else if (m instanceof JobInput.ResultsDelivered r) {
+      results.onResults(r);
+    } else if (m instanceof JobInput.EpochReported e) {
+      epochs.onReported(e);
+    } else if (m instanceof JobInput.SnapshotTaken t) {
+      checkpoints.onSnapshotTaken(t);
+    } else if (m instanceof JobInput.HolderReleased h) {
+      holders.onReleased(h);
+    } else if (m instanceof JobInput.TaskTerminated t) {
+      recovery.onTaskTerminated(t);
+    } else {
+      throw new IllegalStateException("unhandled " + m);
+    }
   }
 
   // ------------------------------------------------------------ what hosts and tests may read
@@ -243,12 +275,12 @@ public final class JobCore {
 
   /** The current deployment attempt. */
   public int attempt() {
-    return recovery.attempt();
+    return attempts.current();
   }
 
   /** The deployment as it is now (live tasks and routing of every operator). */
   public LiveDeployment deployment() {
-    return live;
+    return state.deployment();
   }
 
   /** The reconfigurations completed (and not undone by a rollback), in order. */
@@ -273,7 +305,7 @@ public final class JobCore {
 
   /** Rollbacks since this coordinator started. */
   public int rollbacks() {
-    return recovery.rollbacks();
+    return attempts.rollbacks();
   }
 
   /** The crashes planned for testing that were injected so far, in order. */
@@ -303,7 +335,7 @@ public final class JobCore {
   // ------------------------------------------------------------ for the parts
 
   long now() {
-    return now;
+    return out.now();
   }
 
   /** Answers where keyed operator {@code m.operator()}'s state is queried. */
@@ -340,50 +372,43 @@ public final class JobCore {
         ids.add(t);
       }
     }
-    int[] owners = live.routing(vertex.id()).toArray();
+    int[] owners = deployment().routing(vertex.id()).toArray();
     reply(
         m.replyTo(),
         new JobReply.StateRoutes(m.operator(), owners.length, owners, roster.addresses(ids), null));
   }
 
   void emit(JobEffect effect) {
-    effects.add(effect);
+    out.emit(effect);
   }
 
   <T> void reply(ReplyTo<T> to, T message) {
-    if (to instanceof Autoscaling.Pending p) {
-      autoscaling.onOutcome(p, (JobReply.Outcome) message); // the autoscaler is not a host's client
-      return;
-    }
-    emit(new JobEffect.Reply<>(to, message));
+    out.reply(to, message);
   }
 
   /** Sends {@code message} to {@code task} if it is deployed. */
   void tell(TaskId task, TaskMessage message) {
-    TaskAddress a = roster.address(task);
-    if (a != null) {
-      emit(new JobEffect.ToTask(a, message));
-    }
+    out.tell(task, message);
   }
 
   void startTimer(Object key, JobInput input, Duration delay) {
-    emit(new JobEffect.StartTimer(key, input, delay, false));
+    out.startTimer(key, input, delay);
   }
 
   void cancelTimer(Object key) {
-    emit(new JobEffect.CancelTimer(key));
+    out.cancelTimer(key);
   }
 
   /** The job's start (source rates count from it), set once when its tasks first start. */
   long startMillis() {
     if (startMillis == 0) {
-      startMillis = now;
+      startMillis = out.now();
     }
     return startMillis;
   }
 
   Logger log() {
-    return log;
+    return out.log();
   }
 
   /** An error of the job as a whole, not of a task. */
@@ -415,11 +440,6 @@ public final class JobCore {
     }
   }
 
-  /** The job rolled back: the next planned crash may strike once it runs again. */
-  void crashesRolledBack() {
-    crashes.rolledBack();
-  }
-
   /**
    * Injects the planned crash due now, if any ({@link PlannedCrash}): only while the job runs, is
    * not recovering, and no source has read all its input. The victim — a task still running or a
@@ -432,7 +452,7 @@ public final class JobCore {
     EpochDriver.Phase phase = epochs.phase();
     boolean checkpointing = checkpoints.inProgress();
     int snapshots = checkpointing ? checkpoints.snapshotsTaken() : -1;
-    strike(crashes.due(now - startMillis, phase, snapshots));
+    strike(crashes.due(out.now() - startMillis, phase, snapshots));
   }
 
   /** Injects a crash planned to strike right after a commit, if any. */
@@ -443,7 +463,7 @@ public final class JobCore {
   }
 
   private boolean crashesMayStrike() {
-    return lifecycle.status() == JobStatus.RUNNING && !recovery.recovering() && !turns.finishing();
+    return lifecycle.status() == JobStatus.RUNNING && !attempts.recovering() && !turns.finishing();
   }
 
   private void strike(PlannedCrash due) {
@@ -452,7 +472,7 @@ public final class JobCore {
     }
     List<TaskId> candidates = new ArrayList<>();
     for (TaskId t : roster.ids()) {
-      if (!roster.isReleased(t) && (!roster.hasFinished(t) || live.retired().contains(t))) {
+      if (!roster.isReleased(t) && (!roster.hasFinished(t) || deployment().retired().contains(t))) {
         candidates.add(t);
       }
     }
@@ -471,9 +491,229 @@ public final class JobCore {
                     + checkpoints.snapshotsTaken()
                     + " snapshots)"
                 : "processing";
-    TaskId victim = crashes.strike(due, candidates, now - startMillis, during);
-    log.warn(
-        "job {}: crashing task {} during {} (planned for testing: {})", jobId, victim, during, due);
+    TaskId victim = crashes.strike(due, candidates, out.now() - startMillis, during);
+    out.log()
+        .warn(
+            "job {}: crashing task {} during {} (planned for testing: {})",
+            jobId,
+            victim,
+            during,
+            due);
     emit(new JobEffect.CrashTask(roster.address(victim)));
+  }
+
+  // ------------------------------------------------------------ the parts' links to each other
+
+  /** What recovery asks of and tells the other parts. */
+  private final class RecoveryParts implements Recovery.Parts {
+    @Override
+    public JobStatus status() {
+      return lifecycle.status();
+    }
+
+    @Override
+    public void fail(ErrorInfo error) {
+      lifecycle.fail(error);
+    }
+
+    @Override
+    public void started() {
+      lifecycle.started();
+    }
+
+    @Override
+    public void endedBefore(JobStatus ended, String error) {
+      lifecycle.endedBefore(ended, error);
+    }
+
+    @Override
+    public boolean checkpointsOn() {
+      return checkpoints.on();
+    }
+
+    @Override
+    public Optional<Checkpoints.Completed<Path, CoordinatorState>> latestCheckpoint() {
+      return checkpoints.latest();
+    }
+
+    @Override
+    public void checkpointsRecovered(
+        List<Checkpoints.Completed<Path, CoordinatorState>> completed, long lastId) {
+      checkpoints.recovered(completed, lastId);
+    }
+
+    @Override
+    public void checkpointUnusable(long id) {
+      checkpoints.unusable(id);
+    }
+
+    @Override
+    public void requestsRecovered(JobInput.RecoveredJournal journal) {
+      requests.recovered(journal);
+    }
+
+    @Override
+    public WorkerPool pool() {
+      return departures.pool();
+    }
+
+    @Override
+    public void workerLost(int worker) {
+      departures.onWorkerLost(new JobInput.WorkerLost(worker));
+    }
+
+    @Override
+    public void deploying(TaskSetup setup) {
+      results.addClientChannel(setup);
+    }
+
+    @Override
+    public void epochTasksDeployed(JobInput.TasksDeployed m) {
+      epochs.onTasksDeployed(m);
+    }
+
+    @Override
+    public void tasksStarted(List<TaskAddress> book) {
+      emit(new JobEffect.StartTasks(book, book, startMillis()));
+      ingest.onStarted(book);
+    }
+
+    @Override
+    public void resumedWith(Set<TaskId> holderTasks) {
+      holders.resumedWith(holderTasks);
+    }
+
+    @Override
+    public long lastEpoch() {
+      return epochs.lastEpoch();
+    }
+
+    @Override
+    public void running() {
+      epochs.startNext();
+      departures.advance();
+    }
+
+    @Override
+    public void rolledBack() {
+      crashes.rolledBack(); // the next planned crash may strike once the job runs again
+      epochs.rolledBack();
+      checkpoints.rolledBack(); // checkpoints asked for and not committed are asked for again
+      requests.rolledBack();
+      results.rolledBack();
+      metrics.rolledBack();
+      turns.rolledBack();
+    }
+
+    @Override
+    public void redeploying(Optional<Checkpoints.Completed<Path, CoordinatorState>> from) {
+      requests.requeueTakenAfter(from.map(c -> c.state().taken()).orElse(0));
+      epochs.truncateReports(from.map(c -> c.state().reports()).orElse(0));
+    }
+  }
+
+  /** What the checkpoints ask of and tell the other parts. */
+  private final class CheckpointParts implements JobCheckpoints.Parts {
+    @Override
+    public JobStatus status() {
+      return lifecycle.status();
+    }
+
+    @Override
+    public void fail(ErrorInfo error) {
+      lifecycle.fail(error);
+    }
+
+    @Override
+    public void stopped() {
+      lifecycle.stopped();
+    }
+
+    @Override
+    public boolean epochRunning() {
+      return epochs.running();
+    }
+
+    @Override
+    public long lastEpoch() {
+      return epochs.lastEpoch();
+    }
+
+    @Override
+    public int reports() {
+      return epochs.reportCount();
+    }
+
+    @Override
+    public int takenRequests() {
+      return requests.takenCount();
+    }
+
+    @Override
+    public void triggered(long id) {
+      requests.checkpointTriggered(id);
+    }
+
+    @Override
+    public void committed(long id) {
+      requests.checkpointCommitted(id);
+    }
+
+    @Override
+    public boolean finishing() {
+      return turns.finishing();
+    }
+
+    @Override
+    public TaskId firstEnded() {
+      return turns.firstEnded();
+    }
+
+    @Override
+    public void checkpointDone() {
+      turns.checkpointCommitted();
+      epochs.startNext();
+    }
+
+    @Override
+    public void inputsResumed() {
+      epochs.startNext();
+    }
+
+    @Override
+    public void cut(TaskId task, long id) {
+      results.cut(task, id);
+    }
+
+    @Override
+    public boolean uncut(TaskId task) {
+      return results.uncut(task);
+    }
+
+    @Override
+    public void publish(long id) {
+      results.committed(id);
+    }
+
+    @Override
+    public void finished() {
+      requests.jobFinished();
+      results.ended();
+    }
+
+    @Override
+    public void releaseHolder(TaskId task) {
+      holders.release(task);
+    }
+
+    @Override
+    public void crashPoint() {
+      maybeCrash();
+    }
+
+    @Override
+    public void crashPointAfterCommit() {
+      maybeCrashAfterCommit();
+    }
   }
 }

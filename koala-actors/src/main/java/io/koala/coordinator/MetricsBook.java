@@ -115,7 +115,8 @@ final class MetricsBook {
     List<TaskMetricsSnapshot> marked = new ArrayList<>(tasks.size());
     for (TaskMetricsSnapshot t : tasks) {
       boolean retired =
-          t.current() && !job.live.liveTaskIds(t.task().operator()).contains(t.task());
+          t.current()
+              && !job.state.deployment().liveTaskIds(t.task().operator()).contains(t.task());
       marked.add(retired ? t.retired() : t);
     }
     return new JobMetrics(
@@ -125,7 +126,7 @@ final class MetricsBook {
         marked,
         job.epochs.reports(),
         placement(),
-        job.recovery.rollbacks(),
+        job.attempts.rollbacks(),
         job.checkpoints.stats(),
         status.isTerminal() ? null : job.epochs.progress(tasks),
         job.autoscaling.status());
@@ -135,7 +136,7 @@ final class MetricsBook {
   private Map<TaskId, Integer> placement() {
     Map<TaskId, Integer> out = new LinkedHashMap<>();
     for (TaskId t : job.roster.ids()) {
-      out.put(t, job.live.placement(t));
+      out.put(t, job.state.deployment().placement(t));
     }
     return out;
   }
@@ -181,7 +182,7 @@ final class MetricsBook {
               last.tasks(),
               job.epochs.reports(),
               last.placement(),
-              job.recovery.rollbacks(),
+              job.attempts.rollbacks(),
               job.checkpoints.stats(),
               null,
               job.autoscaling.status());

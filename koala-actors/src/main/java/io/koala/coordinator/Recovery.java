@@ -1,6 +1,7 @@
 package io.koala.coordinator;
 
 import io.koala.checkpoint.CheckpointException;
+import io.koala.deploy.LiveDeployment;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
@@ -13,6 +14,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * The job's deployment attempts (DESIGN §8, C4, C8): the first deployment, from the journal's
@@ -24,33 +26,98 @@ import java.util.Optional;
  * long fails its attempt.
  */
 final class Recovery {
-  private final JobCore job;
-  private int attempt;
-  private int restarts;
-  private int rollbacks; // since this coordinator started (its takeover counts as one)
-  private boolean recovering; // from a failure until the new attempt's tasks are started
+  /** What recovery asks of the job's other parts, and tells them. */
+  interface Parts {
+    /** The job's status ({@link JobLifecycle}). */
+    JobStatus status();
+
+    /** The job fails with {@code error}. */
+    void fail(ErrorInfo error);
+
+    /** The tasks of the first attempt all started: the job runs. */
+    void started();
+
+    /** The job ended under an earlier coordinator (sharded): only its end is left to tell. */
+    void endedBefore(JobStatus ended, String error);
+
+    /** Whether the job takes checkpoints ({@link JobCheckpoints}). */
+    boolean checkpointsOn();
+
+    /** The newest completed checkpoint, if any. */
+    Optional<Checkpoints.Completed<Path, CoordinatorState>> latestCheckpoint();
+
+    /** The journal's checkpoints at start-up ({@code lastId}: the highest id ever recorded). */
+    void checkpointsRecovered(
+        List<Checkpoints.Completed<Path, CoordinatorState>> completed, long lastId);
+
+    /** Checkpoint {@code id} cannot be restored: it is dropped. */
+    void checkpointUnusable(long id);
+
+    /** The job's requests the journal kept ({@link RequestQueue}). */
+    void requestsRecovered(JobInput.RecoveredJournal journal);
+
+    /** The workers: lost, leaving, placeable ({@link Departures}). */
+    WorkerPool pool();
+
+    /** A worker did not answer for a task that stopped: it is lost, with its tasks. */
+    void workerLost(int worker);
+
+    /** Task {@code setup} is deployed as part of an attempt: its results reach the client. */
+    void deploying(TaskSetup setup);
+
+    /** Tasks a running epoch asked for are deployed. */
+    void epochTasksDeployed(JobInput.TasksDeployed m);
+
+    /** The attempt's tasks, {@code book}, were told to start. */
+    void tasksStarted(List<TaskAddress> book);
+
+    /** The attempt resumed from a checkpoint in which {@code holders} were holders. */
+    void resumedWith(Set<TaskId> holders);
+
+    /** The last epoch run or begun (its publications are sent again after a rollback). */
+    long lastEpoch();
+
+    /** The attempt runs: epochs and departures waiting for it go on. */
+    void running();
+
+    /**
+     * The job rolls back: the running epoch, the checkpoint in progress, the requests taken, the
+     * unpublished results, the released holders' metrics and the input ends are abandoned, and
+     * crashes planned for testing may strike again.
+     */
+    void rolledBack();
+
+    /** The next attempt deploys from {@code from} (the start when empty): what it had redone. */
+    void redeploying(Optional<Checkpoints.Completed<Path, CoordinatorState>> from);
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final Parts parts;
   private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
 
-  Recovery(JobCore job) {
-    this.job = job;
-  }
-
-  int attempt() {
-    return attempt;
-  }
-
-  int rollbacks() {
-    return rollbacks;
-  }
-
-  boolean recovering() {
-    return recovering;
+  Recovery(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
+    this.parts = parts;
   }
 
   /** The first deployment: after reading the journal when there is one, else at once. */
   void start() {
-    if (job.checkpoints.on()) {
-      job.emit(new JobEffect.RecoverJournal(job.setup.sharded()));
+    if (parts.checkpointsOn()) {
+      out.emit(new JobEffect.RecoverJournal(setup.sharded()));
     } else {
       deploy(null);
     }
@@ -65,138 +132,145 @@ final class Recovery {
     Map<TaskId, TaskRestore> restore = new HashMap<>();
     List<TaskSetup> setups = new ArrayList<>();
     if (from == null) {
-      job.live = job.initialDeployment.copy();
-      job.retirement = new Retirement(job.setup.drain());
-      setups.addAll(job.live.setups().values());
+      state.restart();
+      setups.addAll(state.deployment().setups().values());
     } else {
-      job.live = from.state().deployment().copy();
-      job.retirement = from.state().retirement().copy();
+      state.restore(from.state());
       for (Map.Entry<TaskId, Path> e : from.snapshots().entrySet()) {
-        setups.add(job.live.setup(e.getKey()));
+        setups.add(state.deployment().setup(e.getKey()));
         restore.put(
             e.getKey(),
             new TaskRestore(
                 from.id(), e.getValue().toString(), from.holders().contains(e.getKey())));
       }
     }
+    LiveDeployment live = state.deployment();
     Map<TaskId, Integer> placed = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
-      placed.put(s.task(), job.live.placement(s.task()));
+      placed.put(s.task(), live.placement(s.task()));
     }
     // tasks leave leaving workers only for a placeable one; with none (every other worker lost or
     // leaving too, a departure that failed), they stay where they run, and only those of lost
     // workers move: to the leaving ones, which still run tasks
-    WorkerPool pool = job.departures.pool();
+    WorkerPool pool = parts.pool();
     Map<TaskId, Integer> moves =
         (pool.placeable().isEmpty() ? new WorkerPool(pool.size(), pool.lost()) : pool)
             .replacements(placed);
     if (!moves.isEmpty()) {
-      job.live.relocate(moves);
-      job.log()
+      live.relocate(moves);
+      out.log()
           .warn(
               "job {}: tasks of lost workers {} and leaving workers {} placed on {}",
-              job.jobId,
+              out.jobId(),
               pool.lost(),
               pool.leaving(),
               moves);
     }
     Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
-      job.results.addClientChannel(s);
-      byWorker.computeIfAbsent(job.live.placement(s.task()), k -> new ArrayList<>()).add(s);
+      parts.deploying(s);
+      byWorker.computeIfAbsent(live.placement(s.task()), k -> new ArrayList<>()).add(s);
     }
+    int attempt = attempts.current();
     byWorker.forEach(
         (w, mine) -> {
-          job.roster.deploying(w, mine.stream().map(TaskSetup::task).toList());
+          roster.deploying(w, mine.stream().map(TaskSetup::task).toList());
           Map<TaskId, TaskRestore> theirs = new HashMap<>();
           for (TaskSetup s : mine) {
             if (restore.containsKey(s.task())) {
               theirs.put(s.task(), restore.get(s.task()));
             }
           }
-          job.emit(new JobEffect.Deploy(w, mine, attempt, theirs));
+          out.emit(new JobEffect.Deploy(w, mine, attempt, theirs));
         });
-    job.log()
+    out.log()
         .info(
             "job {}: attempt {}: deploying {} tasks on {} workers{}",
-            job.jobId,
+            out.jobId(),
             attempt,
             setups.size(),
             byWorker.size(),
             from == null ? "" : " from checkpoint " + from.id());
-    if (recovering) {
-      job.startTimer(
+    if (attempts.recovering()) {
+      out.startTimer(
           JobCore.REDEPLOY_TIMER,
           new JobInput.RedeployTimedOut(attempt),
-          job.setup.checkpointing().redeployTimeout());
+          setup.checkpointing().redeployTimeout());
     }
   }
 
   /** The journal answered: resume from its latest checkpoint, or start afresh. */
   void onRecovered(JobInput.Recovered m) {
-    if (job.lifecycle.status() != JobStatus.DEPLOYING) {
+    if (parts.status() != JobStatus.DEPLOYING) {
       return;
     }
-    JobInput.RecoveredJournal state = m.journal();
-    if (state == null) {
-      job.lifecycle.fail(
+    JobInput.RecoveredJournal journal = m.journal();
+    if (journal == null) {
+      parts.fail(
           JobCore.coordinatorError(
               "journal",
-              "the checkpoint journal of job " + job.jobId + " did not recover: " + m.error()));
+              "the checkpoint journal of job " + out.jobId() + " did not recover: " + m.error()));
       return;
     }
-    boolean takeover = job.setup.sharded() && state.incarnations() > 1;
+    boolean takeover = setup.sharded() && journal.incarnations() > 1;
     if (takeover) {
       // a coordinator of this job ran before, elsewhere: number attempts above any it used
-      attempt = (state.incarnations() - 1) * JobCore.ATTEMPTS_PER_INCARNATION;
-      job.emit(
+      attempts.startAt((journal.incarnations() - 1) * JobCore.ATTEMPTS_PER_INCARNATION);
+      out.emit(
           new JobEffect.OpenAttempt(
-              attempt, "coordinator " + state.incarnations() + " of the job takes over"));
-      job.log()
+              attempts.current(),
+              "coordinator " + journal.incarnations() + " of the job takes over"));
+      out.log()
           .warn(
               "job {}: coordinator {} of the job starts, as attempt {}",
-              job.jobId,
-              state.incarnations(),
-              attempt);
+              out.jobId(),
+              journal.incarnations(),
+              attempts.current());
     }
-    if (job.setup.sharded() && state.endedStatus() != null) {
+    if (setup.sharded() && journal.endedStatus() != null) {
       // the job ended under an earlier coordinator: nothing to run, only its end to tell
-      job.lifecycle.endedBefore(JobStatus.valueOf(state.endedStatus()), state.endedError());
+      parts.endedBefore(JobStatus.valueOf(journal.endedStatus()), journal.endedError());
       return;
     }
     List<Checkpoints.Completed<Path, CoordinatorState>> completed = new ArrayList<>();
-    for (JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> c : state.checkpoints()) {
+    for (JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> c :
+        journal.checkpoints()) {
       if (c.value() != null) {
         completed.add(c.value());
       } else {
-        job.log()
+        out.log()
             .warn(
                 "job {}: journaled checkpoint {} cannot be decoded: {}",
-                job.jobId,
+                out.jobId(),
                 c.id(),
                 c.error());
       }
     }
-    long lastId = state.lastCheckpointId();
-    Path restoreFrom = job.setup.restoreFrom();
+    long lastId = journal.lastCheckpointId();
+    Path restoreFrom = setup.restoreFrom();
     if (restoreFrom != null) {
-      var given = state.restoreFrom();
+      var given = journal.restoreFrom();
       if (given.value() == null) {
-        job.lifecycle.fail(
+        parts.fail(
             JobCore.coordinatorError(
                 "restore",
-                "cannot restore job " + job.jobId + " from " + restoreFrom + ": " + given.error()));
+                "cannot restore job "
+                    + out.jobId()
+                    + " from "
+                    + restoreFrom
+                    + ": "
+                    + given.error()));
         return;
       }
       completed = List.of(given.value()); // what the user asked for, not the journal's
       lastId = Math.max(lastId, given.value().id());
     }
-    job.checkpoints.recovered(completed, lastId);
+    parts.checkpointsRecovered(completed, lastId);
     if (!completed.isEmpty()) {
-      job.log()
+      out.log()
           .warn(
               "job {}: resuming from checkpoint {} ({})",
-              job.jobId,
+              out.jobId(),
               completed.get(completed.size() - 1).id(),
               restoreFrom != null ? "restored from " + restoreFrom : "the journal's latest");
     }
@@ -204,91 +278,55 @@ final class Recovery {
       // as after a failure: the previous coordinator's tasks still running on the workers stop
       // (their workers also stop them on seeing it gone), and after the backoff the latest
       // checkpoint's tasks are deployed
-      job.emit(new JobEffect.StopAttemptsBefore(job.departures.pool().survivors(), attempt));
-      recovering = true;
-      rollbacks++;
+      out.emit(new JobEffect.StopAttemptsBefore(parts.pool().survivors(), attempts.current()));
+      attempts.recoveringFromPredecessor();
       redeployAfterBackoff();
     } else {
-      deploy(job.checkpoints.latest().orElse(null));
+      deploy(parts.latestCheckpoint().orElse(null));
     }
-    job.requests.recovered(state);
+    parts.requestsRecovered(journal);
   }
 
   private void redeployAfterBackoff() {
-    JobInput.Redeploy redeploy = new JobInput.Redeploy(attempt);
-    job.startTimer(redeploy, redeploy, job.setup.checkpointing().restartBackoff());
+    JobInput.Redeploy redeploy = new JobInput.Redeploy(attempts.current());
+    out.startTimer(redeploy, redeploy, setup.checkpointing().restartBackoff());
   }
 
-  /** What a task or worker said: handled if it belongs to the current attempt, else dropped. */
-  void onFromAttempt(JobInput.FromAttempt f) {
-    JobInput.OfAttempt m = f.input();
-    if (f.attempt() != attempt) {
-      job.log()
-          .debug(
-              "job {}: dropped from attempt {} (now {}): {}", job.jobId, f.attempt(), attempt, m);
-      return;
-    }
-    if (m instanceof JobInput.TasksDeployed d) {
-      onTasksDeployed(d);
-    } else if (m instanceof JobInput.DeployFailed d) {
-      failed(d.error());
-    } else if (m instanceof JobInput.SnapshotUnusable u) {
-      onSnapshotUnusable(u);
-    } else if (m instanceof JobInput.TaskFinished t) {
-      job.holders.onTaskFinished(t);
-    } else if (m instanceof JobInput.TaskFailed t) {
-      failed(t.error());
-    } else if (m instanceof JobInput.ResultsDelivered r) {
-      job.results.onResults(r);
-    } else if (m instanceof JobInput.EpochReported e) {
-      job.epochs.onReported(e);
-    } else if (m instanceof JobInput.SnapshotTaken t) {
-      job.checkpoints.onSnapshotTaken(t);
-    } else if (m instanceof JobInput.HolderReleased h) {
-      job.holders.onReleased(h);
-    } else if (m instanceof JobInput.TaskTerminated t) {
-      onTaskTerminated(t);
-    } else {
-      throw new IllegalStateException("unhandled " + m);
-    }
-  }
-
-  private void onTasksDeployed(JobInput.TasksDeployed m) {
+  /** Workers deployed tasks of the current attempt. */
+  void onTasksDeployed(JobInput.TasksDeployed m) {
     for (TaskAddress r : m.tasks()) {
-      job.roster.deployed(r);
+      roster.deployed(r);
     }
-    job.emit(new JobEffect.WatchTasks(m.tasks()));
-    if (job.lifecycle.status().isTerminal()) {
+    out.emit(new JobEffect.WatchTasks(m.tasks()));
+    JobStatus status = parts.status();
+    if (status.isTerminal()) {
       // a late deployment of a job that already ended: stop those tasks too
-      job.emit(new JobEffect.StopJob(List.of(m.worker())));
+      out.emit(new JobEffect.StopJob(List.of(m.worker())));
       return;
     }
-    if (job.lifecycle.running() && !recovering) {
-      job.epochs.onTasksDeployed(m);
+    if (status == JobStatus.RUNNING && !attempts.recovering()) {
+      parts.epochTasksDeployed(m);
       return;
     }
-    job.roster.deployedOn(m.worker());
-    if (!job.roster.deploying()) {
-      job.cancelTimer(JobCore.REDEPLOY_TIMER);
-      List<TaskAddress> book = job.roster.addresses();
-      job.emit(new JobEffect.StartTasks(book, book, job.startMillis()));
-      job.ingest.onStarted(book);
-      boolean resuming = recovering || restoring != null;
-      job.lifecycle.started();
+    roster.deployedOn(m.worker());
+    if (!roster.deploying()) {
+      out.cancelTimer(JobCore.REDEPLOY_TIMER);
+      parts.tasksStarted(roster.addresses());
+      boolean resuming = attempts.recovering() || restoring != null;
+      parts.started();
       if (resuming) {
         resumed(); // after a rollback, or from a journaled or given checkpoint
       }
-      job.epochs.startNext();
-      job.departures.advance();
+      parts.running();
     }
   }
 
   void onDeployTimeout() {
-    if (job.lifecycle.status() == JobStatus.DEPLOYING) {
-      job.lifecycle.fail(
+    if (parts.status() == JobStatus.DEPLOYING) {
+      parts.fail(
           JobCore.coordinatorError(
               "deployment",
-              job.roster.describePending()
+              roster.describePending()
                   + " did not deploy their tasks in time"
                   + " (koala.deploy-timeout)"));
     }
@@ -299,25 +337,26 @@ final class Recovery {
    * job rolls back; else it fails.
    */
   void failed(ErrorInfo error) {
-    if (job.lifecycle.status().isTerminal()) {
+    JobStatus status = parts.status();
+    if (status.isTerminal()) {
       return;
     }
-    if (!job.checkpoints.on() || !(job.lifecycle.running() || recovering)) {
-      job.lifecycle.fail(error); // a first deployment that fails has nothing to roll back to
+    if (!parts.checkpointsOn() || !(status == JobStatus.RUNNING || attempts.recovering())) {
+      parts.fail(error); // a first deployment that fails has nothing to roll back to
       return;
     }
-    int maxRestarts = job.setup.checkpointing().maxRestarts();
-    if (restarts >= maxRestarts) {
-      job.log()
+    int maxRestarts = setup.checkpointing().maxRestarts();
+    if (attempts.restarts() >= maxRestarts) {
+      out.log()
           .error(
               "job {}: no restart left after {} (koala.checkpoint.max-restarts = {})",
-              job.jobId,
-              restarts,
+              out.jobId(),
+              attempts.restarts(),
               maxRestarts);
-      job.lifecycle.fail(error);
+      parts.fail(error);
       return;
     }
-    restarts++;
+    attempts.restart();
     rollback(error.describe());
   }
 
@@ -328,91 +367,83 @@ final class Recovery {
    * tasks are deployed from their snapshots as the next attempt.
    */
   void rollback(String cause) {
-    Optional<Checkpoints.Completed<Path, CoordinatorState>> latest = job.checkpoints.latest();
-    job.log()
+    Optional<Checkpoints.Completed<Path, CoordinatorState>> latest = parts.latestCheckpoint();
+    out.log()
         .warn(
             "job {}: rolling back to {} as attempt {} (restart {} of {}): {}",
-            job.jobId,
+            out.jobId(),
             latest.map(c -> "checkpoint " + c.id()).orElse("its start"),
-            attempt + 1,
-            restarts,
-            job.setup.checkpointing().maxRestarts(),
+            attempts.current() + 1,
+            attempts.restarts(),
+            setup.checkpointing().maxRestarts(),
             cause);
-    attempt++;
-    rollbacks++;
-    job.crashesRolledBack();
-    job.emit(new JobEffect.OpenAttempt(attempt, cause)); // the old tasks are fenced off
-    job.emit(new JobEffect.StopAttemptsBefore(job.departures.pool().survivors(), attempt));
-    job.cancelTimer(JobCore.STEP_TIMER);
-    job.cancelTimer(JobCore.REDEPLOY_TIMER);
-    job.epochs.rolledBack(); // its request is among those taken: it runs again
-    job.checkpoints.rolledBack(); // checkpoints asked for and not committed are asked for again
-    job.requests.rolledBack();
-    job.results.rolledBack();
-    recovering = true;
-    job.roster.clear();
-    job.metrics.rolledBack();
-    job.turns.rolledBack();
+    attempts.rollingBack();
+    out.emit(new JobEffect.OpenAttempt(attempts.current(), cause)); // the old tasks are fenced off
+    out.emit(new JobEffect.StopAttemptsBefore(parts.pool().survivors(), attempts.current()));
+    out.cancelTimer(JobCore.STEP_TIMER);
+    out.cancelTimer(JobCore.REDEPLOY_TIMER);
+    parts.rolledBack(); // the running epoch's request is among those taken: it runs again
+    roster.clear();
     redeployAfterBackoff();
   }
 
   void onRedeploy(JobInput.Redeploy m) {
-    if (m.attempt() != attempt || job.lifecycle.status().isTerminal() || !recovering) {
+    if (!attempts.isCurrent(m.attempt()) || parts.status().isTerminal() || !attempts.recovering()) {
       return;
     }
-    var latest = job.checkpoints.latest();
-    job.requests.requeueTakenAfter(latest.map(c -> c.state().taken()).orElse(0));
-    job.epochs.truncateReports(latest.map(c -> c.state().reports()).orElse(0));
+    var latest = parts.latestCheckpoint();
+    parts.redeploying(latest);
     deploy(latest.orElse(null));
   }
 
   /** Every task of the new attempt is started: finished tasks and holders as they were. */
   private void resumed() {
-    recovering = false;
+    attempts.resumed();
     if (restoring != null) {
-      job.holders.resumedWith(restoring.holders());
+      parts.resumedWith(restoring.holders());
     }
+    LiveDeployment live = state.deployment();
     for (Retirement.Publish p :
-        job.retirement.republish(job.epochs.lastEpoch(), job.live::liveTaskIds)) {
-      job.tell(p.task(), p.command());
+        state.retirement().republish(parts.lastEpoch(), live::liveTaskIds)) {
+      out.tell(p.task(), p.command());
     }
-    job.log()
+    out.log()
         .info(
             "job {}: attempt {} running{}",
-            job.jobId,
-            attempt,
+            out.jobId(),
+            attempts.current(),
             restoring == null ? " from the start" : " from checkpoint " + restoring.id());
     restoring = null;
   }
 
   /** A snapshot of the checkpoint being restored is missing or corrupt: try the one before. */
-  private void onSnapshotUnusable(JobInput.SnapshotUnusable m) {
-    JobStatus status = job.lifecycle.status();
+  void onSnapshotUnusable(JobInput.SnapshotUnusable m) {
+    JobStatus status = parts.status();
     boolean restoringAtStart = status == JobStatus.DEPLOYING && restoring != null;
-    if (!(recovering || restoringAtStart) || status.isTerminal()) {
+    if (!(attempts.recovering() || restoringAtStart) || status.isTerminal()) {
       return;
     }
-    job.log()
+    out.log()
         .warn(
             "job {}: checkpoint {} is unusable: snapshot {} of {}: {}; trying the one before",
-            job.jobId,
+            out.jobId(),
             m.checkpointId(),
             m.file(),
             m.task(),
             m.problem());
-    job.checkpoints.unusable(m.checkpointId());
-    Path restoreFrom = job.setup.restoreFrom();
+    parts.checkpointUnusable(m.checkpointId());
+    Path restoreFrom = setup.restoreFrom();
     if (restoreFrom != null
-        && job.checkpoints.latest().isEmpty()
+        && parts.latestCheckpoint().isEmpty()
         && status == JobStatus.DEPLOYING) {
-      job.lifecycle.fail(
+      parts.fail(
           ErrorInfo.of(
               m.task().operator().name(),
               m.task(),
               null,
               new CheckpointException(
                   "cannot restore job "
-                      + job.jobId
+                      + out.jobId()
                       + " from "
                       + restoreFrom
                       + ": snapshot "
@@ -426,23 +457,23 @@ final class Recovery {
 
   /** The redeployment after a rollback took too long: the attempt failed. */
   void onRedeployTimedOut(JobInput.RedeployTimedOut m) {
-    if (m.attempt() != attempt
-        || !recovering
-        || job.lifecycle.status().isTerminal()
-        || !job.roster.deploying()) {
+    if (!attempts.isCurrent(m.attempt())
+        || !attempts.recovering()
+        || parts.status().isTerminal()
+        || !roster.deploying()) {
       return;
     }
     failed(
         JobCore.coordinatorError(
             "deployment",
             "attempt "
-                + attempt
+                + attempts.current()
                 + " of job "
-                + job.jobId
+                + out.jobId()
                 + ": "
-                + job.roster.describePending()
+                + roster.describePending()
                 + " did not deploy their tasks within "
-                + DurationText.of(job.setup.checkpointing().redeployTimeout())
+                + DurationText.of(setup.checkpointing().redeployTimeout())
                 + " (koala.checkpoint.redeploy-timeout)"));
   }
 
@@ -451,15 +482,15 @@ final class Recovery {
    * asked whether it is still there first ({@link JobInput.TaskStopChecked} follows), so that a
    * task that stopped with its worker counts as the loss of that worker, whichever news came first.
    */
-  private void onTaskTerminated(JobInput.TaskTerminated m) {
-    if (job.lifecycle.status().isTerminal() || job.roster.isReleased(m.task())) {
+  void onTaskTerminated(JobInput.TaskTerminated m) {
+    if (parts.status().isTerminal() || roster.isReleased(m.task())) {
       return;
     }
-    int worker = job.live.placement(m.task());
-    if (!job.departures.pool().available(worker)) {
+    int worker = state.deployment().placement(m.task());
+    if (!parts.pool().available(worker)) {
       return; // stopped with its lost worker: recovered as that loss
     }
-    job.emit(new JobEffect.CheckWorker(worker, m.task(), m.attempt()));
+    out.emit(new JobEffect.CheckWorker(worker, m.task(), m.attempt()));
   }
 
   /**
@@ -468,16 +499,19 @@ final class Recovery {
    * tasks.
    */
   void onTaskStopChecked(JobInput.TaskStopChecked m) {
-    if (m.attempt() != attempt
-        || job.lifecycle.status().isTerminal()
-        || job.roster.isReleased(m.task())
-        || !job.departures.pool().available(job.live.placement(m.task()))) {
+    if (!attempts.isCurrent(m.attempt())
+        || parts.status().isTerminal()
+        || roster.isReleased(m.task())) {
+      return;
+    }
+    int worker = state.deployment().placement(m.task());
+    if (!parts.pool().available(worker)) {
       return;
     }
     if (!m.workerAlive()) {
       // no answer: an ask to a worker that has stopped fails at once, before the DeathWatch of
       // the worker says so; either way the worker is gone for this job
-      job.departures.onWorkerLost(new JobInput.WorkerLost(job.live.placement(m.task())));
+      parts.workerLost(worker);
       return;
     }
     failed(
@@ -489,11 +523,11 @@ final class Recovery {
                 "the actor of task "
                     + m.task()
                     + " stopped while job "
-                    + job.jobId
+                    + out.jobId()
                     + " is "
-                    + job.lifecycle.status()
+                    + parts.status()
                     + " (its worker "
-                    + job.live.placement(m.task())
+                    + worker
                     + " is still there)")));
   }
 }

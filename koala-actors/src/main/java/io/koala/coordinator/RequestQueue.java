@@ -248,7 +248,7 @@ final class RequestQueue {
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
   OperatorId check(Change c) {
-    return Change.check(c, job.plan, job.live, job.departures.pool());
+    return Change.check(c, job.plan, job.state.deployment(), job.departures.pool());
   }
 
   /** {@code q} is done: its callers get {@code report}. */

@@ -25,7 +25,7 @@ final class Turns {
    * job stops with a savepoint.
    */
   boolean epochsHeld() {
-    if (job.recovery.recovering() || job.checkpoints.stopping()) {
+    if (job.attempts.recovering() || job.checkpoints.stopping()) {
       return true;
     }
     if (!job.setup.epochsWaitForCheckpoints()) {
@@ -70,7 +70,7 @@ final class Turns {
   void releaseInputs() {
     if (!job.epochs.running()
         && job.lifecycle.running()
-        && !job.recovery.recovering()
+        && !job.attempts.recovering()
         && !job.checkpoints.inProgress()) {
       if (inputEnds.finishing() && job.checkpoints.retiredSinkOutputUnpublished()) {
         job.checkpoints.maybeCheckpoint(); // its commit releases the inputs

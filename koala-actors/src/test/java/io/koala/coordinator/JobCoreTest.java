@@ -2,23 +2,15 @@ package io.koala.coordinator;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.connector.SinkSpec;
-import io.koala.connector.SourceSpec;
-import io.koala.dataflow.Dataflow;
-import io.koala.dataflow.DataflowBuilder;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationException;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
-import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.CheckpointMessage;
-import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.Protocol;
 import io.koala.routing.PartitionPolicy;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.Test;
@@ -29,19 +21,14 @@ import org.junit.jupiter.api.Test;
  * it.
  */
 class JobCoreTest {
-  private static final ChannelSettings CHANNELS = new ChannelSettings(16, 1 << 20, 0, 4, 100);
+  private static final JobSetup.Checkpointing CHECKPOINTS = JobSetups.CHECKPOINTS;
 
   private static ExecutionPlan plan() {
     return plan(2);
   }
 
   private static ExecutionPlan plan(int parallelism) {
-    DataflowBuilder b = Dataflow.builder("count").parallelism(parallelism);
-    b.source(SourceSpec.<Long>collection("n", List.of(1L, 2L, 3L)))
-        .keyBy(x -> x)
-        .count("count")
-        .sink(SinkSpec.collecting("out"));
-    return ExecutionPlan.of(b.build().plan());
+    return JobSetups.plan(parallelism);
   }
 
   private static JobSetup setup(
@@ -63,32 +50,8 @@ class JobCoreTest {
       ExecutionPlan plan,
       List<String> scaleOnJoin,
       boolean sharded) {
-    return new JobSetup(
-        "count",
-        plan,
-        2,
-        WorkerPool.of(2),
-        CHANNELS,
-        Protocol.KOALA,
-        16,
-        new DrainSettings(25, 512, 10),
-        Duration.ofSeconds(30),
-        Duration.ofSeconds(30),
-        checkpointing,
-        sharded,
-        null,
-        scaleOnJoin,
-        io.koala.autoscaler.AutoscalerSettings.OFF,
-        events::add,
-        true);
+    return JobSetups.setup(checkpointing, events::add, plan, scaleOnJoin, sharded);
   }
-
-  private static final JobSetup.Checkpointing CHECKPOINTS =
-      new JobSetup.Checkpointing(
-          Duration.ofMillis(100), 2, 3, Duration.ofMillis(50), Duration.ofSeconds(30));
-
-  /** A task address as a host would hand it out. */
-  private record Address(TaskId task) implements TaskAddress {}
 
   /** {@code core} takes {@code input}; the replies among its effects are sent, as a host does. */
   private static List<JobEffect> on(JobCore core, JobInput input, long now) {
@@ -101,27 +64,19 @@ class JobCoreTest {
     return effects;
   }
 
-  /** The effects of type {@code type} among {@code effects}. */
   private static <T> List<T> of(Class<T> type, List<JobEffect> effects) {
-    List<T> out = new ArrayList<>();
-    for (JobEffect e : effects) {
-      if (type.isInstance(e)) {
-        out.add(type.cast(e));
-      }
-    }
-    return out;
+    return JobSetups.of(type, effects);
   }
 
   /** Every worker reports its tasks deployed, as attempt {@code attempt}; returns the effects. */
   private static List<JobEffect> deployAll(JobCore core, List<JobEffect> effects, int attempt) {
     List<JobEffect> out = new ArrayList<>();
     for (JobEffect.Deploy d : of(JobEffect.Deploy.class, effects)) {
-      List<TaskAddress> tasks = new ArrayList<>();
-      d.setups().forEach(s -> tasks.add(new Address(s.task())));
       out.addAll(
           on(
               core,
-              new JobInput.FromAttempt(attempt, new JobInput.TasksDeployed(d.worker(), tasks)),
+              new JobInput.FromAttempt(
+                  attempt, new JobInput.TasksDeployed(d.worker(), JobSetups.addresses(d))),
               0));
     }
     return out;
@@ -137,16 +92,14 @@ class JobCoreTest {
     int tasks = deploys.stream().mapToInt(d -> d.setups().size()).sum();
 
     JobEffect.Deploy first = deploys.get(0);
-    List<TaskAddress> firstTasks = new ArrayList<>();
-    first.setups().forEach(s -> firstTasks.add(new Address(s.task())));
+    List<TaskAddress> firstTasks = JobSetups.addresses(first);
     List<JobEffect> afterFirst =
         on(core, new JobInput.FromAttempt(0, new JobInput.TasksDeployed(0, firstTasks)), 0);
     assertThat(of(JobEffect.StartTasks.class, afterFirst)).isEmpty();
     assertThat(core.status()).isEqualTo(JobStatus.DEPLOYING);
 
     JobEffect.Deploy second = deploys.get(1);
-    List<TaskAddress> secondTasks = new ArrayList<>();
-    second.setups().forEach(s -> secondTasks.add(new Address(s.task())));
+    List<TaskAddress> secondTasks = JobSetups.addresses(second);
     List<JobEffect> afterAll =
         on(core, new JobInput.FromAttempt(0, new JobInput.TasksDeployed(1, secondTasks)), 0);
     List<JobEffect.StartTasks> starts = of(JobEffect.StartTasks.class, afterAll);

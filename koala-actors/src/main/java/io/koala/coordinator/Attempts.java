@@ -1,0 +1,71 @@
+package io.koala.coordinator;
+
+/**
+ * The job's deployment attempts as numbers (DESIGN §8): the current attempt, whether it is
+ * recovering — from a rollback until its tasks have all started — and the restarts and rollbacks so
+ * far. {@link Recovery} moves them; the other parts read them. Attempts only ever go up: what a
+ * task of an older attempt says is dropped.
+ */
+final class Attempts {
+  private int current;
+  private int restarts; // rollbacks that a failure spent (koala.checkpoint.max-restarts)
+  private int rollbacks; // since this coordinator started (its takeover counts as one)
+  private boolean recovering;
+
+  /** The current attempt. */
+  int current() {
+    return current;
+  }
+
+  /** Whether {@code attempt} is the current one. */
+  boolean isCurrent(int attempt) {
+    return attempt == current;
+  }
+
+  /** Whether the job is recovering: from a rollback until the new attempt's tasks are started. */
+  boolean recovering() {
+    return recovering;
+  }
+
+  int restarts() {
+    return restarts;
+  }
+
+  int rollbacks() {
+    return rollbacks;
+  }
+
+  /** A failure spends one of the restarts. */
+  void restart() {
+    restarts++;
+  }
+
+  /** The job rolls back: the next attempt recovers. */
+  void rollingBack() {
+    current++;
+    rollbacks++;
+    recovering = true;
+  }
+
+  /**
+   * A coordinator taking over from an earlier one of the job numbers its attempts from {@code
+   * attempt}, above any the earlier ones used.
+   */
+  void startAt(int attempt) {
+    if (attempt < current) {
+      throw new IllegalStateException("attempt " + attempt + " after attempt " + current);
+    }
+    current = attempt;
+  }
+
+  /** The takeover's first attempt recovers, as after a rollback, from the journal's checkpoint. */
+  void recoveringFromPredecessor() {
+    rollbacks++;
+    recovering = true;
+  }
+
+  /** Every task of the recovering attempt started. */
+  void resumed() {
+    recovering = false;
+  }
+}
