@@ -23,29 +23,46 @@ import java.util.Map;
  * publishes a result twice.
  */
 final class ClientResults {
-  private final JobCore job;
+  /** What the results ask of the job's other parts. */
+  interface Parts {
+    /** The job fails with {@code error} (a task broke the client channel's protocol). */
+    void fail(ErrorInfo error);
+
+    /**
+     * {@code task}'s barrier of checkpoint {@code id} reached the client ({@link JobCheckpoints}).
+     */
+    void clientBarrier(TaskId task, long id);
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final Parts parts;
+  private final boolean checkpointsOn;
   private final Map<Integer, InputChannel> channels = new HashMap<>();
   private final Map<TaskId, OperatorId> sinkOf = new HashMap<>();
   private final Map<String, List<Object>> collected = new HashMap<>();
   private final OutputCommit<Object> output = new OutputCommit<>();
 
-  ClientResults(JobCore job) {
-    this.job = job;
+  ClientResults(JobSetup setup, Outbox out, Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.parts = parts;
+    this.checkpointsOn = setup.checkpointing() != null;
   }
 
   /** Task {@code s} will send results on its client channel. */
   void addClientChannel(TaskSetup s) {
     channels.put(
         s.clientChannel(),
-        new InputChannel(s.clientChannel(), s.task(), 0, job.setup.channels().credits()));
-    sinkOf.put(s.task(), job.plan.vertex(s.task().operator()).tail().id());
+        new InputChannel(s.clientChannel(), s.task(), 0, setup.channels().credits()));
+    sinkOf.put(s.task(), setup.plan().vertex(s.task().operator()).tail().id());
   }
 
   void onResults(JobInput.ResultsDelivered m) {
     Deliver d = m.deliver();
     InputChannel ch = channels.get(d.channel());
     if (ch == null || !ch.source().equals(m.from())) {
-      job.lifecycle.fail(
+      parts.fail(
           ErrorInfo.of(
               "coordinator",
               m.from(),
@@ -56,7 +73,7 @@ final class ClientResults {
     try {
       ch.accept(d.seq(), d.item() == EndOfChannel.INSTANCE);
     } catch (ProtocolViolationException e) {
-      job.lifecycle.fail(ErrorInfo.of(sinkOf.get(m.from()).name(), m.from(), null, e));
+      parts.fail(ErrorInfo.of(sinkOf.get(m.from()).name(), m.from(), null, e));
       return;
     }
     if (d.item() instanceof RecordBatch b) {
@@ -65,23 +82,23 @@ final class ClientResults {
         values.add(b.value(i));
       }
       String sink = sinkOf.get(m.from()).name();
-      if (!job.checkpoints.on()) {
+      if (!checkpointsOn) {
         collected.computeIfAbsent(sink, k -> new ArrayList<>()).addAll(values);
       } else {
         output.received(m.from(), sink, values); // published once a checkpoint covers them
       }
-    } else if (d.item() instanceof CheckpointBarrier cb && job.checkpoints.on()) {
+    } else if (d.item() instanceof CheckpointBarrier cb && checkpointsOn) {
       output.cut(m.from(), cb.checkpointId());
-      job.checkpoints.clientBarrier(m.from(), cb.checkpointId());
+      parts.clientBarrier(m.from(), cb.checkpointId());
     }
     long grant = ch.consumed(d.item() == EndOfChannel.INSTANCE);
     if (grant >= 0) {
-      job.tell(m.from(), new Credit(ch.id(), grant));
+      out.tell(m.from(), new Credit(ch.id(), grant));
     }
   }
 
   void onGetCollected(JobInput.GetCollected m) {
-    job.reply(m.replyTo(), new JobReply.Collected(collected(m.sink())));
+    out.reply(m.replyTo(), new JobReply.Collected(collected(m.sink())));
   }
 
   /** What sink {@code sink} has published so far. */

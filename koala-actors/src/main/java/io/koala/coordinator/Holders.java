@@ -1,5 +1,6 @@
 package io.koala.coordinator;
 
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
 import java.util.Set;
@@ -11,32 +12,70 @@ import java.util.Set;
  * its worker deletes its state.
  */
 final class Holders {
-  private final JobCore job;
+  /** What the holders ask of the job's other parts, and tell them. */
+  interface Parts {
+    /** {@code task} finished: a checkpoint in progress asks it for its snapshot directly. */
+    void taskFinished(TaskId task);
 
-  Holders(JobCore job) {
+    /** Holder {@code task} is unreferenced: it stops once no checkpoint needs it. */
+    void holderUnreferenced(TaskId task);
+
+    /** Whether an epoch is deploying tasks (they have not finished, though none is known yet). */
+    boolean epochDeploying();
+
+    /** Every task finished: the job ends once their final metrics are in. */
+    void allTasksFinished();
+
+    /** A released holder's final metrics, counted in the job's totals. */
+    void releasedMetrics(TaskMetricsSnapshot metrics);
+
+    /** A holder stopped: a departure waiting for its worker to empty may go on. */
+    void holderStopped();
+  }
+
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final CurrentStatus job;
+  private final boolean checkpointsOn;
+  private final Parts parts;
+
+  Holders(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      CurrentStatus job,
+      Parts parts) {
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
     this.job = job;
+    this.checkpointsOn = setup.checkpointing() != null;
+    this.parts = parts;
   }
 
   void onTaskFinished(JobInput.TaskFinished m) {
-    if (!job.lifecycle.running()) {
+    if (!job.running()) {
       return;
     }
-    job.roster.finished(m.task());
-    job.state.retirement().taskFinished(m.task()).forEach(this::unreferenced);
-    job.checkpoints.taskFinished(m.task());
-    if (job.roster.allFinished() && !job.epochs.deploying()) {
-      job.epochs.allTasksFinished();
-      job.requests.rejectQueued("job " + job.jobId + " finished");
-      job.metrics.requestFinal();
+    roster.finished(m.task());
+    state.retirement().taskFinished(m.task()).forEach(this::unreferenced);
+    parts.taskFinished(m.task());
+    if (roster.allFinished() && !parts.epochDeploying()) {
+      parts.allTasksFinished();
     }
   }
 
   /** An owner reported which retiring holders it still references. */
   void onReferences(EpochMessage.References r) {
-    if (job.lifecycle.running()) {
-      job.state
+    if (job.running()) {
+      state
           .retirement()
-          .on(r, job.state.deployment().liveTaskIds(r.task().operator()))
+          .on(r, state.deployment().liveTaskIds(r.task().operator()))
           .forEach(this::unreferenced);
     }
   }
@@ -46,34 +85,35 @@ final class Holders {
    * retained or pending checkpoint includes it (§6.7, C5).
    */
   void unreferenced(TaskId task) {
-    if (!job.checkpoints.on()) {
+    if (!checkpointsOn) {
       release(task);
     } else {
-      job.checkpoints.holderUnreferenced(task);
+      parts.holderUnreferenced(task);
     }
   }
 
   /** No owner and no restorable checkpoint needs holder {@code task}: keep its final metrics. */
   void release(TaskId task) {
-    TaskAddress address = job.roster.address(task);
-    if (address == null || !job.roster.release(task)) {
+    TaskAddress address = roster.address(task);
+    if (address == null || !roster.release(task)) {
       return;
     }
-    job.emit(new JobEffect.AskReleasedMetrics(address, job.attempts.current()));
+    out.emit(new JobEffect.AskReleasedMetrics(address, attempts.current()));
   }
 
   /** Holder {@code task}'s final metrics are kept: its worker stops it and deletes its state. */
   void onReleased(JobInput.HolderReleased m) {
     if (m.metrics() != null) {
-      job.metrics.released(m.metrics().released());
+      parts.releasedMetrics(m.metrics().released());
     }
-    job.roster.stopped(m.task());
-    job.log()
-        .info("job {}: retired task {} holds no state any more; stopping it", job.jobId, m.task());
-    job.emit(
+    roster.stopped(m.task());
+    out.log()
+        .info(
+            "job {}: retired task {} holds no state any more; stopping it", out.jobId(), m.task());
+    out.emit(
         new JobEffect.StopTask(
-            job.state.deployment().placement(m.task()), m.task(), job.attempts.current()));
-    job.departures.advance();
+            state.deployment().placement(m.task()), m.task(), attempts.current()));
+    parts.holderStopped();
   }
 
   /**
@@ -82,11 +122,11 @@ final class Holders {
    */
   void resumedWith(Set<TaskId> holders) {
     for (TaskId h : holders) {
-      job.roster.finished(h);
+      roster.finished(h);
     }
     for (TaskId h : holders) {
-      job.state.retirement().taskFinished(h);
-      if (job.state.retirement().unreferenced(h)) {
+      state.retirement().taskFinished(h);
+      if (state.retirement().unreferenced(h)) {
         unreferenced(h); // the checkpoint has it for the cut of its output alone
       }
     }

@@ -15,33 +15,39 @@ import java.util.Map;
  * that already has one takes its place.
  */
 final class IngestAttachments {
-  private final JobCore job;
+  private final ExecutionPlan plan;
+  private final Outbox out;
+  private final TaskRoster roster;
+  private final CurrentStatus job;
   private final Map<String, Object> clients = new HashMap<>(); // source name -> handle address
   private long attachments;
 
-  IngestAttachments(JobCore job) {
+  IngestAttachments(ExecutionPlan plan, Outbox out, TaskRoster roster, CurrentStatus job) {
+    this.plan = plan;
+    this.out = out;
+    this.roster = roster;
     this.job = job;
   }
 
   void onAttach(JobInput.AttachIngest m) {
     ExecutionPlan.Vertex vertex = ingestVertex(m.source());
     if (vertex == null) {
-      job.reply(
+      out.reply(
           m.replyTo(),
           new JobReply.IngestAttached(
-              0, "job " + job.jobId + " has no ingest source named '" + m.source() + "'"));
+              0, "job " + out.jobId() + " has no ingest source named '" + m.source() + "'"));
       return;
     }
-    if (job.lifecycle.status().isTerminal()) {
-      job.reply(
+    if (job.ended()) {
+      out.reply(
           m.replyTo(),
           new JobReply.IngestAttached(
-              0, "job " + job.jobId + " has ended (" + job.lifecycle.status() + ")"));
+              0, "job " + out.jobId() + " has ended (" + job.status() + ")"));
       return;
     }
     clients.put(m.source(), m.client());
-    job.reply(m.replyTo(), new JobReply.IngestAttached(vertex.parallelism(), null));
-    attach(m.source(), job.roster.addresses(vertex.tasks()));
+    out.reply(m.replyTo(), new JobReply.IngestAttached(vertex.parallelism(), null));
+    attach(m.source(), roster.addresses(vertex.tasks()));
   }
 
   /** Tasks have been started: those of a source with a handle learn it. */
@@ -55,12 +61,12 @@ final class IngestAttachments {
   private void attach(String source, List<TaskAddress> tasks) {
     Object client = clients.get(source);
     for (TaskAddress t : tasks) {
-      job.emit(new JobEffect.ToTask(t, new IngestMessage.Attach(++attachments, client)));
+      out.emit(new JobEffect.ToTask(t, new IngestMessage.Attach(++attachments, client)));
     }
   }
 
   private ExecutionPlan.Vertex ingestVertex(String source) {
-    for (ExecutionPlan.Vertex v : job.plan.vertices()) {
+    for (ExecutionPlan.Vertex v : plan.vertices()) {
       if (v.isSource()
           && v.head().source() instanceof IngestSource<?> s
           && s.name().equals(source)) {

@@ -5,6 +5,7 @@ import io.koala.deploy.LiveDeployment;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
@@ -102,17 +103,17 @@ public final class JobCore {
     this.plan = setup.plan();
     this.out = new Outbox(jobId, log, roster, nowMillis);
     this.state = new JobState(initialDeployment(setup), setup.drain());
-    this.lifecycle = new JobLifecycle(this);
+    this.lifecycle = new JobLifecycle(setup, out, roster, new LifecycleParts());
     this.requests = new RequestQueue(this);
-    this.turns = new Turns(this);
+    this.turns = new Turns(setup, out, attempts, lifecycle, new TurnParts());
     this.epochs = new EpochRunner(this);
     this.checkpoints =
         new JobCheckpoints(setup, out, state, attempts, roster, new CheckpointParts());
-    this.holders = new Holders(this);
+    this.holders = new Holders(setup, out, state, attempts, roster, lifecycle, new HolderParts());
     this.recovery = new Recovery(setup, out, state, attempts, roster, new RecoveryParts());
     this.departures = new Departures(this, setup.pool());
-    this.results = new ClientResults(this);
-    this.ingest = new IngestAttachments(this);
+    this.results = new ClientResults(setup, out, new ResultParts());
+    this.ingest = new IngestAttachments(plan, out, roster, lifecycle);
     this.metrics = new MetricsBook(this, nowMillis);
     this.autoscaling = new Autoscaling(this);
     out.autoscalerOutcomes(autoscaling::onOutcome); // the autoscaler is not a host's client
@@ -503,6 +504,120 @@ public final class JobCore {
   }
 
   // ------------------------------------------------------------ the parts' links to each other
+
+  /** What the lifecycle tells the other parts. */
+  private final class LifecycleParts implements JobLifecycle.Parts {
+    @Override
+    public void ended(JobStatus terminal, String reason) {
+      checkpoints.jobEnded(terminal);
+      metrics.jobEnded(terminal);
+      epochs.jobEnded(reason);
+      requests.rejectQueued(reason);
+      departures.jobEnded();
+      metrics.answerWaiting();
+    }
+
+    @Override
+    public List<Integer> survivors() {
+      return departures.pool().survivors();
+    }
+
+    @Override
+    public void stopRequested() {
+      metrics.requestFinalStop();
+    }
+  }
+
+  /** What the turns ask of and tell the checkpoints and epochs. */
+  private final class TurnParts implements Turns.Parts {
+    @Override
+    public boolean checkpointInProgress() {
+      return checkpoints.inProgress();
+    }
+
+    @Override
+    public boolean checkpointWanted() {
+      return checkpoints.wanted();
+    }
+
+    @Override
+    public boolean stoppingWithSavepoint() {
+      return checkpoints.stopping();
+    }
+
+    @Override
+    public boolean retiredSinkOutputUnpublished() {
+      return checkpoints.retiredSinkOutputUnpublished();
+    }
+
+    @Override
+    public void maybeCheckpoint() {
+      checkpoints.maybeCheckpoint();
+    }
+
+    @Override
+    public boolean epochRunning() {
+      return epochs.running();
+    }
+
+    @Override
+    public long lastEpoch() {
+      return epochs.lastEpoch();
+    }
+
+    @Override
+    public void startNextEpoch() {
+      epochs.startNext();
+    }
+  }
+
+  /** What the holders ask of and tell the other parts. */
+  private final class HolderParts implements Holders.Parts {
+    @Override
+    public void taskFinished(TaskId task) {
+      checkpoints.taskFinished(task);
+    }
+
+    @Override
+    public void holderUnreferenced(TaskId task) {
+      checkpoints.holderUnreferenced(task);
+    }
+
+    @Override
+    public boolean epochDeploying() {
+      return epochs.deploying();
+    }
+
+    @Override
+    public void allTasksFinished() {
+      epochs.allTasksFinished();
+      requests.rejectQueued("job " + jobId + " finished");
+      metrics.requestFinal();
+    }
+
+    @Override
+    public void releasedMetrics(TaskMetricsSnapshot released) {
+      metrics.released(released);
+    }
+
+    @Override
+    public void holderStopped() {
+      departures.advance();
+    }
+  }
+
+  /** What the client's results ask of the other parts. */
+  private final class ResultParts implements ClientResults.Parts {
+    @Override
+    public void fail(ErrorInfo error) {
+      lifecycle.fail(error);
+    }
+
+    @Override
+    public void clientBarrier(TaskId task, long id) {
+      checkpoints.clientBarrier(task, id);
+    }
+  }
 
   /** What recovery asks of and tells the other parts. */
   private final class RecoveryParts implements Recovery.Parts {

@@ -3,6 +3,7 @@ package io.koala.coordinator;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -10,25 +11,43 @@ import java.util.Set;
  * cancelled, stopped with a savepoint or failed — exactly once, answering everything that still
  * waits on it.
  */
-final class JobLifecycle {
-  private final JobCore job;
+final class JobLifecycle implements CurrentStatus {
+  /** What the lifecycle tells the job's other parts. */
+  interface Parts {
+    /**
+     * The job ends as {@code terminal} ({@code reason}): the checkpoints, metrics, epochs, queued
+     * requests and departures answer whoever waits on them.
+     */
+    void ended(JobStatus terminal, String reason);
+
+    /** The workers not lost, which stop the job's tasks. */
+    List<Integer> survivors();
+
+    /** A stop with a savepoint: the tasks' final metrics are gathered before the job ends. */
+    void stopRequested();
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final TaskRoster roster;
+  private final Parts parts;
   private JobStatus status = JobStatus.DEPLOYING;
   private ErrorInfo endError; // why the job failed
   private final Set<ReplyTo<JobReply.StatusChanged>> listeners = new LinkedHashSet<>();
 
-  JobLifecycle(JobCore job) {
-    this.job = job;
-    if (job.setup.listener() != null) {
-      listeners.add(job.setup.listener());
+  JobLifecycle(JobSetup setup, Outbox out, TaskRoster roster, Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.roster = roster;
+    this.parts = parts;
+    if (setup.listener() != null) {
+      listeners.add(setup.listener());
     }
   }
 
-  JobStatus status() {
+  @Override
+  public JobStatus status() {
     return status;
-  }
-
-  boolean running() {
-    return status == JobStatus.RUNNING;
   }
 
   /** The tasks of the first attempt all started: the job runs. */
@@ -36,45 +55,45 @@ final class JobLifecycle {
     if (status == JobStatus.DEPLOYING) {
       status = JobStatus.RUNNING;
       tellListeners(new JobReply.StatusChanged(status, null));
-      job.log().info("job {}: running", job.jobId);
+      out.log().info("job {}: running", out.jobId());
     }
   }
 
   /** The job ended under an earlier coordinator (sharded): only its end is left to tell. */
   void endedBefore(JobStatus ended, String error) {
-    job.cancelTimer(JobInput.DeployTimeout.INSTANCE);
-    job.cancelTimer(JobCore.CHECKPOINT_TIMER);
+    out.cancelTimer(JobInput.DeployTimeout.INSTANCE);
+    out.cancelTimer(JobCore.CHECKPOINT_TIMER);
     status = ended;
     endError = error == null ? null : JobCore.coordinatorError(error);
-    job.log().info("job {} ended before: {}", job.jobId, status);
+    out.log().info("job {} ended before: {}", out.jobId(), status);
     tellListeners(new JobReply.StatusChanged(status, endError));
   }
 
   void onSubscribe(JobInput.Subscribe m) {
     listeners.add(m.listener());
-    if (m.submission() && job.setup.sharded() && status.isTerminal()) {
-      job.reply(
+    if (m.submission() && setup.sharded() && status.isTerminal()) {
+      out.reply(
           m.listener(),
           new JobReply.StatusChanged(
               JobStatus.FAILED,
               JobCore.coordinatorError(
                   "job "
-                      + job.jobId
+                      + out.jobId()
                       + " ran on this cluster before and ended "
                       + status
                       + "; its journal keeps that end, so the job does not run again: submit"
                       + " the dataflow under another name")));
       return;
     }
-    job.reply(m.listener(), new JobReply.StatusChanged(status, endError));
+    out.reply(m.listener(), new JobReply.StatusChanged(status, endError));
   }
 
   void onCancel(JobInput.Cancel m) {
     if (!status.isTerminal()) {
-      job.emit(new JobEffect.CancelTasks(job.roster.addresses()));
+      out.emit(new JobEffect.CancelTasks(roster.addresses()));
       end(JobStatus.CANCELLED, null);
     }
-    job.reply(m.replyTo(), status);
+    out.reply(m.replyTo(), status);
   }
 
   /**
@@ -84,14 +103,14 @@ final class JobLifecycle {
    */
   void stopped() {
     if (!status.isTerminal()) {
-      job.metrics.requestFinalStop();
+      parts.stopRequested();
     }
   }
 
   /** The final metrics of a stop are in: every task is cancelled, and the job ends. */
   void stopNow() {
     if (!status.isTerminal()) {
-      job.emit(new JobEffect.CancelTasks(job.roster.addresses()));
+      out.emit(new JobEffect.CancelTasks(roster.addresses()));
       end(JobStatus.STOPPED, null);
     }
   }
@@ -101,8 +120,8 @@ final class JobLifecycle {
     if (status.isTerminal()) {
       return;
     }
-    job.log().error("job {} failed: {}", job.jobId, error.describe());
-    job.emit(new JobEffect.CancelTasks(job.roster.addresses()));
+    out.log().error("job {} failed: {}", out.jobId(), error.describe());
+    out.emit(new JobEffect.CancelTasks(roster.addresses()));
     end(JobStatus.FAILED, error);
   }
 
@@ -110,36 +129,31 @@ final class JobLifecycle {
   void end(JobStatus terminal, ErrorInfo error) {
     status = terminal;
     endError = error;
-    job.cancelTimer(JobCore.CHECKPOINT_TIMER);
-    if (job.setup.sharded()) {
+    out.cancelTimer(JobCore.CHECKPOINT_TIMER);
+    if (setup.sharded()) {
       // before anything forgets the job's checkpoints: a coordinator that starts again on this
       // journal must not run the job afresh
-      job.emit(new JobEffect.JournalEnd(terminal, error == null ? null : error.describe()));
+      out.emit(new JobEffect.JournalEnd(terminal, error == null ? null : error.describe()));
     }
-    job.checkpoints.jobEnded(terminal);
-    job.metrics.jobEnded(terminal);
-    job.cancelTimer(JobCore.STEP_TIMER);
-    String reason = "job " + job.jobId + " is " + terminal;
+    out.cancelTimer(JobCore.STEP_TIMER);
+    out.cancelTimer(JobCore.REDEPLOY_TIMER);
+    String reason = "job " + out.jobId() + " is " + terminal;
     if (error != null) {
       reason += ": " + error.describe();
     }
-    job.epochs.jobEnded(reason);
-    job.requests.rejectQueued(reason);
-    job.departures.jobEnded();
-    job.cancelTimer(JobCore.REDEPLOY_TIMER);
-    job.emit(new JobEffect.StopJob(job.departures.pool().survivors()));
-    job.metrics.answerWaiting();
-    job.log().info("job {}: {}", job.jobId, terminal);
+    parts.ended(terminal, reason);
+    out.emit(new JobEffect.StopJob(parts.survivors()));
+    out.log().info("job {}: {}", out.jobId(), terminal);
     tellListeners(new JobReply.StatusChanged(terminal, error));
   }
 
   void onEndJournaled(JobInput.EndJournaled m) {
     if (m.error() != null) {
-      job.log()
+      out.log()
           .error(
               "job {}: its end ({}) was not journaled; a coordinator started again for it would"
                   + " resume it from its latest checkpoint: {}",
-              job.jobId,
+              out.jobId(),
               status,
               m.error());
     }
@@ -147,7 +161,7 @@ final class JobLifecycle {
 
   private void tellListeners(JobReply.StatusChanged event) {
     for (ReplyTo<JobReply.StatusChanged> l : listeners) {
-      job.reply(l, event);
+      out.reply(l, event);
     }
   }
 }

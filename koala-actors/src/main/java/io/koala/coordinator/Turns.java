@@ -12,12 +12,47 @@ import io.koala.protocol.EpochMessage;
  * runs (and once one has, no epoch or checkpoint starts).
  */
 final class Turns {
-  private final JobCore job;
+  /** What the turns ask of the checkpoints and epochs, and tell them. */
+  interface Parts {
+    /** Whether a checkpoint is in progress ({@link JobCheckpoints}). */
+    boolean checkpointInProgress();
+
+    /** Whether a checkpoint is due or asked for. */
+    boolean checkpointWanted();
+
+    /** Whether the job stops with a savepoint: nothing starts any more. */
+    boolean stoppingWithSavepoint();
+
+    /** Whether a retired task's sink keeps output only a checkpoint publishes. */
+    boolean retiredSinkOutputUnpublished();
+
+    /** Triggers a checkpoint if one is wanted and may start. */
+    void maybeCheckpoint();
+
+    /** Whether an epoch runs ({@link EpochRunner}). */
+    boolean epochRunning();
+
+    /** The last epoch run or begun. */
+    long lastEpoch();
+
+    /** The next queued epoch starts, if it may. */
+    void startNextEpoch();
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final Attempts attempts;
+  private final CurrentStatus job;
+  private final Parts parts;
   private InputEnds inputEnds = new InputEnds();
   private boolean epochsTurn; // a checkpoint committed since the last epoch started
 
-  Turns(JobCore job) {
+  Turns(JobSetup setup, Outbox out, Attempts attempts, CurrentStatus job, Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.attempts = attempts;
     this.job = job;
+    this.parts = parts;
   }
 
   /**
@@ -25,15 +60,15 @@ final class Turns {
    * job stops with a savepoint.
    */
   boolean epochsHeld() {
-    if (job.attempts.recovering() || job.checkpoints.stopping()) {
+    if (attempts.recovering() || parts.stoppingWithSavepoint()) {
       return true;
     }
-    if (!job.setup.epochsWaitForCheckpoints()) {
+    if (!setup.epochsWaitForCheckpoints()) {
       return false; // a planted bug (hazard C1), in the simulator's tests of its checks
     }
-    return job.checkpoints.on()
+    return setup.checkpointing() != null
         && !inputEnds.finishing()
-        && (job.checkpoints.inProgress() || (!epochsTurn && job.checkpoints.wanted()));
+        && (parts.checkpointInProgress() || (!epochsTurn && parts.checkpointWanted()));
   }
 
   void epochStarted() {
@@ -56,11 +91,11 @@ final class Turns {
 
   /** A source read all its input: it ends now, or once the running epoch or checkpoint is done. */
   void onInputEnded(EpochMessage.InputEnded m) {
-    if (!job.lifecycle.running()) {
+    if (!job.running()) {
       return;
     }
     inputEnds.ended(m.task());
-    job.epochs.startNext(); // rejects what is queued, and lets the source end unless an epoch runs
+    parts.startNextEpoch(); // rejects what is queued, and lets the source end unless an epoch runs
   }
 
   /**
@@ -68,16 +103,16 @@ final class Turns {
    * last checkpoint when a retired task's sink keeps output only a checkpoint publishes.
    */
   void releaseInputs() {
-    if (!job.epochs.running()
-        && job.lifecycle.running()
-        && !job.attempts.recovering()
-        && !job.checkpoints.inProgress()) {
-      if (inputEnds.finishing() && job.checkpoints.retiredSinkOutputUnpublished()) {
-        job.checkpoints.maybeCheckpoint(); // its commit releases the inputs
+    if (!parts.epochRunning()
+        && job.running()
+        && !attempts.recovering()
+        && !parts.checkpointInProgress()) {
+      if (inputEnds.finishing() && parts.retiredSinkOutputUnpublished()) {
+        parts.maybeCheckpoint(); // its commit releases the inputs
         return;
       }
       for (TaskId t : inputEnds.release()) {
-        job.tell(t, new EpochMessage.EndInput(job.epochs.lastEpoch()));
+        out.tell(t, new EpochMessage.EndInput(parts.lastEpoch()));
       }
     }
   }

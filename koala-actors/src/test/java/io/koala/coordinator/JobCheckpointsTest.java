@@ -160,8 +160,10 @@ class JobCheckpointsTest {
   /** The messages of the replies among {@code effects}, sent as a host sends them. */
   private List<Object> replies(List<JobEffect> effects) {
     List<Object> sent = new ArrayList<>();
-    for (JobEffect.Reply<?> r : of(JobEffect.Reply.class, effects)) {
-      sent.add(r.message());
+    for (JobEffect e : effects) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        sent.add(r.message());
+      }
     }
     return sent;
   }
