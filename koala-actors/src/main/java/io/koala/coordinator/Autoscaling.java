@@ -6,7 +6,7 @@ import io.koala.autoscaler.LoadSample;
 import io.koala.job.AutoscalerDecision;
 import io.koala.job.AutoscalerStatus;
 import io.koala.job.JobMetrics;
-import io.koala.job.JobStatus;
+import io.koala.plan.ExecutionPlan;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -19,7 +19,24 @@ import java.util.List;
 public final class Autoscaling {
   static final Object TIMER = "autoscaler";
 
-  private final JobCore job;
+  /** What the autoscaler asks of the job's other parts. */
+  interface Parts {
+    /** Gathers the tasks' metrics; they come back to {@link #onMetrics}. */
+    void gatherMetrics();
+
+    /** Whether a reconfiguration runs or waits in the queue. */
+    boolean reconfiguring();
+
+    /** Queues {@code request} like a user's. */
+    void reconfigure(JobInput.Reconfigure request);
+  }
+
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final CurrentStatus job;
+  private final Parts parts;
+  private final ExecutionPlan plan;
   private final AutoscalerSettings settings;
   private final AutoscalerPolicy policy; // null: off
   private final List<AutoscalerDecision> decisions = new ArrayList<>(); // oldest first
@@ -45,16 +62,27 @@ public final class Autoscaling {
     }
   }
 
-  Autoscaling(JobCore job) {
+  Autoscaling(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      CurrentStatus job,
+      Parts parts) {
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
     this.job = job;
-    this.settings = job.setup.autoscaler();
+    this.parts = parts;
+    this.plan = setup.plan();
+    this.settings = setup.autoscaler();
     this.policy = settings.enabled() ? new AutoscalerPolicy(settings) : null;
   }
 
   /** Starts the interval timer when the job is autoscaled. */
   void start() {
     if (policy != null) {
-      job.emit(
+      out.emit(
           new JobEffect.StartTimer(
               TIMER, JobInput.AutoscalerTick.INSTANCE, settings.interval(), true));
     }
@@ -62,34 +90,33 @@ public final class Autoscaling {
 
   /** The interval passed: gathers the tasks' metrics, unless a gathering is still out. */
   void onTick() {
-    if (policy == null || gathering || job.lifecycle.status() != JobStatus.RUNNING) {
+    if (policy == null || gathering || !job.running()) {
       return;
     }
     gathering = true;
-    job.metrics.gatherForAutoscaler();
+    parts.gatherMetrics();
   }
 
   /** The metrics it asked for: decides, and queues the decisions. */
   void onMetrics(JobMetrics m) {
     gathering = false;
-    if (job.lifecycle.status() != JobStatus.RUNNING) {
+    if (!job.running()) {
       return;
     }
-    int rollbacks = job.attempts.rollbacks();
+    int rollbacks = attempts.rollbacks();
     boolean steady =
         pending.isEmpty()
-            && job.requests.isEmpty()
-            && !job.epochs.running()
-            && !job.attempts.recovering()
+            && !parts.reconfiguring()
+            && !attempts.recovering()
             && rollbacks == rollbacksSeen;
     rollbacksSeen = rollbacks;
-    LoadSample sample = LoadSamples.of(job.plan, job.state.deployment(), m, !steady);
+    LoadSample sample = LoadSamples.of(plan, state.deployment(), m, !steady);
     for (AutoscalerPolicy.Action a : policy.decide(sample)) {
       AutoscalerDecision d = a.decision();
-      job.log()
+      out.log()
           .info(
               "job {}: autoscaler: {} '{}' {} -> {}: {}",
-              job.jobId,
+              out.jobId(),
               d.kind(),
               d.operator(),
               d.fromParallelism(),
@@ -104,10 +131,10 @@ public final class Autoscaling {
           d.kind() == AutoscalerDecision.Kind.REBALANCE
               ? new Change.Rebalance(d.operator(), a.placement())
               : new Change.Rescale(d.operator(), d.toParallelism(), a.placement());
-      Pending p = new Pending(d, job.now());
+      Pending p = new Pending(d, out.now());
       pending.add(p);
       keep(d);
-      job.requests.onReconfigure(new JobInput.Reconfigure(change, p));
+      parts.reconfigure(new JobInput.Reconfigure(change, p));
     }
   }
 
@@ -116,12 +143,12 @@ public final class Autoscaling {
     pending.remove(p);
     String text =
         outcome instanceof JobReply.Completed
-            ? "completed in " + (job.now() - p.submittedMillis()) + " ms"
+            ? "completed in " + (out.now() - p.submittedMillis()) + " ms"
             : "refused: " + ((JobReply.Rejected) outcome).reason();
-    job.log()
+    out.log()
         .info(
             "job {}: autoscaler: {} '{}' {}",
-            job.jobId,
+            out.jobId(),
             p.decision().kind(),
             p.decision().operator(),
             text);

@@ -2,8 +2,12 @@ package io.koala.coordinator;
 
 import io.koala.deploy.DeploymentPlan;
 import io.koala.deploy.LiveDeployment;
+import io.koala.job.AutoscalerStatus;
+import io.koala.job.CheckpointStats;
 import io.koala.job.ErrorInfo;
+import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan;
@@ -114,8 +118,9 @@ public final class JobCore {
     this.departures = new Departures(this, setup.pool());
     this.results = new ClientResults(setup, out, new ResultParts());
     this.ingest = new IngestAttachments(plan, out, roster, lifecycle);
-    this.metrics = new MetricsBook(this, nowMillis);
-    this.autoscaling = new Autoscaling(this);
+    this.metrics = new MetricsBook(out, state, attempts, roster, lifecycle, new MetricsParts());
+    this.autoscaling =
+        new Autoscaling(setup, out, state, attempts, lifecycle, new AutoscalerParts());
     out.autoscalerOutcomes(autoscaling::onOutcome); // the autoscaler is not a host's client
   }
 
@@ -525,6 +530,62 @@ public final class JobCore {
     @Override
     public void stopRequested() {
       metrics.requestFinalStop();
+    }
+  }
+
+  /** What the metrics ask of and tell the other parts. */
+  private final class MetricsParts implements MetricsBook.Parts {
+    @Override
+    public void stopNow() {
+      lifecycle.stopNow();
+    }
+
+    @Override
+    public void finished() {
+      lifecycle.end(JobStatus.FINISHED, null);
+    }
+
+    @Override
+    public List<ReconfigurationReport> reports() {
+      return epochs.reports();
+    }
+
+    @Override
+    public ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks) {
+      return epochs.progress(tasks);
+    }
+
+    @Override
+    public CheckpointStats checkpointStats() {
+      return checkpoints.stats();
+    }
+
+    @Override
+    public AutoscalerStatus autoscalerStatus() {
+      return autoscaling.status();
+    }
+
+    @Override
+    public void autoscalerMetrics(JobMetrics m) {
+      autoscaling.onMetrics(m);
+    }
+  }
+
+  /** What the autoscaler asks of the other parts. */
+  private final class AutoscalerParts implements Autoscaling.Parts {
+    @Override
+    public void gatherMetrics() {
+      metrics.gatherForAutoscaler();
+    }
+
+    @Override
+    public boolean reconfiguring() {
+      return JobCore.this.reconfiguring();
+    }
+
+    @Override
+    public void reconfigure(JobInput.Reconfigure request) {
+      requests.onReconfigure(request);
     }
   }
 

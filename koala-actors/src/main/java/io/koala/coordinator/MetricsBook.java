@@ -1,8 +1,11 @@
 package io.koala.coordinator;
 
+import io.koala.job.AutoscalerStatus;
 import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationProgress;
+import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
 import java.util.ArrayList;
@@ -23,20 +26,60 @@ final class MetricsBook {
   private static final int FINAL = -1;
   private boolean stopping; // the final metrics end the job STOPPED, not FINISHED
 
-  private final JobCore job;
+  /** What the metrics ask of the job's other parts, and tell them. */
+  interface Parts {
+    /** The job's end once its final metrics are in: stopped with a savepoint. */
+    void stopNow();
+
+    /** The job's end once its final metrics are in: every task finished. */
+    void finished();
+
+    /** The reconfigurations completed ({@link EpochRunner}). */
+    List<ReconfigurationReport> reports();
+
+    /** The running reconfiguration's progress given the tasks' metrics, or null. */
+    ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks);
+
+    /** The checkpoints' statistics ({@link JobCheckpoints}). */
+    CheckpointStats checkpointStats();
+
+    /** The autoscaler's status ({@link Autoscaling}). */
+    AutoscalerStatus autoscalerStatus();
+
+    /** The metrics the autoscaler asked for. */
+    void autoscalerMetrics(JobMetrics metrics);
+  }
+
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final CurrentStatus job;
+  private final Parts parts;
   private final Map<Integer, ReplyTo<JobMetrics>> requests = new HashMap<>();
   private final Set<Integer> forAutoscaler = new HashSet<>();
   private int nextRequest;
   private JobMetrics last;
   private final List<TaskMetricsSnapshot> released = new ArrayList<>();
 
-  MetricsBook(JobCore job, long nowMillis) {
+  MetricsBook(
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      CurrentStatus job,
+      Parts parts) {
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
     this.job = job;
+    this.parts = parts;
     this.last =
         new JobMetrics(
-            job.jobId,
+            out.jobId(),
             JobStatus.DEPLOYING,
-            nowMillis,
+            out.now(),
             List.of(),
             List.of(),
             Map.of(),
@@ -46,8 +89,8 @@ final class MetricsBook {
   }
 
   void onGetMetrics(JobInput.GetMetrics m) {
-    if (job.lifecycle.status().isTerminal() || job.roster.isEmpty()) {
-      job.reply(m.replyTo(), last);
+    if (job.status().isTerminal() || roster.isEmpty()) {
+      out.reply(m.replyTo(), last);
     } else {
       int id = nextRequest++;
       requests.put(id, m.replyTo());
@@ -77,19 +120,19 @@ final class MetricsBook {
   }
 
   private void gather(int request) {
-    job.emit(new JobEffect.GatherMetrics(request, job.roster.addresses()));
+    out.emit(new JobEffect.GatherMetrics(request, roster.addresses()));
   }
 
   void onGathered(JobInput.MetricsGathered m) {
-    JobStatus status = job.lifecycle.status();
+    JobStatus status = job.status();
     if (m.request() == FINAL) {
       if (status == JobStatus.RUNNING) {
         JobStatus end = stopping ? JobStatus.STOPPED : JobStatus.FINISHED;
         last = metrics(end, withReleased(m.tasks()));
         if (stopping) {
-          job.lifecycle.stopNow();
+          parts.stopNow();
         } else {
-          job.lifecycle.end(JobStatus.FINISHED, null);
+          parts.finished();
         }
       }
       return;
@@ -100,10 +143,10 @@ final class MetricsBook {
       last = metrics;
     }
     if (forAutoscaler.remove(m.request())) {
-      job.autoscaling.onMetrics(metrics);
+      parts.autoscalerMetrics(metrics);
     }
     if (replyTo != null) {
-      job.reply(replyTo, status.isTerminal() ? last : metrics);
+      out.reply(replyTo, status.isTerminal() ? last : metrics);
     }
   }
 
@@ -115,28 +158,27 @@ final class MetricsBook {
     List<TaskMetricsSnapshot> marked = new ArrayList<>(tasks.size());
     for (TaskMetricsSnapshot t : tasks) {
       boolean retired =
-          t.current()
-              && !job.state.deployment().liveTaskIds(t.task().operator()).contains(t.task());
+          t.current() && !state.deployment().liveTaskIds(t.task().operator()).contains(t.task());
       marked.add(retired ? t.retired() : t);
     }
     return new JobMetrics(
-        job.jobId,
+        out.jobId(),
         status,
-        job.now(),
+        out.now(),
         marked,
-        job.epochs.reports(),
+        parts.reports(),
         placement(),
-        job.attempts.rollbacks(),
-        job.checkpoints.stats(),
-        status.isTerminal() ? null : job.epochs.progress(tasks),
-        job.autoscaling.status());
+        attempts.rollbacks(),
+        parts.checkpointStats(),
+        status.isTerminal() ? null : parts.progress(tasks),
+        parts.autoscalerStatus());
   }
 
   /** The worker each task of the current attempt runs on, retired holders included. */
   private Map<TaskId, Integer> placement() {
     Map<TaskId, Integer> out = new LinkedHashMap<>();
-    for (TaskId t : job.roster.ids()) {
-      out.put(t, job.state.deployment().placement(t));
+    for (TaskId t : roster.ids()) {
+      out.put(t, state.deployment().placement(t));
     }
     return out;
   }
@@ -176,23 +218,23 @@ final class MetricsBook {
     if (terminal != JobStatus.FINISHED && last.status() != terminal) {
       last =
           new JobMetrics(
-              job.jobId,
+              out.jobId(),
               terminal,
               last.atMillis(),
               last.tasks(),
-              job.epochs.reports(),
+              parts.reports(),
               last.placement(),
-              job.attempts.rollbacks(),
-              job.checkpoints.stats(),
+              attempts.rollbacks(),
+              parts.checkpointStats(),
               null,
-              job.autoscaling.status());
+              parts.autoscalerStatus());
     }
   }
 
   /** The job ended: requests still gathering get the snapshot it keeps. */
   void answerWaiting() {
     for (ReplyTo<JobMetrics> r : requests.values()) {
-      job.reply(r, last);
+      out.reply(r, last);
     }
     requests.clear();
   }

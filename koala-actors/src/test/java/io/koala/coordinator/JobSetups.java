@@ -45,6 +45,17 @@ final class JobSetups {
       ExecutionPlan plan,
       List<String> scaleOnJoin,
       boolean sharded) {
+    return setup(checkpointing, listener, plan, scaleOnJoin, sharded, AutoscalerSettings.OFF);
+  }
+
+  /** Job "count" of {@code plan} on two workers, autoscaled with {@code autoscaler}. */
+  static JobSetup setup(
+      JobSetup.Checkpointing checkpointing,
+      ReplyTo<JobReply.StatusChanged> listener,
+      ExecutionPlan plan,
+      List<String> scaleOnJoin,
+      boolean sharded,
+      AutoscalerSettings autoscaler) {
     return new JobSetup(
         "count",
         plan,
@@ -60,7 +71,7 @@ final class JobSetups {
         sharded,
         null,
         scaleOnJoin,
-        AutoscalerSettings.OFF,
+        autoscaler,
         listener,
         true);
   }

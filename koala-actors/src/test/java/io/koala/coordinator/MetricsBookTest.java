@@ -1,0 +1,152 @@
+package io.koala.coordinator;
+
+import static io.koala.coordinator.JobSetups.of;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.job.AutoscalerStatus;
+import io.koala.job.CheckpointStats;
+import io.koala.job.JobMetrics;
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationProgress;
+import io.koala.job.ReconfigurationReport;
+import io.koala.job.TaskMetricsSnapshot;
+import io.koala.job.TaskSnapshots;
+import io.koala.plan.OperatorId;
+import io.koala.plan.TaskId;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The job's metrics snapshots on their own: gathering, the released holders, the final one. */
+class MetricsBookTest {
+  private final List<String> told = new ArrayList<>();
+  private JobStatus status = JobStatus.RUNNING;
+  private final TaskRoster roster = new TaskRoster();
+  private final Outbox out =
+      new Outbox("count", LoggerFactory.getLogger(MetricsBookTest.class), roster, 0);
+  private final JobSetup setup = JobSetups.setup(null, null, JobSetups.plan(2), List.of(), false);
+  private final JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+  private final MetricsBook metrics =
+      new MetricsBook(
+          out,
+          state,
+          new Attempts(),
+          roster,
+          () -> status,
+          new MetricsBook.Parts() {
+            @Override
+            public void stopNow() {
+              told.add("stopNow");
+            }
+
+            @Override
+            public void finished() {
+              told.add("finished");
+            }
+
+            @Override
+            public List<ReconfigurationReport> reports() {
+              return List.of();
+            }
+
+            @Override
+            public ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks) {
+              return null;
+            }
+
+            @Override
+            public CheckpointStats checkpointStats() {
+              return CheckpointStats.NONE;
+            }
+
+            @Override
+            public AutoscalerStatus autoscalerStatus() {
+              return AutoscalerStatus.OFF;
+            }
+
+            @Override
+            public void autoscalerMetrics(JobMetrics m) {
+              told.add("autoscalerMetrics");
+            }
+          });
+  private final List<JobMetrics> answers = new ArrayList<>();
+
+  MetricsBookTest() {
+    for (TaskId t : state.deployment().setups().keySet()) {
+      roster.deployed(new JobSetups.Address(t));
+    }
+  }
+
+  private List<TaskMetricsSnapshot> snapshots() {
+    return roster.ids().stream().map(t -> TaskSnapshots.of(t).build()).toList();
+  }
+
+  /** Sends the replies among {@code effects}, as a host does. */
+  private static void send(List<JobEffect> effects) {
+    for (JobEffect e : effects) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        r.send();
+      }
+    }
+  }
+
+  @Test
+  void aRequestGathersEveryTasksMetricsAndKeepsAReleasedHoldersCountsOnce() {
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    List<JobEffect.GatherMetrics> gathers = of(JobEffect.GatherMetrics.class, out.drain());
+    assertThat(gathers)
+        .singleElement()
+        .satisfies(g -> assertThat(g.tasks()).hasSize(roster.ids().size()));
+
+    TaskId holder = roster.ids().iterator().next();
+    metrics.released(TaskSnapshots.of(holder).stateBytes(99).build());
+    metrics.onGathered(new JobInput.MetricsGathered(gathers.get(0).request(), snapshots()));
+    send(out.drain());
+    assertThat(answers)
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.tasks()).hasSize(roster.ids().size());
+              assertThat(m.tasks())
+                  .filteredOn(t -> t.task().equals(holder))
+                  .singleElement()
+                  .satisfies(t -> assertThat(t.stateBytes()).isEqualTo(99));
+            });
+  }
+
+  @Test
+  void aTaskTheDeploymentNoLongerHasIsReportedRetired() {
+    TaskId gone = new TaskId(new OperatorId("count"), 7);
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    int request = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
+    List<TaskMetricsSnapshot> tasks = new ArrayList<>(snapshots());
+    tasks.add(TaskSnapshots.of(gone).build());
+    metrics.onGathered(new JobInput.MetricsGathered(request, tasks));
+    send(out.drain());
+    assertThat(answers.get(0).tasks())
+        .filteredOn(t -> t.task().equals(gone))
+        .singleElement()
+        .satisfies(t -> assertThat(t.current()).isFalse());
+  }
+
+  @Test
+  void theFinalMetricsEndTheJobAndAreWhatALaterRequestGets() {
+    metrics.requestFinal();
+    int request = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
+    metrics.onGathered(new JobInput.MetricsGathered(request, snapshots()));
+    assertThat(told).containsExactly("finished");
+    status = JobStatus.FINISHED;
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    List<JobEffect> effects = out.drain();
+    assertThat(of(JobEffect.GatherMetrics.class, effects)).isEmpty();
+    send(effects);
+    assertThat(answers)
+        .singleElement()
+        .satisfies(
+            m -> {
+              assertThat(m.status()).isEqualTo(JobStatus.FINISHED);
+              assertThat(m.tasks()).hasSize(roster.ids().size());
+            });
+  }
+}
