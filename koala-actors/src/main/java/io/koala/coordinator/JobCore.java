@@ -7,6 +7,7 @@ import io.koala.job.CheckpointStats;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
@@ -108,7 +109,7 @@ public final class JobCore {
     this.out = new Outbox(jobId, log, roster, nowMillis);
     this.state = new JobState(initialDeployment(setup), setup.drain());
     this.lifecycle = new JobLifecycle(setup, out, roster, new LifecycleParts());
-    this.requests = new RequestQueue(this);
+    this.requests = new RequestQueue(setup, out, state, lifecycle, new RequestParts());
     this.turns = new Turns(setup, out, attempts, lifecycle, new TurnParts());
     this.epochs = new EpochRunner(this);
     this.checkpoints =
@@ -530,6 +531,35 @@ public final class JobCore {
     @Override
     public void stopRequested() {
       metrics.requestFinalStop();
+    }
+  }
+
+  /** What the request queue asks of and tells the epochs and departures. */
+  private final class RequestParts implements RequestQueue.Parts {
+    @Override
+    public void startNextEpoch() {
+      epochs.startNext();
+    }
+
+    @Override
+    public WorkerPool pool() {
+      return departures.pool();
+    }
+
+    @Override
+    public void replan() {
+      departures.replan();
+    }
+
+    @Override
+    public void migrated(Change.Migrate migration) {
+      departures.migrated(migration);
+    }
+
+    @Override
+    public void migrationRejected(
+        Change.Migrate migration, int worker, ReconfigurationException.Reason kind, String reason) {
+      departures.migrationRejected(migration, worker, kind, reason);
     }
   }
 

@@ -36,15 +36,42 @@ final class RequestQueue {
     }
   }
 
-  private final JobCore job;
+  /** What the queue asks of and tells the epochs and departures. */
+  interface Parts {
+    /** The next queued epoch starts, if it may ({@link EpochRunner}). */
+    void startNextEpoch();
+
+    /** The workers: lost, leaving, placeable ({@link Departures}). */
+    WorkerPool pool();
+
+    /** The requests changed: a departure's migrations are planned again. */
+    void replan();
+
+    /** A migration a departure asked for is done. */
+    void migrated(Change.Migrate migration);
+
+    /** A migration a departure asked for was rejected. */
+    void migrationRejected(
+        Change.Migrate migration, int worker, ReconfigurationException.Reason kind, String reason);
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final JobState state;
+  private final CurrentStatus job;
+  private final Parts parts;
   private final ArrayDeque<Queued> queue = new ArrayDeque<>();
   private final List<Queued> taken = new ArrayList<>(); // requests whose epoch started, in order
   private final RequestLedger ledger; // the journaled requests; null: checkpoints off
   private boolean requestsRecovered; // the journal told the open requests (sequence numbers)
 
-  RequestQueue(JobCore job) {
+  RequestQueue(JobSetup setup, Outbox out, JobState state, CurrentStatus job, Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.state = state;
     this.job = job;
-    this.ledger = job.setup.checkpointing() == null ? null : new RequestLedger(0);
+    this.parts = parts;
+    this.ledger = setup.checkpointing() == null ? null : new RequestLedger(0);
   }
 
   boolean isEmpty() {
@@ -61,23 +88,23 @@ final class RequestQueue {
   }
 
   void onReconfigure(JobInput.Reconfigure m) {
-    if (job.lifecycle.status().isTerminal()) {
-      job.reply(
+    if (job.ended()) {
+      out.reply(
           m.replyTo(),
-          new JobReply.Rejected(JOB_ENDING, "job " + job.jobId + " is " + job.lifecycle.status()));
+          new JobReply.Rejected(JOB_ENDING, "job " + out.jobId() + " is " + job.status()));
       return;
     }
     OperatorId vertex;
     try {
       vertex = check(m.change());
     } catch (IllegalArgumentException e) {
-      job.reply(m.replyTo(), new JobReply.Rejected(INVALID_REQUEST, e.getMessage()));
+      out.reply(m.replyTo(), new JobReply.Rejected(INVALID_REQUEST, e.getMessage()));
       return;
     }
     if (m.change().coalesces()) {
       for (Queued q : queue) {
         if (q.vertex.equals(vertex) && q.change.coalesces()) {
-          job.log().info("job {}: queued {} replaced by {}", job.jobId, q.change, m.change());
+          out.log().info("job {}: queued {} replaced by {}", out.jobId(), q.change, m.change());
           q.change = m.change(); // coalesced: the latest target wins, both callers get its report
           q.replyTo.add(m.replyTo());
           journal(q); // under a new number: the one it replaces is done once it is durable
@@ -88,7 +115,7 @@ final class RequestQueue {
     Queued q = new Queued(m.change(), vertex);
     q.replyTo.add(m.replyTo());
     add(q);
-    job.epochs.startNext();
+    parts.startNextEpoch();
   }
 
   /** Queues {@code q} (a user's request, or a migration a departure asked for) and journals it. */
@@ -115,7 +142,7 @@ final class RequestQueue {
     long seq = ledger.accept();
     q.seq = seq;
     q.durable = false;
-    job.emit(new JobEffect.JournalRequest(seq, q.change));
+    out.emit(new JobEffect.JournalRequest(seq, q.change));
   }
 
   void onJournaled(JobInput.RequestJournaled m) {
@@ -130,12 +157,13 @@ final class RequestQueue {
     }
     if (m.error() != null) {
       queue.remove(q);
-      job.log()
-          .error("job {}: the journal cannot record request {}: {}", job.jobId, m.seq(), m.error());
+      out.log()
+          .error(
+              "job {}: the journal cannot record request {}: {}", out.jobId(), m.seq(), m.error());
       reject(
           q,
           JOB_ENDING,
-          "the journal of job " + job.jobId + " cannot record the request: " + m.error());
+          "the journal of job " + out.jobId() + " cannot record the request: " + m.error());
       endedNow(q); // in case the write reached the store after all
       return;
     }
@@ -145,7 +173,7 @@ final class RequestQueue {
     }
     q.superseded.clear();
     refuseUnplaceable();
-    job.epochs.startNext();
+    parts.startNextEpoch();
   }
 
   /**
@@ -160,20 +188,23 @@ final class RequestQueue {
     requestsRecovered = true;
     List<Queued> again = new ArrayList<>();
     for (JobInput.Decoded<Change> r : state.requests()) {
-      if (job.setup.restoreFrom() != null) {
-        job.log()
+      if (setup.restoreFrom() != null) {
+        out.log()
             .warn(
                 "job {}: journaled request {} is not run again: restoring from {}",
-                job.jobId,
+                out.jobId(),
                 r.id(),
-                job.setup.restoreFrom());
+                setup.restoreFrom());
         markDone(ledger.ended(r.id()));
         continue;
       }
       if (r.value() == null) {
-        job.log()
+        out.log()
             .warn(
-                "job {}: journaled request {} cannot run again: {}", job.jobId, r.id(), r.error());
+                "job {}: journaled request {} cannot run again: {}",
+                out.jobId(),
+                r.id(),
+                r.error());
         markDone(ledger.ended(r.id()));
         continue;
       }
@@ -182,12 +213,13 @@ final class RequestQueue {
         q.seq = r.id();
         q.durable = true;
         again.add(q);
-        job.log().warn("job {}: journaled request {} runs again: {}", job.jobId, r.id(), r.value());
+        out.log()
+            .warn("job {}: journaled request {} runs again: {}", out.jobId(), r.id(), r.value());
       } catch (RuntimeException e) {
-        job.log()
+        out.log()
             .warn(
                 "job {}: journaled request {} cannot run again: {}",
-                job.jobId,
+                out.jobId(),
                 r.id(),
                 e.toString());
         markDone(ledger.ended(r.id()));
@@ -220,7 +252,7 @@ final class RequestQueue {
   /** Marks the journaled requests {@code seqs} done: a restart does not run them again. */
   void markDone(List<Long> seqs) {
     for (long seq : seqs) {
-      job.emit(new JobEffect.JournalRequestDone(seq));
+      out.emit(new JobEffect.JournalRequestDone(seq));
     }
   }
 
@@ -243,23 +275,23 @@ final class RequestQueue {
         endedNow(q);
       }
     }
-    job.departures.replan();
+    parts.replan();
   }
 
   /** Checks what does not depend on the deployment at the time the epoch starts. */
   OperatorId check(Change c) {
-    return Change.check(c, job.plan, job.state.deployment(), job.departures.pool());
+    return Change.check(c, setup.plan(), state.deployment(), parts.pool());
   }
 
   /** {@code q} is done: its callers get {@code report}. */
   void complete(Queued q, ReconfigurationReport report) {
     if (q.departingFrom >= 0) {
-      job.departures.migrated((Change.Migrate) q.change);
+      parts.migrated((Change.Migrate) q.change);
     } else if (q.replyTo.isEmpty()) {
-      job.log().info("job {}: journaled request {} ran again: {}", job.jobId, q.seq, report);
+      out.log().info("job {}: journaled request {} ran again: {}", out.jobId(), q.seq, report);
     }
     for (ReplyTo<JobReply.Outcome> r : q.replyTo) {
-      job.reply(r, new JobReply.Completed(report));
+      out.reply(r, new JobReply.Completed(report));
     }
   }
 
@@ -304,12 +336,12 @@ final class RequestQueue {
 
   void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
     if (q.departingFrom >= 0) {
-      job.departures.migrationRejected((Change.Migrate) q.change, q.departingFrom, kind, reason);
+      parts.migrationRejected((Change.Migrate) q.change, q.departingFrom, kind, reason);
     } else if (q.replyTo.isEmpty()) {
-      job.log().warn("job {}: journaled request {} was rejected: {}", job.jobId, q.seq, reason);
+      out.log().warn("job {}: journaled request {} was rejected: {}", out.jobId(), q.seq, reason);
     }
     for (ReplyTo<JobReply.Outcome> r : q.replyTo) {
-      job.reply(r, new JobReply.Rejected(kind, reason));
+      out.reply(r, new JobReply.Rejected(kind, reason));
     }
   }
 

@@ -1,0 +1,118 @@
+package io.koala.coordinator;
+
+import static io.koala.coordinator.JobSetups.CHECKPOINTS;
+import static io.koala.coordinator.JobSetups.of;
+import static org.assertj.core.api.Assertions.assertThat;
+
+import io.koala.job.JobStatus;
+import io.koala.job.ReconfigurationException;
+import io.koala.routing.PartitionPolicy;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.api.Test;
+import org.slf4j.LoggerFactory;
+
+/** The reconfiguration requests on their own: checked, coalesced, journaled before they start. */
+class RequestQueueTest {
+  private final List<String> told = new ArrayList<>();
+  private JobStatus status = JobStatus.RUNNING;
+  private final Outbox out =
+      new Outbox("count", LoggerFactory.getLogger(RequestQueueTest.class), new TaskRoster(), 0);
+  private final List<Object> outcomes = new ArrayList<>();
+
+  private RequestQueue queue(JobSetup.Checkpointing checkpointing) {
+    JobSetup setup = JobSetups.setup(checkpointing, null, JobSetups.plan(2), List.of(), false);
+    return new RequestQueue(
+        setup,
+        out,
+        new JobState(JobCore.initialDeployment(setup), setup.drain()),
+        () -> status,
+        new RequestQueue.Parts() {
+          @Override
+          public void startNextEpoch() {
+            told.add("startNextEpoch");
+          }
+
+          @Override
+          public WorkerPool pool() {
+            return setup.pool();
+          }
+
+          @Override
+          public void replan() {
+            told.add("replan");
+          }
+
+          @Override
+          public void migrated(Change.Migrate migration) {}
+
+          @Override
+          public void migrationRejected(
+              Change.Migrate migration,
+              int worker,
+              ReconfigurationException.Reason kind,
+              String reason) {}
+        });
+  }
+
+  private static JobInput.Reconfigure rescale(
+      String operator, int to, ReplyTo<JobReply.Outcome> r) {
+    return new JobInput.Reconfigure(new Change.Rescale(operator, to, PartitionPolicy.even()), r);
+  }
+
+  /** Sends the replies among the effects so far, as a host does; returns the other effects. */
+  private List<JobEffect> drain() {
+    List<JobEffect> rest = new ArrayList<>();
+    for (JobEffect e : out.drain()) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        r.send();
+      } else {
+        rest.add(e);
+      }
+    }
+    return rest;
+  }
+
+  @Test
+  void aRescaleQueuedBehindAnotherOfTheSameOperatorReplacesItAndBothCallersWait() {
+    RequestQueue queue = queue(null);
+    List<Object> first = new ArrayList<>();
+    queue.onReconfigure(rescale("count", 3, first::add));
+    queue.onReconfigure(rescale("count", 4, outcomes::add));
+    assertThat(queue.size()).isEqualTo(1);
+    RequestQueue.Queued q = queue.peekDurable(); // without checkpoints: durable at once
+    assertThat(q.change).isEqualTo(new Change.Rescale("count", 4, PartitionPolicy.even()));
+    assertThat(q.replyTo).hasSize(2);
+    assertThat(told).containsExactly("startNextEpoch");
+  }
+
+  @Test
+  void aRequestToAnEndedJobOrOfAnUnknownOperatorIsRejectedAtOnce() {
+    RequestQueue queue = queue(null);
+    queue.onReconfigure(rescale("nope", 3, outcomes::add));
+    status = JobStatus.CANCELLED;
+    queue.onReconfigure(rescale("count", 3, outcomes::add));
+    drain();
+    assertThat(outcomes)
+        .extracting(o -> ((JobReply.Rejected) o).kind())
+        .containsExactly(
+            ReconfigurationException.Reason.INVALID_REQUEST,
+            ReconfigurationException.Reason.JOB_ENDING);
+    assertThat(queue.isEmpty()).isTrue();
+  }
+
+  @Test
+  void withCheckpointsARequestMayStartOnlyOnceTheJournalRecordedIt() {
+    RequestQueue queue = queue(CHECKPOINTS);
+    queue.onReconfigure(rescale("count", 3, outcomes::add));
+    assertThat(drain()).isEmpty(); // numbered once the journal has recovered
+    queue.recovered(
+        new JobInput.RecoveredJournal(
+            1, null, null, List.of(), 0, List.of(), 0, new JobInput.Decoded<>(0, null, null)));
+    List<JobEffect.JournalRequest> journaled = of(JobEffect.JournalRequest.class, drain());
+    assertThat(journaled).singleElement().satisfies(j -> assertThat(j.seq()).isEqualTo(1));
+    assertThat(queue.peekDurable()).isNull();
+    queue.onJournaled(new JobInput.RequestJournaled(1, null));
+    assertThat(queue.peekDurable()).isNotNull();
+  }
+}
