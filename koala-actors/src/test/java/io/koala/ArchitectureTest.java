@@ -112,7 +112,7 @@ class ArchitectureTest {
    * leaves this list (docs/architecture.md, "The coordinator's parts").
    */
   private static final String WIDE_PARTS =
-      "io\\.koala\\.coordinator\\.(JobCore|EpochRunner|Departures)(\\$.*)?";
+      "io\\.koala\\.coordinator\\.(JobCore|EpochRunner)(\\$.*)?";
 
   /** A field or method of a job core, not its constants and helpers (static members). */
   private static final DescribedPredicate<JavaAccess<?>> JOB_CORE_INSTANCE_MEMBER =

@@ -24,16 +24,73 @@ import java.util.TreeMap;
  * restores them elsewhere — and the leave is answered once none is left there.
  */
 final class Departures {
-  private final JobCore job;
+  /** What the departures ask of and tell the job's other parts. */
+  interface Parts {
+    /** The job fails with {@code error} ({@link JobLifecycle}). */
+    void fail(ErrorInfo error);
+
+    /** A failure: the job rolls back, or fails without restarts left ({@link Recovery}). */
+    void failed(ErrorInfo error);
+
+    /** The job rolls back now, counting no restart ({@code cause}: why). */
+    void rollback(String cause);
+
+    /** Queued requests that place tasks on a worker no longer placeable are refused. */
+    void refuseUnplaceable();
+
+    /** Queues {@code request} like a user's ({@link RequestQueue}). */
+    void reconfigure(JobInput.Reconfigure request);
+
+    /** Queues the migration of {@code migration}'s task off leaving worker {@code from}. */
+    void migrate(Change.Migrate migration, int from);
+
+    /** The next queued epoch starts, if it may ({@link EpochRunner}). */
+    void startNextEpoch();
+
+    /** Whether the running epoch is deploying tasks on worker {@code w}. */
+    boolean epochDeployingOn(int w);
+
+    /** Whether a source has read all its input: the job is finishing ({@link Turns}). */
+    boolean finishing();
+
+    /** The first source that read all its input. */
+    TaskId firstEnded();
+
+    /** A checkpoint to relocate the tasks only a restore moves ({@link JobCheckpoints}). */
+    void askRelocationCheckpoint();
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final CurrentStatus job;
+  private final Parts parts;
+  private final boolean checkpointsOn;
   private WorkerPool pool; // the workers not lost, and those leaving
   private final Map<Integer, List<ReplyTo<JobReply.WorkerDrained>>> departures = new TreeMap<>();
   private final Set<TaskId> departing = new HashSet<>(); // their migrations, queued or running
   private boolean relocationAsked; // a checkpoint to relocate the tasks of leaving workers
   private boolean replan; // a migration they asked for was overtaken: plan them again
 
-  Departures(JobCore job, WorkerPool pool) {
+  Departures(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      CurrentStatus job,
+      Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
     this.job = job;
-    this.pool = pool; // some worker is placeable: the runtime checked
+    this.parts = parts;
+    this.checkpointsOn = setup.checkpointing() != null;
+    this.pool = setup.pool(); // some worker is placeable: the runtime checked
   }
 
   WorkerPool pool() {
@@ -52,7 +109,7 @@ final class Departures {
       return;
     }
     pool = pool.without(w);
-    if (job.lifecycle.status().isTerminal()) {
+    if (job.ended()) {
       return;
     }
     if (departures.containsKey(w)) {
@@ -61,42 +118,46 @@ final class Departures {
           "worker "
               + w
               + " was lost before the tasks of job "
-              + job.jobId
+              + out.jobId()
               + " were moved off; the job recovers as from a crash");
     }
-    job.requests.refuseUnplaceable();
+    parts.refuseUnplaceable();
     List<TaskId> hosted = new ArrayList<>();
-    for (TaskId t : job.roster.ids()) {
-      if (!job.roster.isReleased(t) && job.state.deployment().placement(t) == w) {
+    for (TaskId t : roster.ids()) {
+      if (!roster.isReleased(t) && state.deployment().placement(t) == w) {
         hosted.add(t);
       }
     }
-    for (TaskId t : job.roster.deployingOn(w)) {
+    for (TaskId t : roster.deployingOn(w)) {
       if (!hosted.contains(t)) {
         hosted.add(t);
       }
     }
-    boolean affected = !hosted.isEmpty() || job.epochs.deployingOn(w);
+    boolean affected = !hosted.isEmpty() || parts.epochDeployingOn(w);
     if (affected) {
-      job.log()
+      out.log()
           .warn(
               "job {}: worker {} is lost{}; workers left: {}",
-              job.jobId,
+              out.jobId(),
               w,
               hosted.isEmpty() ? "" : " with tasks " + hosted,
               pool.survivors());
     } else {
-      job.log().info("job {}: worker {} is gone, with none of its tasks", job.jobId, w);
+      out.log().info("job {}: worker {} is gone, with none of its tasks", out.jobId(), w);
     }
     TaskId where = new TaskId(new OperatorId("worker"), w);
     if (pool.exhausted()) {
-      job.lifecycle.fail(
+      parts.fail(
           ErrorInfo.of(
               "worker",
               where,
               null,
               new IllegalStateException(
-                  "every worker of job " + job.jobId + " is lost (workers " + pool.lost() + ")")));
+                  "every worker of job "
+                      + out.jobId()
+                      + " is lost (workers "
+                      + pool.lost()
+                      + ")")));
       return;
     }
     if (!affected) {
@@ -108,23 +169,23 @@ final class Departures {
             + " is lost (it stopped, or its node went away) with tasks "
             + hosted
             + " of job "
-            + job.jobId;
+            + out.jobId();
     ErrorInfo error =
         ErrorInfo.of(
             "worker",
             where,
             null,
             new IllegalStateException(
-                !job.checkpoints.on()
+                !checkpointsOn
                     ? lost + "; without checkpoints (koala.checkpoint.interval = off) they are lost"
                     : lost + "; workers left: " + pool.survivors()));
-    if (job.attempts.recovering() && !job.lifecycle.status().isTerminal()) {
+    if (attempts.recovering() && !job.ended()) {
       // part of the failure being recovered from (a takeover recovers while still DEPLOYING: its
       // node learns of the previous coordinator's node going away only now)
-      job.recovery.rollback(error.describe());
+      parts.rollback(error.describe());
       return;
     }
-    job.recovery.failed(error);
+    parts.failed(error);
   }
 
   /** A worker joined: it may get tasks, and the {@code scale-on-join} operators grow onto it. */
@@ -134,37 +195,37 @@ final class Departures {
       return; // known already
     }
     pool = pool.joined(w);
-    job.emit(new JobEffect.WatchWorker(w, m.address()));
-    job.log()
+    out.emit(new JobEffect.WatchWorker(w, m.address()));
+    out.log()
         .info(
             "job {}: worker {} joined; workers that take tasks: {}",
-            job.jobId,
+            out.jobId(),
             w,
             pool.placeable());
-    if (job.lifecycle.status().isTerminal()) {
+    if (job.ended()) {
       return;
     }
-    for (String operator : job.setup.scaleOnJoin()) {
-      OperatorId vertex = job.plan.vertexOf(new OperatorId(operator)).id();
-      List<TaskId> tasks = job.state.deployment().liveTaskIds(vertex);
+    for (String operator : setup.scaleOnJoin()) {
+      OperatorId vertex = setup.plan().vertexOf(new OperatorId(operator)).id();
+      List<TaskId> tasks = state.deployment().liveTaskIds(vertex);
       int parallelism = tasks.size();
       Set<Integer> hosts = new HashSet<>();
       for (TaskId t : tasks) {
-        hosts.add(job.state.deployment().placement(t));
+        hosts.add(state.deployment().placement(t));
       }
-      int buckets = job.state.deployment().setup(tasks.get(0)).buckets();
+      int buckets = state.deployment().setup(tasks.get(0)).buckets();
       int target = WorkerPool.parallelismOnJoin(parallelism, hosts.size(), buckets);
       if (target > parallelism) {
-        job.log()
+        out.log()
             .info(
                 "job {}: scaling {} from {} to {} tasks onto worker {}"
                     + " (koala.cluster.scale-on-join)",
-                job.jobId,
+                out.jobId(),
                 operator,
                 parallelism,
                 target,
                 w);
-        job.requests.onReconfigure(
+        parts.reconfigure(
             new JobInput.Reconfigure(
                 new Change.Rescale(operator, target, PartitionPolicy.even(), w), outcome -> {}));
       }
@@ -175,27 +236,27 @@ final class Departures {
   void onDrainWorker(JobInput.DrainWorker m) {
     int w = m.worker();
     if (!pool.available(w)) {
-      job.reply(
+      out.reply(
           m.replyTo(),
           new JobReply.WorkerDrained(
-              job.jobId,
+              out.jobId(),
               w,
               pool.size() > w && w >= 0
                   ? null // lost already: nothing of the job runs there
-                  : "job " + job.jobId + " has no worker " + w));
+                  : "job " + out.jobId() + " has no worker " + w));
       return;
     }
-    if (job.lifecycle.status().isTerminal()) {
-      job.reply(m.replyTo(), new JobReply.WorkerDrained(job.jobId, w, null));
+    if (job.ended()) {
+      out.reply(m.replyTo(), new JobReply.WorkerDrained(out.jobId(), w, null));
       return;
     }
     pool = pool.leavingOne(w);
-    job.requests.refuseUnplaceable(); // queued migrations to it
+    parts.refuseUnplaceable(); // queued migrations to it
     departures.computeIfAbsent(w, k -> new ArrayList<>()).add(m.replyTo());
-    job.log()
+    out.log()
         .info(
             "job {}: worker {} is leaving; moving its tasks to workers {}",
-            job.jobId,
+            out.jobId(),
             w,
             pool.placeable());
     advance();
@@ -207,10 +268,10 @@ final class Departures {
    * deployment ended, a holder was released, a relocation's checkpoint committed.
    */
   void advance() {
-    if (departures.isEmpty() || !job.lifecycle.running()) {
+    if (departures.isEmpty() || !job.running()) {
       return;
     }
-    String busy = job.attempts.recovering() ? "a recovery under way" : null;
+    String busy = attempts.recovering() ? "a recovery under way" : null;
     for (int w : List.copyOf(departures.keySet())) {
       Departure.Step step =
           Departure.next(
@@ -218,7 +279,7 @@ final class Departures {
               hostedOn(w),
               departing,
               busy != null ? busy : deployingOn(w),
-              job.checkpoints.on(),
+              checkpointsOn,
               pool,
               loadByOperator());
       if (step instanceof Departure.Done) {
@@ -228,22 +289,20 @@ final class Departures {
       } else if (step instanceof Departure.Relocate r) {
         if (!relocationAsked) {
           relocationAsked = true;
-          job.log()
+          out.log()
               .info(
                   "job {}: tasks {} of leaving worker {} move by a checkpoint and a restore",
-                  job.jobId,
+                  out.jobId(),
                   r.tasks(),
                   w);
-          job.checkpoints.ask(JobCheckpoints.RELOCATION);
+          parts.askRelocationCheckpoint();
         }
       } else if (step instanceof Departure.Migrate mg) {
         for (Change.Migrate c : mg.requests()) {
           departing.add(c.taskId());
-          RequestQueue.Queued q = new RequestQueue.Queued(c, job.requests.check(c));
-          q.departingFrom = w;
-          job.requests.add(q);
+          parts.migrate(c, w);
         }
-        job.epochs.startNext();
+        parts.startNextEpoch();
       }
     }
   }
@@ -276,10 +335,10 @@ final class Departures {
         || !pool.placeable(migration.worker())) {
       // overtaken while queued: the task was retired (a scale-in) or moved, or its target is
       // leaving or lost now; the departure is planned again from what is there now
-      job.log()
+      out.log()
           .info(
               "job {}: {} is void ({}); planning the departure again",
-              job.jobId,
+              out.jobId(),
               migration,
               reason);
       replan = true;
@@ -300,16 +359,16 @@ final class Departures {
     List<TaskId> owners = new ArrayList<>();
     List<TaskId> unmovable = new ArrayList<>();
     List<TaskId> holders = new ArrayList<>();
-    for (TaskId t : job.roster.ids()) {
-      if (job.state.deployment().placement(t) != w) {
+    for (TaskId t : roster.ids()) {
+      if (state.deployment().placement(t) != w) {
         continue;
       }
-      if (job.roster.isReleased(t)
-          || job.state.deployment().retired().contains(t)
-          || job.roster.hasFinished(t)) {
+      if (roster.isReleased(t)
+          || state.deployment().retired().contains(t)
+          || roster.hasFinished(t)) {
         // stops once drained, or with the job; released, it is there until HolderReleased
         holders.add(t);
-      } else if (EpochDriver.isReconfigurable(job.plan.vertex(t.operator()))) {
+      } else if (EpochDriver.isReconfigurable(setup.plan().vertex(t.operator()))) {
         owners.add(t); // moves live, by a migration
       } else {
         unmovable.add(t);
@@ -320,11 +379,11 @@ final class Departures {
 
   /** Why nothing may start on worker {@code w} now: tasks are being deployed there. */
   private String deployingOn(int w) {
-    if (!job.roster.deployingOn(w).isEmpty() || job.epochs.deployingOn(w)) {
+    if (!roster.deployingOn(w).isEmpty() || parts.epochDeployingOn(w)) {
       return "tasks being deployed on worker " + w;
     }
-    if (job.turns.finishing()) {
-      return "the job finishing (source task " + job.turns.firstEnded() + " read all its input)";
+    if (parts.finishing()) {
+      return "the job finishing (source task " + parts.firstEnded() + " read all its input)";
     }
     return null;
   }
@@ -332,10 +391,10 @@ final class Departures {
   /** The live tasks of each keyed operator per worker. */
   private Map<String, int[]> loadByOperator() {
     Map<String, int[]> load = new HashMap<>();
-    for (TaskId t : job.roster.ids()) {
-      if (!job.roster.isReleased(t) && !job.state.deployment().retired().contains(t)) {
+    for (TaskId t : roster.ids()) {
+      if (!roster.isReleased(t) && !state.deployment().retired().contains(t)) {
         load.computeIfAbsent(t.operator().name(), k -> new int[pool.size()])[
-            job.state.deployment().placement(t)]++;
+            state.deployment().placement(t)]++;
       }
     }
     return load;
@@ -348,12 +407,12 @@ final class Departures {
       return;
     }
     if (error == null) {
-      job.log().info("job {}: no task left on leaving worker {}", job.jobId, w);
+      out.log().info("job {}: no task left on leaving worker {}", out.jobId(), w);
     } else {
-      job.log().warn("job {}: leaving worker {}: {}", job.jobId, w, error);
+      out.log().warn("job {}: leaving worker {}: {}", out.jobId(), w, error);
     }
     for (ReplyTo<JobReply.WorkerDrained> r : waiting) {
-      job.reply(r, new JobReply.WorkerDrained(job.jobId, w, error));
+      out.reply(r, new JobReply.WorkerDrained(out.jobId(), w, error));
     }
   }
 
@@ -364,14 +423,14 @@ final class Departures {
    */
   void onRelocationCheckpointed(JobInput.RelocationCheckpointed m) {
     relocationAsked = false;
-    if (!job.lifecycle.running()) {
+    if (!job.running()) {
       return;
     }
     if (m.error() != null) {
-      job.log()
+      out.log()
           .warn(
               "job {}: the checkpoint to relocate tasks did not complete: {}",
-              job.jobId,
+              out.jobId(),
               m.error());
       advance(); // asks again if still needed (a rollback may have moved them already)
       return;
@@ -382,11 +441,11 @@ final class Departures {
         stranded.add(w);
       }
     }
-    if (stranded.isEmpty() || job.attempts.recovering()) {
+    if (stranded.isEmpty() || attempts.recovering()) {
       advance();
       return;
     }
-    job.recovery.rollback(
+    parts.rollback(
         "leaving workers "
             + stranded
             + " hold tasks that move only by a restore: relocating them from checkpoint "

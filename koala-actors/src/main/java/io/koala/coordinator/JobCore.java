@@ -116,7 +116,8 @@ public final class JobCore {
         new JobCheckpoints(setup, out, state, attempts, roster, new CheckpointParts());
     this.holders = new Holders(setup, out, state, attempts, roster, lifecycle, new HolderParts());
     this.recovery = new Recovery(setup, out, state, attempts, roster, new RecoveryParts());
-    this.departures = new Departures(this, setup.pool());
+    this.departures =
+        new Departures(setup, out, state, attempts, roster, lifecycle, new DepartureParts());
     this.results = new ClientResults(setup, out, new ResultParts());
     this.ingest = new IngestAttachments(plan, out, roster, lifecycle);
     this.metrics = new MetricsBook(out, state, attempts, roster, lifecycle, new MetricsParts());
@@ -531,6 +532,64 @@ public final class JobCore {
     @Override
     public void stopRequested() {
       metrics.requestFinalStop();
+    }
+  }
+
+  /** What the departures ask of and tell the other parts. */
+  private final class DepartureParts implements Departures.Parts {
+    @Override
+    public void fail(ErrorInfo error) {
+      lifecycle.fail(error);
+    }
+
+    @Override
+    public void failed(ErrorInfo error) {
+      recovery.failed(error);
+    }
+
+    @Override
+    public void rollback(String cause) {
+      recovery.rollback(cause);
+    }
+
+    @Override
+    public void refuseUnplaceable() {
+      requests.refuseUnplaceable();
+    }
+
+    @Override
+    public void reconfigure(JobInput.Reconfigure request) {
+      requests.onReconfigure(request);
+    }
+
+    @Override
+    public void migrate(Change.Migrate migration, int from) {
+      requests.addMigration(migration, from);
+    }
+
+    @Override
+    public void startNextEpoch() {
+      epochs.startNext();
+    }
+
+    @Override
+    public boolean epochDeployingOn(int w) {
+      return epochs.deployingOn(w);
+    }
+
+    @Override
+    public boolean finishing() {
+      return turns.finishing();
+    }
+
+    @Override
+    public TaskId firstEnded() {
+      return turns.firstEnded();
+    }
+
+    @Override
+    public void askRelocationCheckpoint() {
+      checkpoints.ask(JobCheckpoints.RELOCATION);
     }
   }
 

@@ -118,8 +118,15 @@ final class RequestQueue {
     parts.startNextEpoch();
   }
 
+  /** Queues the migration of {@code migration}'s task off leaving worker {@code from}. */
+  void addMigration(Change.Migrate migration, int from) {
+    Queued q = new Queued(migration, check(migration));
+    q.departingFrom = from;
+    add(q);
+  }
+
   /** Queues {@code q} (a user's request, or a migration a departure asked for) and journals it. */
-  void add(Queued q) {
+  private void add(Queued q) {
     queue.add(q);
     journal(q);
   }
