@@ -2,8 +2,10 @@ package io.koala.coordinator;
 
 import static io.koala.job.ReconfigurationException.Reason.INVALID_REQUEST;
 
+import io.koala.job.ErrorInfo;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
+import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.TaskId;
 import io.koala.protocol.DurationText;
@@ -43,14 +45,81 @@ final class EpochRunner {
     }
   }
 
-  private final JobCore job;
+  /** What the epochs ask of and tell the job's other parts. */
+  interface Parts {
+    /** Whether epochs must wait: for a checkpoint, a recovery or a stop ({@link Turns}). */
+    boolean epochsHeld();
+
+    /** An epoch started: a checkpoint due goes first next time. */
+    void epochStarted();
+
+    /** Whether a source has read all its input: the job is finishing. */
+    boolean finishing();
+
+    /** The first source that read all its input. */
+    TaskId firstEnded();
+
+    /** A source read all its input. */
+    void inputEnded(EpochMessage.InputEnded report);
+
+    /** No epoch runs: sources that read all their input may end. */
+    void releaseInputs();
+
+    /** An owner reported which retiring holders it still references ({@link Holders}). */
+    void references(EpochMessage.References report);
+
+    /** The workers: lost, leaving, placeable ({@link Departures}). */
+    WorkerPool pool();
+
+    /** The queue changed: a departure's migrations are planned again if one was overtaken. */
+    void replan();
+
+    /** An epoch ended: departures waiting for it go on. */
+    void epochEnded();
+
+    /** Task {@code setup} is deployed by an epoch: its results reach the client. */
+    void deploying(TaskSetup setup);
+
+    /** Tasks {@code started} were told to start, each learning {@code book}. */
+    void tasksStarted(List<TaskAddress> started, List<TaskAddress> book);
+
+    /** A failure: the job rolls back, or fails ({@link Recovery}). */
+    void failed(ErrorInfo error);
+
+    /** A point at which a crash planned for testing may strike. */
+    void crashPoint();
+  }
+
+  private final JobSetup setup;
+  private final Outbox out;
+  private final JobState state;
+  private final Attempts attempts;
+  private final TaskRoster roster;
+  private final CurrentStatus job;
+  private final RequestQueue requests;
+  private final Parts parts;
   private Active active;
   private long nextEpoch = 1;
   private final List<ReconfigurationReport> reports = new ArrayList<>();
   private final ProgressEstimator progressEstimator = new ProgressEstimator();
 
-  EpochRunner(JobCore job) {
+  EpochRunner(
+      JobSetup setup,
+      Outbox out,
+      JobState state,
+      Attempts attempts,
+      TaskRoster roster,
+      CurrentStatus job,
+      RequestQueue requests,
+      Parts parts) {
+    this.setup = setup;
+    this.out = out;
+    this.state = state;
+    this.attempts = attempts;
+    this.roster = roster;
     this.job = job;
+    this.requests = requests;
+    this.parts = parts;
   }
 
   boolean running() {
@@ -102,28 +171,28 @@ final class EpochRunner {
   void startNext() {
     RequestQueue.Queued q;
     while (active == null
-        && job.lifecycle.running()
-        && (q = job.requests.peekDurable()) != null
-        && !job.turns.epochsHeld()) {
-      job.requests.poll();
-      if (job.turns.finishing()) {
-        job.requests.reject(
+        && job.running()
+        && (q = requests.peekDurable()) != null
+        && !parts.epochsHeld()) {
+      requests.poll();
+      if (parts.finishing()) {
+        requests.reject(
             q,
             "job "
-                + job.jobId
+                + out.jobId()
                 + " is finishing: source task "
-                + job.turns.firstEnded()
+                + parts.firstEnded()
                 + " has read all its input");
-        job.requests.endedNow(q);
+        requests.endedNow(q);
         continue;
       }
       ReconfigurationPlan rp;
       ReconfigurationDriver driver;
       try {
-        job.requests.check(q.change); // again: a worker it names may have been lost meanwhile
-        rp = q.change.plan(job.state.deployment(), q.vertex);
+        requests.check(q.change); // again: a worker it names may have been lost meanwhile
+        rp = q.change.plan(state.deployment(), q.vertex);
         if (rp.isNoop()) {
-          job.requests.complete(
+          requests.complete(
               q,
               report(
                   q,
@@ -134,7 +203,7 @@ final class EpochRunner {
                   0,
                   EpochMessage.Transfer.NONE,
                   0));
-          job.requests.endedNow(q);
+          requests.endedNow(q);
           continue;
         }
         driver =
@@ -142,31 +211,31 @@ final class EpochRunner {
                 nextEpoch,
                 q.vertex,
                 rp,
-                job.state.deployment(),
+                state.deployment(),
                 placer(q),
-                job.setup.protocol(),
-                job.setup.bucketsPerStep());
+                setup.protocol(),
+                setup.bucketsPerStep());
       } catch (IllegalArgumentException e) {
-        job.requests.reject(q, INVALID_REQUEST, e.getMessage());
-        job.requests.endedNow(q);
+        requests.reject(q, INVALID_REQUEST, e.getMessage());
+        requests.endedNow(q);
         continue;
       }
       nextEpoch += driver.epochs();
-      job.requests.taken(q);
-      active = new Active(q, driver, job.now());
-      job.turns.epochStarted();
-      job.state.retirement().epochStarted(q.vertex);
-      job.log()
+      requests.taken(q);
+      active = new Active(q, driver, out.now());
+      parts.epochStarted();
+      state.retirement().epochStarted(q.vertex);
+      out.log()
           .info(
               "job {}: epoch {}: {} ({} buckets move)",
-              job.jobId,
+              out.jobId(),
               driver.epoch(),
               q.change,
               rp.moves().size());
       apply(driver.start());
     }
-    job.departures.replan();
-    job.turns.releaseInputs();
+    parts.replan();
+    parts.releaseInputs();
   }
 
   /**
@@ -174,15 +243,15 @@ final class EpochRunner {
    * operator's tasks, then with the fewest of the job's, then with the lowest index.
    */
   private IntUnaryOperator placer(RequestQueue.Queued q) {
-    WorkerPool pool = job.departures.pool();
+    WorkerPool pool = parts.pool();
     int[] load = new int[pool.size()];
     int[] jobLoad = new int[pool.size()];
-    for (TaskId t : job.state.deployment().liveTaskIds(q.vertex)) {
-      load[job.state.deployment().placement(t)]++;
+    for (TaskId t : state.deployment().liveTaskIds(q.vertex)) {
+      load[state.deployment().placement(t)]++;
     }
-    for (Vertex v : job.plan.vertices()) {
-      for (TaskId t : job.state.deployment().liveTaskIds(v.id())) {
-        jobLoad[job.state.deployment().placement(t)]++;
+    for (Vertex v : setup.plan().vertices()) {
+      for (TaskId t : state.deployment().liveTaskIds(v.id())) {
+        jobLoad[state.deployment().placement(t)]++;
       }
     }
     return index -> {
@@ -210,7 +279,7 @@ final class EpochRunner {
   /** Carries out what the driver decided, after noting the phase it reached. */
   private void apply(List<EpochDriver.Effect> effects) {
     Active a = active;
-    long now = job.now();
+    long now = out.now();
     EpochDriver.Phase phase = a.driver.phase();
     // the hand-over time of every epoch the request takes (a staged protocol takes several)
     if (phase == EpochDriver.Phase.HANDING_OVER && a.handoverStartMillis < 0) {
@@ -219,32 +288,32 @@ final class EpochRunner {
       a.handoverMillis += now - a.handoverStartMillis;
       a.handoverStartMillis = -1;
     }
-    job.startTimer(
-        JobCore.STEP_TIMER, new JobInput.EpochStalled(a.driver.epoch()), job.setup.stepTimeout());
+    out.startTimer(
+        JobCore.STEP_TIMER, new JobInput.EpochStalled(a.driver.epoch()), setup.stepTimeout());
     for (EpochDriver.Effect e : effects) {
       if (e instanceof EpochDriver.Deploy d) {
         Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
         for (TaskSetup s : d.setups()) {
-          job.results.addClientChannel(s);
+          parts.deploying(s);
           byWorker.computeIfAbsent(d.placement().get(s.task()), k -> new ArrayList<>()).add(s);
         }
         byWorker.forEach(
             (w, setups) -> {
               a.deploying.add(w);
-              job.emit(new JobEffect.Deploy(w, setups, job.attempts.current(), Map.of()));
+              out.emit(new JobEffect.Deploy(w, setups, attempts.current(), Map.of()));
             });
       } else if (e instanceof EpochDriver.Send send) {
-        TaskAddress to = job.roster.address(send.to());
+        TaskAddress to = roster.address(send.to());
         if (to == null) {
           throw new IllegalStateException(
               "epoch " + a.driver.epoch() + " addresses unknown task " + send.to());
         }
-        job.emit(new JobEffect.ToTask(to, send.command()));
+        out.emit(new JobEffect.ToTask(to, send.command()));
       } else if (e instanceof EpochDriver.Done done) {
         finish(done.report());
       }
     }
-    job.maybeCrash(); // with the phase's commands in flight
+    parts.crashPoint(); // with the phase's commands in flight
   }
 
   /** A worker deployed the epoch's new tasks; once all have, everyone learns their addresses. */
@@ -261,28 +330,27 @@ final class EpochRunner {
     for (TaskAddress r : active.added) {
       added.add(r.task());
     }
-    List<TaskAddress> book = job.roster.addresses();
+    List<TaskAddress> book = roster.addresses();
     List<TaskAddress> started = new ArrayList<>();
     List<TaskAddress> others = new ArrayList<>();
     for (TaskAddress t : book) {
       (added.contains(t.task()) ? started : others).add(t);
     }
-    job.emit(new JobEffect.StartTasks(started, book, job.startMillis()));
-    job.ingest.onStarted(started);
-    job.emit(new JobEffect.Introduce(others, List.copyOf(active.added)));
+    parts.tasksStarted(started, book);
+    out.emit(new JobEffect.Introduce(others, List.copyOf(active.added)));
     apply(active.driver.deployed());
   }
 
   void onReported(JobInput.EpochReported m) {
     if (m.report() instanceof EpochMessage.InputEnded e) {
-      job.turns.onInputEnded(e);
+      parts.inputEnded(e);
       return;
     }
     if (m.report() instanceof EpochMessage.References r) {
-      job.holders.onReferences(r);
+      parts.references(r);
       return;
     }
-    if (active == null || !job.lifecycle.running()) {
+    if (active == null || !job.running()) {
       return;
     }
     apply(active.driver.on(m.report()));
@@ -291,8 +359,8 @@ final class EpochRunner {
   void onStalled(JobInput.EpochStalled m) {
     if (active == null
         || active.driver.epoch() != m.epoch()
-        || !job.lifecycle.running()
-        || job.attempts.recovering()) {
+        || !job.running()
+        || attempts.recovering()) {
       return;
     }
     String waiting =
@@ -305,22 +373,22 @@ final class EpochRunner {
             + " ("
             + active.request.change
             + ") made no progress for "
-            + DurationText.of(job.setup.stepTimeout())
+            + DurationText.of(setup.stepTimeout())
             + " in phase "
             + active.driver.phase()
             + ", waiting for "
             + waiting
             + " (koala.reconfiguration.step-timeout)";
-    if (job.requests.stalled(active.request, reason)) {
+    if (requests.stalled(active.request, reason)) {
       active = null; // answered: neither the rollback nor the job's end runs or answers it again
     }
-    job.recovery.failed(JobCore.coordinatorError("reconfiguration", reason));
+    parts.failed(JobCore.coordinatorError("reconfiguration", reason));
   }
 
   private void finish(EpochDriver.EpochReport r) {
     Active a = active;
     active = null;
-    job.cancelTimer(JobCore.STEP_TIMER);
+    out.cancelTimer(JobCore.STEP_TIMER);
     ReconfigurationReport report =
         report(
             a.request,
@@ -330,32 +398,32 @@ final class EpochRunner {
             r.movedBuckets(),
             a.handoverMillis,
             r.transferred(),
-            job.now() - a.startedMillis);
+            out.now() - a.startedMillis);
     reports.add(report);
-    job.log().info("job {}: {}", job.jobId, report);
-    job.requests.complete(a.request, report);
-    job.requests.completed(a.request);
+    out.log().info("job {}: {}", out.jobId(), report);
+    requests.complete(a.request, report);
+    requests.completed(a.request);
     for (Retirement.Publish p :
-        job.state
+        state
             .retirement()
             .epochEnded(
                 a.request.vertex,
                 r.epoch(),
-                job.state.deployment().retired(),
-                job.state.deployment().liveTaskIds(a.request.vertex))) {
-      job.tell(p.task(), p.command());
+                state.deployment().retired(),
+                state.deployment().liveTaskIds(a.request.vertex))) {
+      out.tell(p.task(), p.command());
     }
     startNext();
-    job.departures.advance();
+    parts.epochEnded();
   }
 
   /** Every task finished: the running epoch, if any, will never complete. */
   void allTasksFinished() {
     if (active != null) {
-      job.cancelTimer(JobCore.STEP_TIMER);
-      job.requests.reject(
+      out.cancelTimer(JobCore.STEP_TIMER);
+      requests.reject(
           active.request,
-          "job " + job.jobId + " finished before epoch " + active.driver.epoch() + " completed");
+          "job " + out.jobId() + " finished before epoch " + active.driver.epoch() + " completed");
       active = null;
     }
   }
@@ -363,7 +431,7 @@ final class EpochRunner {
   /** The job ended: the running epoch's request is rejected with {@code reason}. */
   void jobEnded(String reason) {
     if (active != null) {
-      job.requests.reject(active.request, reason);
+      requests.reject(active.request, reason);
       active = null;
     }
   }
@@ -377,7 +445,7 @@ final class EpochRunner {
   }
 
   /** The running reconfiguration's progress, given the tasks' metrics, or null when none runs. */
-  ReconfigurationProgress progress(List<io.koala.job.TaskMetricsSnapshot> tasks) {
+  ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks) {
     if (active == null) {
       return null;
     }
@@ -387,10 +455,10 @@ final class EpochRunner {
         active.driver.epoch(),
         active.driver.phase(),
         active.startedMillis,
-        job.requests.size(),
-        job.state.retirement().retiring(active.driver.operator()),
+        requests.size(),
+        state.retirement().retiring(active.driver.operator()),
         tasks,
-        job.now());
+        out.now());
   }
 
   /** Appends what the running epoch waits for, for diagnostics. */

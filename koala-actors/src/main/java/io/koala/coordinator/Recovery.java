@@ -68,8 +68,8 @@ final class Recovery {
     /** Tasks a running epoch asked for are deployed. */
     void epochTasksDeployed(JobInput.TasksDeployed m);
 
-    /** The attempt's tasks, {@code book}, were told to start. */
-    void tasksStarted(List<TaskAddress> book);
+    /** Tasks {@code started} are told to start, each learning {@code book}. */
+    void tasksStarted(List<TaskAddress> started, List<TaskAddress> book);
 
     /** The attempt resumed from a checkpoint in which {@code holders} were holders. */
     void resumedWith(Set<TaskId> holders);
@@ -311,7 +311,8 @@ final class Recovery {
     roster.deployedOn(m.worker());
     if (!roster.deploying()) {
       out.cancelTimer(JobCore.REDEPLOY_TIMER);
-      parts.tasksStarted(roster.addresses());
+      List<TaskAddress> book = roster.addresses();
+      parts.tasksStarted(book, book);
       boolean resuming = attempts.recovering() || restoring != null;
       parts.started();
       if (resuming) {

@@ -112,7 +112,8 @@ class RecoveryTest {
     }
 
     @Override
-    public void tasksStarted(List<TaskAddress> book) {
+    public void tasksStarted(List<TaskAddress> started, List<TaskAddress> book) {
+      assertThat(started).isEqualTo(book);
       told.add("tasksStarted " + book.size());
     }
 
