@@ -79,6 +79,15 @@ public final class Autoscaling {
     this.policy = settings.enabled() ? new AutoscalerPolicy(settings) : null;
   }
 
+  /** An input about the autoscaler's interval. */
+  void on(JobInput.Autoscaler input) {
+    if (input == JobInput.AutoscalerTick.INSTANCE) {
+      onTick();
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   /** Starts the interval timer when the job is autoscaled. */
   void start() {
     if (policy != null) {

@@ -50,6 +50,17 @@ final class ClientResults {
     this.checkpointsOn = setup.checkpointing() != null;
   }
 
+  /** An input about the results sent to the job's client. */
+  void on(JobInput.Results input) {
+    if (input instanceof JobInput.ResultsDelivered m) {
+      onResults(m);
+    } else if (input instanceof JobInput.GetCollected m) {
+      onGetCollected(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   /** Task {@code s} will send results on its client channel. */
   void addClientChannel(TaskSetup s) {
     channels.put(

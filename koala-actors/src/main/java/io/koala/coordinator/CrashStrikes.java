@@ -61,6 +61,19 @@ final class CrashStrikes {
     this.parts = parts;
   }
 
+  /** An input about crashes planned for testing. */
+  void on(JobInput.Crashes input) {
+    if (input instanceof JobInput.PlanCrashes m) {
+      onPlan(m);
+    } else if (input == JobInput.CrashTick.INSTANCE) {
+      onTick();
+    } else if (input instanceof JobInput.GetInjectedCrashes m) {
+      out.reply(m.replyTo(), new JobReply.InjectedCrashes(injected()));
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   /** The crashes injected so far, in order. */
   List<PlannedCrash.Injected> injected() {
     return crashes.injected();

@@ -93,6 +93,21 @@ final class Departures {
     this.pool = setup.pool(); // some worker is placeable: the runtime checked
   }
 
+  /** An input about the workers. */
+  void on(JobInput.Workers input) {
+    if (input instanceof JobInput.WorkerLost m) {
+      onWorkerLost(m);
+    } else if (input instanceof JobInput.WorkerJoined m) {
+      onWorkerJoined(m);
+    } else if (input instanceof JobInput.DrainWorker m) {
+      onDrainWorker(m);
+    } else if (input instanceof JobInput.RelocationCheckpointed m) {
+      onRelocationCheckpointed(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   WorkerPool pool() {
     return pool;
   }

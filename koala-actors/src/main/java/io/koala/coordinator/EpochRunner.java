@@ -122,6 +122,17 @@ final class EpochRunner {
     this.parts = parts;
   }
 
+  /** An input about the running epoch. */
+  void on(JobInput.Epochs input) {
+    if (input instanceof JobInput.EpochReported m) {
+      onReported(m);
+    } else if (input instanceof JobInput.EpochStalled m) {
+      onStalled(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   boolean running() {
     return active != null;
   }

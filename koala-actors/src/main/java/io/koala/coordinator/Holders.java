@@ -58,6 +58,17 @@ final class Holders {
     this.parts = parts;
   }
 
+  /** An input about finished tasks and retired holders. */
+  void on(JobInput.Holding input) {
+    if (input instanceof JobInput.TaskFinished m) {
+      onTaskFinished(m);
+    } else if (input instanceof JobInput.HolderReleased m) {
+      onReleased(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   void onTaskFinished(JobInput.TaskFinished m) {
     if (!job.running()) {
       return;

@@ -29,6 +29,15 @@ final class IngestAttachments {
     this.job = job;
   }
 
+  /** An input about the handles feeding ingest sources. */
+  void on(JobInput.Ingest input) {
+    if (input instanceof JobInput.AttachIngest m) {
+      onAttach(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   void onAttach(JobInput.AttachIngest m) {
     ExecutionPlan.Vertex vertex = ingestVertex(m.source());
     if (vertex == null) {

@@ -139,6 +139,25 @@ final class JobCheckpoints {
     return parts.status() == JobStatus.RUNNING;
   }
 
+  /** An input about checkpoints and savepoints. */
+  void on(JobInput.Checkpointing input) {
+    if (input == JobInput.CheckpointTick.INSTANCE) {
+      maybeCheckpoint();
+    } else if (input instanceof JobInput.TakeCheckpoint m) {
+      onTake(m);
+    } else if (input instanceof JobInput.TakeSavepoint m) {
+      onTakeSavepoint(m);
+    } else if (input instanceof JobInput.SnapshotTaken m) {
+      onSnapshotTaken(m);
+    } else if (input instanceof JobInput.Journaled m) {
+      onJournaled(m);
+    } else if (input instanceof JobInput.SavepointWritten m) {
+      onSavepointWritten(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   /** Whether the job takes checkpoints. */
   boolean on() {
     return core != null;

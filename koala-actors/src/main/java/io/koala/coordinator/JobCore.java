@@ -112,74 +112,15 @@ public final class JobCore {
   private void dispatch(JobInput input) {
     if (input instanceof JobInput.FromAttempt f) {
       onFromAttempt(f);
-    } else if (input == JobInput.DeployTimeout.INSTANCE) {
-      parts.recovery.onDeployTimeout();
-    } else if (input instanceof JobInput.GetMetrics m) {
-      parts.metrics.onGetMetrics(m);
-    } else if (input instanceof JobInput.Subscribe m) {
-      parts.lifecycle.onSubscribe(m);
-    } else if (input instanceof JobInput.EndJournaled m) {
-      parts.lifecycle.onEndJournaled(m);
-    } else if (input instanceof JobInput.MetricsGathered m) {
-      parts.metrics.onGathered(m);
-    } else if (input instanceof JobInput.GetCollected m) {
-      parts.results.onGetCollected(m);
-    } else if (input instanceof JobInput.GetStateRoutes m) {
-      onGetStateRoutes(m);
-    } else if (input instanceof JobInput.AttachIngest m) {
-      parts.ingest.onAttach(m);
-    } else if (input instanceof JobInput.Cancel m) {
-      parts.lifecycle.onCancel(m);
-    } else if (input instanceof JobInput.Reconfigure m) {
-      parts.requests.onReconfigure(m);
-    } else if (input instanceof JobInput.EpochStalled m) {
-      parts.epochs.onStalled(m);
-    } else if (input == JobInput.CheckpointTick.INSTANCE) {
-      parts.checkpoints.maybeCheckpoint();
-    } else if (input == JobInput.AutoscalerTick.INSTANCE) {
-      parts.autoscaling.onTick();
-    } else if (input instanceof JobInput.TakeCheckpoint m) {
-      parts.checkpoints.onTake(m);
-    } else if (input instanceof JobInput.TakeSavepoint m) {
-      parts.checkpoints.onTakeSavepoint(m);
-    } else if (input instanceof JobInput.SavepointWritten m) {
-      parts.checkpoints.onSavepointWritten(m);
-    } else if (input instanceof JobInput.Redeploy m) {
-      parts.recovery.onRedeploy(m);
-    } else if (input instanceof JobInput.Recovered m) {
-      parts.recovery.onRecovered(m);
-    } else if (input instanceof JobInput.Journaled m) {
-      parts.checkpoints.onJournaled(m);
-    } else if (input instanceof JobInput.RequestJournaled m) {
-      parts.requests.onJournaled(m);
-    } else if (input instanceof JobInput.TaskStopChecked m) {
-      parts.recovery.onTaskStopChecked(m);
-    } else if (input instanceof JobInput.WorkerLost m) {
-      parts.departures.onWorkerLost(m);
-    } else if (input instanceof JobInput.WorkerJoined m) {
-      parts.departures.onWorkerJoined(m);
-    } else if (input instanceof JobInput.DrainWorker m) {
-      parts.departures.onDrainWorker(m);
-    } else if (input instanceof JobInput.RelocationCheckpointed m) {
-      parts.departures.onRelocationCheckpointed(m);
-    } else if (input instanceof JobInput.RedeployTimedOut m) {
-      parts.recovery.onRedeployTimedOut(m);
-    } else if (input instanceof JobInput.PlanCrashes m) {
-      parts.crashes.onPlan(m);
-    } else if (input == JobInput.CrashTick.INSTANCE) {
-      parts.crashes.onTick();
-    } else if (input instanceof JobInput.GetInjectedCrashes m) {
-      parts.out.reply(m.replyTo(), new JobReply.InjectedCrashes(parts.crashes.injected()));
     } else if (input instanceof JobInput.OfAttempt m) {
       throw new IllegalStateException("not stamped with its attempt: " + m);
     } else {
-      throw new IllegalStateException("unhandled " + input);
+      route(input);
     }
   }
 
   /** What a task or worker said: handled if it belongs to the current attempt, else dropped. */
   private void onFromAttempt(JobInput.FromAttempt f) {
-    JobInput.OfAttempt m = f.input();
     if (!parts.attempts.isCurrent(f.attempt())) {
       parts
           .out
@@ -189,31 +130,42 @@ public final class JobCore {
               jobId,
               f.attempt(),
               parts.attempts.current(),
-              m);
+              f.input());
       return;
     }
-    if (m instanceof JobInput.TasksDeployed d) {
-      parts.recovery.onTasksDeployed(d);
-    } else if (m instanceof JobInput.DeployFailed d) {
-      parts.recovery.failed(d.error());
-    } else if (m instanceof JobInput.SnapshotUnusable u) {
-      parts.recovery.onSnapshotUnusable(u);
-    } else if (m instanceof JobInput.TaskFinished t) {
-      parts.holders.onTaskFinished(t);
-    } else if (m instanceof JobInput.TaskFailed t) {
-      parts.recovery.failed(t.error());
-    } else if (m instanceof JobInput.ResultsDelivered r) {
-      parts.results.onResults(r);
-    } else if (m instanceof JobInput.EpochReported e) {
-      parts.epochs.onReported(e);
-    } else if (m instanceof JobInput.SnapshotTaken t) {
-      parts.checkpoints.onSnapshotTaken(t);
-    } else if (m instanceof JobInput.HolderReleased h) {
-      parts.holders.onReleased(h);
-    } else if (m instanceof JobInput.TaskTerminated t) {
-      parts.recovery.onTaskTerminated(t);
+    route(f.input());
+  }
+
+  /** Hands {@code input} to the part that decides it. */
+  private void route(JobInput input) {
+    if (input instanceof JobInput.Deployment in) {
+      parts.recovery.on(in);
+    } else if (input instanceof JobInput.Checkpointing in) {
+      parts.checkpoints.on(in);
+    } else if (input instanceof JobInput.Status in) {
+      parts.lifecycle.on(in);
+    } else if (input instanceof JobInput.Requests in) {
+      parts.requests.on(in);
+    } else if (input instanceof JobInput.Epochs in) {
+      parts.epochs.on(in);
+    } else if (input instanceof JobInput.Workers in) {
+      parts.departures.on(in);
+    } else if (input instanceof JobInput.Metrics in) {
+      parts.metrics.on(in);
+    } else if (input instanceof JobInput.Results in) {
+      parts.results.on(in);
+    } else if (input instanceof JobInput.Holding in) {
+      parts.holders.on(in);
+    } else if (input instanceof JobInput.Ingest in) {
+      parts.ingest.on(in);
+    } else if (input instanceof JobInput.Autoscaler in) {
+      parts.autoscaling.on(in);
+    } else if (input instanceof JobInput.Crashes in) {
+      parts.crashes.on(in);
+    } else if (input instanceof JobInput.GetStateRoutes m) {
+      onGetStateRoutes(m);
     } else {
-      throw new IllegalStateException("unhandled " + m);
+      throw new IllegalStateException("unhandled " + input);
     }
   }
 

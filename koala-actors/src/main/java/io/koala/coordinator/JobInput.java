@@ -20,6 +20,50 @@ import java.util.List;
  */
 public sealed interface JobInput {
 
+  // ------------------------------------------------------------ by the part that decides them
+
+  /**
+   * Inputs about the deployment attempts: deploying, failures, rollbacks, redeployments ({@link
+   * Recovery}).
+   */
+  sealed interface Deployment extends JobInput {}
+
+  /** Inputs about checkpoints and savepoints ({@link JobCheckpoints}). */
+  sealed interface Checkpointing extends JobInput {}
+
+  /** Inputs about the job's status and its end ({@link JobLifecycle}). */
+  sealed interface Status extends JobInput {}
+
+  /** Inputs about reconfiguration requests ({@link RequestQueue}). */
+  sealed interface Requests extends JobInput {}
+
+  /** Inputs about the running epoch ({@link EpochRunner}). */
+  sealed interface Epochs extends JobInput {}
+
+  /** Inputs about workers lost, joining and leaving ({@link Departures}). */
+  sealed interface Workers extends JobInput {}
+
+  /** Inputs about metrics snapshots ({@link MetricsBook}). */
+  sealed interface Metrics extends JobInput {}
+
+  /** Inputs about the results sent to the job's client ({@link ClientResults}). */
+  sealed interface Results extends JobInput {}
+
+  /** Inputs about finished tasks and retired holders ({@link Holders}). */
+  sealed interface Holding extends JobInput {}
+
+  /** Inputs about the handles feeding ingest sources ({@link IngestAttachments}). */
+  sealed interface Ingest extends JobInput {}
+
+  /** Inputs about the autoscaler's interval ({@link Autoscaling}). */
+  sealed interface Autoscaler extends JobInput {}
+
+  /** Inputs about crashes planned for testing ({@link CrashStrikes}). */
+  sealed interface Crashes extends JobInput {}
+
+  /** Inputs about where a keyed operator's state is queried (the core answers). */
+  sealed interface Queries extends JobInput {}
+
   // ------------------------------------------------------------ from one deployment attempt
 
   /**
@@ -33,50 +77,50 @@ public sealed interface JobInput {
   record FromAttempt(int attempt, OfAttempt input) implements JobInput, KoalaMessage {}
 
   /** Worker → coordinator: the worker's tasks exist. */
-  record TasksDeployed(int worker, List<TaskAddress> tasks) implements OfAttempt {}
+  record TasksDeployed(int worker, List<TaskAddress> tasks) implements OfAttempt, Deployment {}
 
   /** Worker → coordinator: the worker could not create its tasks. */
-  record DeployFailed(int worker, ErrorInfo error) implements OfAttempt {}
+  record DeployFailed(int worker, ErrorInfo error) implements OfAttempt, Deployment {}
 
   /**
    * Worker → coordinator: {@code task}'s snapshot {@code file} of checkpoint {@code checkpointId}
    * cannot be restored (missing or corrupt): the checkpoint is unusable.
    */
   record SnapshotUnusable(int worker, TaskId task, long checkpointId, String file, String problem)
-      implements OfAttempt {}
+      implements OfAttempt, Deployment {}
 
   /** Task → coordinator: the task has delivered end-of-channel on every output. */
-  record TaskFinished(TaskId task) implements OfAttempt {}
+  record TaskFinished(TaskId task) implements OfAttempt, Holding {}
 
   /** Task → coordinator: the task failed and stopped processing. */
-  record TaskFailed(TaskId task, ErrorInfo error) implements OfAttempt {}
+  record TaskFailed(TaskId task, ErrorInfo error) implements OfAttempt, Deployment {}
 
   /** Task → coordinator: an item of the task's channel to the client (flow-controlled). */
-  record ResultsDelivered(TaskId from, Deliver deliver) implements OfAttempt {}
+  record ResultsDelivered(TaskId from, Deliver deliver) implements OfAttempt, Results {}
 
   /** Task → coordinator: a step of the current reconfiguration reached at that task. */
-  record EpochReported(EpochMessage.Report report) implements OfAttempt {}
+  record EpochReported(EpochMessage.Report report) implements OfAttempt, Epochs {}
 
   /**
    * Task → coordinator: {@code task} wrote its snapshot of checkpoint {@code checkpointId} to
    * {@code file}. Sent after the task's barrier went out on its client channel.
    */
   record SnapshotTaken(TaskId task, long checkpointId, String file, long bytes)
-      implements OfAttempt {}
+      implements OfAttempt, Checkpointing {}
 
   /**
    * The host, answering {@link JobEffect.AskReleasedMetrics}: the final metrics of a retiring
    * holder no owner references any more ({@code null} if it did not answer).
    */
-  record HolderReleased(TaskId task, TaskMetricsSnapshot metrics) implements OfAttempt {}
+  record HolderReleased(TaskId task, TaskMetricsSnapshot metrics) implements OfAttempt, Holding {}
 
   /** The host's DeathWatch: a task's actor of attempt {@code attempt} stopped. */
-  record TaskTerminated(TaskId task, int attempt) implements OfAttempt {}
+  record TaskTerminated(TaskId task, int attempt) implements OfAttempt, Deployment {}
 
   // ------------------------------------------------------------ from clients
 
   /** Client → coordinator: reply with a metrics snapshot. */
-  record GetMetrics(ReplyTo<JobMetrics> replyTo) implements JobInput, KoalaMessage {}
+  record GetMetrics(ReplyTo<JobMetrics> replyTo) implements Metrics, KoalaMessage {}
 
   /**
    * Client → coordinator: send {@code listener} the job's status now and at every change. A sharded
@@ -86,39 +130,39 @@ public sealed interface JobInput {
    * end: a job id names one run).
    */
   record Subscribe(ReplyTo<JobReply.StatusChanged> listener, boolean submission)
-      implements JobInput, KoalaMessage {}
+      implements Status, KoalaMessage {}
 
   /** Client → coordinator: reply with the values a collecting sink received so far. */
   record GetCollected(String sink, ReplyTo<JobReply.Collected> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Results, KoalaMessage {}
 
   /**
    * Client → coordinator: the ingest handle at {@code client} (an address tasks send to) feeds
    * source {@code source}; reply whether it may.
    */
   record AttachIngest(String source, Object client, ReplyTo<JobReply.IngestAttached> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Ingest, KoalaMessage {}
 
   /**
    * Query client → coordinator: where the state of keyed operator {@code operator} is queried now
    * (its routing table and its tasks' addresses).
    */
   record GetStateRoutes(String operator, ReplyTo<JobReply.StateRoutes> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Queries, KoalaMessage {}
 
   /** Client → coordinator: cancel the job; reply with the final status. */
-  record Cancel(ReplyTo<JobStatus> replyTo) implements JobInput, KoalaMessage {}
+  record Cancel(ReplyTo<JobStatus> replyTo) implements Status, KoalaMessage {}
 
   /** Client → coordinator: change how an operator is partitioned; reply when done or refused. */
   record Reconfigure(Change change, ReplyTo<JobReply.Outcome> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Requests, KoalaMessage {}
 
   /**
    * Client → coordinator: take a checkpoint now (or join the one in progress if it was triggered
    * after this request); reply once it is committed, or why not.
    */
   record TakeCheckpoint(ReplyTo<JobReply.CheckpointOutcome> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Checkpointing, KoalaMessage {}
 
   /**
    * Client → coordinator: take a savepoint in {@code directory} — a checkpoint triggered like one
@@ -126,7 +170,7 @@ public sealed interface JobInput {
    * {@code stop}, stop the job with it; reply once it is written, or why not.
    */
   record TakeSavepoint(String directory, boolean stop, ReplyTo<JobReply.SavepointOutcome> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Checkpointing, KoalaMessage {}
 
   /**
    * Host → coordinator: the savepoint of checkpoint {@code checkpointId} (triggered at {@code
@@ -140,30 +184,30 @@ public sealed interface JobInput {
       boolean stop,
       String error,
       ReplyTo<JobReply.SavepointOutcome> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Checkpointing, KoalaMessage {}
 
   /**
    * Client → coordinator, for testing Koala: plan {@code crashes}, victims chosen by {@code seed}.
    */
-  record PlanCrashes(long seed, List<PlannedCrash> crashes) implements JobInput, KoalaMessage {}
+  record PlanCrashes(long seed, List<PlannedCrash> crashes) implements Crashes, KoalaMessage {}
 
   /** Client → coordinator, for testing Koala: reply with the crashes injected so far. */
   record GetInjectedCrashes(ReplyTo<JobReply.InjectedCrashes> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Crashes, KoalaMessage {}
 
   // ------------------------------------------------------------ membership
 
   /**
    * Worker {@code worker} is gone for good: its actor stopped, or its node went away; idempotent.
    */
-  record WorkerLost(int worker) implements JobInput, KoalaMessage {}
+  record WorkerLost(int worker) implements Workers, KoalaMessage {}
 
   /**
    * Worker {@code worker} ({@code address}) joined: its node came Up. It may get tasks from now on;
    * with {@code scale-on-join} operators, each is rescaled onto it. Indices are handed out in order
    * and never reused; a join already known is ignored.
    */
-  record WorkerJoined(int worker, WorkerAddress address) implements JobInput, KoalaMessage {}
+  record WorkerJoined(int worker, WorkerAddress address) implements Workers, KoalaMessage {}
 
   /**
    * Worker {@code worker}'s node is leaving gracefully (DESIGN §9, C6): it gets no new task, the
@@ -171,71 +215,70 @@ public sealed interface JobInput {
    * why they cannot move).
    */
   record DrainWorker(int worker, ReplyTo<JobReply.WorkerDrained> replyTo)
-      implements JobInput, KoalaMessage {}
+      implements Workers, KoalaMessage {}
 
   // ------------------------------------------------------------ answers to effects
 
   /** The journal's state at start-up ({@code null} and {@code error} if it did not answer). */
-  record Recovered(RecoveredJournal journal, String error) implements JobInput {}
+  record Recovered(RecoveredJournal journal, String error) implements Deployment {}
 
   /** The journal recorded checkpoint {@code checkpointId} (for attempt {@code attempt}), or not. */
   record Journaled(int attempt, long checkpointId, String error)
-      implements JobInput, KoalaMessage {}
+      implements Checkpointing, KoalaMessage {}
 
   /** The journal recorded request {@code seq} as open, or {@code error}. */
-  record RequestJournaled(long seq, String error) implements JobInput, KoalaMessage {}
+  record RequestJournaled(long seq, String error) implements Requests, KoalaMessage {}
 
   /** The journal recorded the job's end ({@code error} null: durable). */
-  record EndJournaled(String error) implements JobInput, KoalaMessage {}
+  record EndJournaled(String error) implements Status, KoalaMessage {}
 
   /** The host gathered the metrics of request {@code request}. */
   record MetricsGathered(int request, List<TaskMetricsSnapshot> tasks)
-      implements JobInput, KoalaMessage {}
+      implements Metrics, KoalaMessage {}
 
   /**
    * {@code task} of attempt {@code attempt} stopped unexpectedly, and its worker answered ({@code
    * workerAlive}) or did not in time.
    */
   record TaskStopChecked(TaskId task, int attempt, boolean workerAlive)
-      implements JobInput, KoalaMessage {}
+      implements Deployment, KoalaMessage {}
 
   /**
    * The checkpoint asked for to relocate the tasks of leaving workers committed ({@code
    * checkpointId}), or did not ({@code error}).
    */
-  record RelocationCheckpointed(long checkpointId, String error)
-      implements JobInput, KoalaMessage {}
+  record RelocationCheckpointed(long checkpointId, String error) implements Workers, KoalaMessage {}
 
   // ------------------------------------------------------------ timers
 
   /** Deployment took too long. */
-  enum DeployTimeout implements JobInput, KoalaMessage {
+  enum DeployTimeout implements Deployment, KoalaMessage {
     INSTANCE
   }
 
   /** Time to see whether a checkpoint is due. */
-  enum CheckpointTick implements JobInput, KoalaMessage {
+  enum CheckpointTick implements Checkpointing, KoalaMessage {
     INSTANCE
   }
 
   /** Time for the autoscaler to look at the job's load ({@code koala.autoscaler.interval}). */
-  enum AutoscalerTick implements JobInput, KoalaMessage {
+  enum AutoscalerTick implements Autoscaler, KoalaMessage {
     INSTANCE
   }
 
   /** Time to see whether a crash planned at a time is due. */
-  enum CrashTick implements JobInput, KoalaMessage {
+  enum CrashTick implements Crashes, KoalaMessage {
     INSTANCE
   }
 
   /** No task reported progress on epoch {@code epoch} for the step timeout. */
-  record EpochStalled(long epoch) implements JobInput, KoalaMessage {}
+  record EpochStalled(long epoch) implements Epochs, KoalaMessage {}
 
   /** The restart backoff of attempt {@code attempt} is over: deploy its tasks. */
-  record Redeploy(int attempt) implements JobInput, KoalaMessage {}
+  record Redeploy(int attempt) implements Deployment, KoalaMessage {}
 
   /** The redeployment of attempt {@code attempt} did not complete in time. */
-  record RedeployTimedOut(int attempt) implements JobInput, KoalaMessage {}
+  record RedeployTimedOut(int attempt) implements Deployment, KoalaMessage {}
 
   /**
    * What the job's journal held at start-up, decoded by the host; {@code restoreFrom} is the

@@ -45,6 +45,19 @@ final class JobLifecycle implements CurrentStatus {
     }
   }
 
+  /** An input about the job's status. */
+  void on(JobInput.Status input) {
+    if (input instanceof JobInput.Subscribe m) {
+      onSubscribe(m);
+    } else if (input instanceof JobInput.Cancel m) {
+      onCancel(m);
+    } else if (input instanceof JobInput.EndJournaled m) {
+      onEndJournaled(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   @Override
   public JobStatus status() {
     return status;

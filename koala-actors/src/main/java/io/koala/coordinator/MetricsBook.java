@@ -88,6 +88,17 @@ final class MetricsBook {
             null);
   }
 
+  /** An input about metrics snapshots. */
+  void on(JobInput.Metrics input) {
+    if (input instanceof JobInput.GetMetrics m) {
+      onGetMetrics(m);
+    } else if (input instanceof JobInput.MetricsGathered m) {
+      onGathered(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   void onGetMetrics(JobInput.GetMetrics m) {
     if (job.status().isTerminal() || roster.isEmpty()) {
       out.reply(m.replyTo(), last);

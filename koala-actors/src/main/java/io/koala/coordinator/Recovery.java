@@ -114,6 +114,33 @@ final class Recovery {
     this.parts = parts;
   }
 
+  /** An input about the deployment attempts. */
+  void on(JobInput.Deployment input) {
+    if (input instanceof JobInput.TasksDeployed m) {
+      onTasksDeployed(m);
+    } else if (input instanceof JobInput.DeployFailed m) {
+      failed(m.error());
+    } else if (input instanceof JobInput.TaskFailed m) {
+      failed(m.error());
+    } else if (input instanceof JobInput.SnapshotUnusable m) {
+      onSnapshotUnusable(m);
+    } else if (input instanceof JobInput.TaskTerminated m) {
+      onTaskTerminated(m);
+    } else if (input instanceof JobInput.TaskStopChecked m) {
+      onTaskStopChecked(m);
+    } else if (input == JobInput.DeployTimeout.INSTANCE) {
+      onDeployTimeout();
+    } else if (input instanceof JobInput.Recovered m) {
+      onRecovered(m);
+    } else if (input instanceof JobInput.Redeploy m) {
+      onRedeploy(m);
+    } else if (input instanceof JobInput.RedeployTimedOut m) {
+      onRedeployTimedOut(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   /** The first deployment: after reading the journal when there is one, else at once. */
   void start() {
     if (parts.checkpointsOn()) {

@@ -74,6 +74,17 @@ final class RequestQueue {
     this.ledger = setup.checkpointing() == null ? null : new RequestLedger(0);
   }
 
+  /** An input about the reconfiguration requests. */
+  void on(JobInput.Requests input) {
+    if (input instanceof JobInput.Reconfigure m) {
+      onReconfigure(m);
+    } else if (input instanceof JobInput.RequestJournaled m) {
+      onJournaled(m);
+    } else {
+      throw new IllegalStateException("unhandled " + input);
+    }
+  }
+
   boolean isEmpty() {
     return queue.isEmpty();
   }

@@ -449,4 +449,29 @@ class JobCoreTest {
     deployAll(core, redeploy, attempt + 1);
     assertThat(core.status()).isEqualTo(JobStatus.RUNNING);
   }
+
+  /**
+   * Every input but the attempt's stamp belongs to exactly one part's group, so that routing it
+   * never falls through (the groups are nested in {@link JobInput}).
+   */
+  @Test
+  void everyInputBelongsToExactlyOnePartsGroup() {
+    List<Class<?>> groups = new ArrayList<>();
+    List<Class<?>> inputs = new ArrayList<>();
+    for (Class<?> c : JobInput.class.getDeclaredClasses()) {
+      if (!JobInput.class.isAssignableFrom(c) || c == JobInput.OfAttempt.class) {
+        continue;
+      }
+      (c.isInterface() ? groups : inputs).add(c);
+    }
+    assertThat(groups).hasSize(13);
+    for (Class<?> input : inputs) {
+      if (input == JobInput.FromAttempt.class) {
+        continue;
+      }
+      assertThat(groups.stream().filter(g -> g.isAssignableFrom(input)))
+          .as("the groups of %s", input.getSimpleName())
+          .hasSize(1);
+    }
+  }
 }
