@@ -52,7 +52,7 @@ public sealed interface Change extends KoalaMessage
               + v.id()
               + "' instead");
     }
-    EpochDriver.checkReconfigurable(v);
+    v.checkReconfigurable();
     if (c instanceof Rebalance && !v.isKeyed()) {
       throw new IllegalArgumentException(
           "operator '"

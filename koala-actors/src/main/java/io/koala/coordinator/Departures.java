@@ -383,7 +383,7 @@ final class Departures {
           || roster.hasFinished(t)) {
         // stops once drained, or with the job; released, it is there until HolderReleased
         holders.add(t);
-      } else if (EpochDriver.isReconfigurable(setup.plan().vertex(t.operator()))) {
+      } else if (setup.plan().vertex(t.operator()).reconfigurable()) {
         owners.add(t); // moves live, by a migration
       } else {
         unmovable.add(t);

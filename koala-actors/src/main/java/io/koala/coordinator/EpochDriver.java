@@ -127,7 +127,7 @@ public final class EpochDriver {
   /**
    * @param placeNew the worker of a new task, by its index
    * @throws IllegalArgumentException when the operator cannot be reconfigured ({@link
-   *     #checkReconfigurable})
+   *     ExecutionPlan.Vertex#checkReconfigurable})
    */
   public EpochDriver(
       long epoch,
@@ -149,81 +149,8 @@ public final class EpochDriver {
       }
     }
     this.target = deployment.plan().vertex(vertex);
-    checkReconfigurable(target);
+    target.checkReconfigurable();
     planChannels(placeNew);
-  }
-
-  /**
-   * Whether {@code v} can be reconfigured: its tasks read keyed input (their state is partitioned
-   * by key), or it is a stage without keyed input that is not a source and reads no forward edge
-   * (its tasks keep no keyed state; records reach them round-robin, so any number of tasks may read
-   * them).
-   */
-  public static boolean isReconfigurable(Vertex v) {
-    return whyNotReconfigurable(v) == null;
-  }
-
-  /**
-   * Checks that {@code v} can be reconfigured ({@link #isReconfigurable}).
-   *
-   * @throws IllegalArgumentException saying why not
-   */
-  public static void checkReconfigurable(Vertex v) {
-    String why = whyNotReconfigurable(v);
-    if (why != null) {
-      throw new IllegalArgumentException(why);
-    }
-  }
-
-  /** Why {@code v} cannot be reconfigured ({@link #isReconfigurable}), or null when it can. */
-  public static String whyNotReconfigurable(Vertex v) {
-    if (v.isKeyed()) {
-      return null;
-    }
-    if (v.isSource()) {
-      if (!v.head().source().rescalable()) {
-        return "operator '"
-            + v.id()
-            + "' is a source whose splits cannot move between its tasks while it runs (its"
-            + " SourceSpec is not rescalable; an ingest source's handles stripe records over its"
-            + " tasks); it keeps the parallelism it was deployed with";
-      }
-      for (VertexOutput out : v.outputs()) {
-        if (out.partitioning() == Partitioning.FORWARD) {
-          return "operator '"
-              + v.id()
-              + "' is a source with a forward edge to '"
-              + out.to()
-              + "' (each of its tasks feeds one task of '"
-              + out.to()
-              + "'); another parallelism would leave a task of '"
-              + out.to()
-              + "' without input or with two. Give '"
-              + out.to()
-              + "' a parallelism other than '"
-              + v.id()
-              + "''s in the dataflow, or key its input";
-        }
-      }
-      return null;
-    }
-    for (VertexInput in : v.inputs()) {
-      if (in.partitioning() == Partitioning.FORWARD) {
-        return "operator '"
-            + v.id()
-            + "' reads a forward edge from '"
-            + in.from()
-            + "' (each of its tasks reads one task of '"
-            + in.from()
-            + "', in order); another parallelism would make that edge a rebalance and lose"
-            + " that order. Give '"
-            + v.id()
-            + "' a parallelism other than '"
-            + in.from()
-            + "''s in the dataflow, so the edge is a rebalance, or key its input";
-      }
-    }
-    return null;
   }
 
   private TaskId task(int index) {

@@ -51,7 +51,7 @@ final class LoadSamples {
               tasks,
               v.isKeyed() ? live.routing(v.id()) : null,
               loads,
-              EpochDriver.whyNotReconfigurable(v),
+              v.whyNotReconfigurable(),
               v.isSource() ? v.head().source().maxParallelism() : Integer.MAX_VALUE));
     }
     return new LoadSample(metrics.atMillis(), reconfiguring, vertices);

@@ -78,6 +78,79 @@ public final class ExecutionPlan {
       }
       return out;
     }
+
+    /**
+     * Whether an epoch can reconfigure this vertex while the job runs: its tasks read keyed input
+     * (their state is partitioned by key), or it is a stage without keyed input that reads no
+     * forward edge (its tasks keep no keyed state; records reach them round-robin, so any number of
+     * tasks may read them), or a rescalable source that feeds no forward edge.
+     */
+    public boolean reconfigurable() {
+      return whyNotReconfigurable() == null;
+    }
+
+    /**
+     * Checks that this vertex can be reconfigured ({@link #reconfigurable}).
+     *
+     * @throws IllegalArgumentException saying why not
+     */
+    public void checkReconfigurable() {
+      String why = whyNotReconfigurable();
+      if (why != null) {
+        throw new IllegalArgumentException(why);
+      }
+    }
+
+    /** Why this vertex cannot be reconfigured ({@link #reconfigurable}), or null when it can. */
+    public String whyNotReconfigurable() {
+      if (isKeyed()) {
+        return null;
+      }
+      if (isSource()) {
+        if (!head().source().rescalable()) {
+          return "operator '"
+              + id()
+              + "' is a source whose splits cannot move between its tasks while it runs (its"
+              + " SourceSpec is not rescalable; an ingest source's handles stripe records over its"
+              + " tasks); it keeps the parallelism it was deployed with";
+        }
+        for (VertexOutput out : outputs()) {
+          if (out.partitioning() == Partitioning.FORWARD) {
+            return "operator '"
+                + id()
+                + "' is a source with a forward edge to '"
+                + out.to()
+                + "' (each of its tasks feeds one task of '"
+                + out.to()
+                + "'); another parallelism would leave a task of '"
+                + out.to()
+                + "' without input or with two. Give '"
+                + out.to()
+                + "' a parallelism other than '"
+                + id()
+                + "''s in the dataflow, or key its input";
+          }
+        }
+        return null;
+      }
+      for (VertexInput in : inputs()) {
+        if (in.partitioning() == Partitioning.FORWARD) {
+          return "operator '"
+              + id()
+              + "' reads a forward edge from '"
+              + in.from()
+              + "' (each of its tasks reads one task of '"
+              + in.from()
+              + "', in order); another parallelism would make that edge a rebalance and lose"
+              + " that order. Give '"
+              + id()
+              + "' a parallelism other than '"
+              + in.from()
+              + "''s in the dataflow, so the edge is a rebalance, or key its input";
+        }
+      }
+      return null;
+    }
   }
 
   private ExecutionPlan(LogicalPlan logical, Map<OperatorId, Vertex> vertices) {

@@ -51,24 +51,24 @@ class ReconfigurableStagesTest {
   @Test
   void keyedOperatorsAndRoundRobinStagesAreReconfigurable() {
     for (String name : List.of("spread", "count", "out", "m")) {
-      assertThat(EpochDriver.isReconfigurable(vertex(name))).as(name).isTrue();
+      assertThat(vertex(name).reconfigurable()).as(name).isTrue();
     }
   }
 
   @Test
   void anIngestSourceAndForwardEdgesAreRefusedSayingWhy() {
-    assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("pushed")))
+    assertThatThrownBy(() -> vertex("pushed").checkReconfigurable())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageStartingWith(
             "operator 'pushed' is a source whose splits cannot move between its tasks");
-    assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("n")))
+    assertThatThrownBy(() -> vertex("n").checkReconfigurable())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("operator 'n' is a source with a forward edge to 'fanned'");
-    assertThatThrownBy(() -> EpochDriver.checkReconfigurable(vertex("fanned")))
+    assertThatThrownBy(() -> vertex("fanned").checkReconfigurable())
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("operator 'fanned' reads a forward edge from 'n'")
         .hasMessageContaining("Give 'fanned' a parallelism other than 'n''s");
-    assertThat(EpochDriver.isReconfigurable(vertex("fanned"))).isFalse();
+    assertThat(vertex("fanned").reconfigurable()).isFalse();
   }
 
   @Test

@@ -499,7 +499,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       if (!v.id().equals(op)) {
         why = "it runs chained in the tasks of '" + v.id() + "'; name '" + v.id() + "'";
       } else {
-        why = io.koala.coordinator.EpochDriver.whyNotReconfigurable(v);
+        why = v.whyNotReconfigurable();
       }
       if (why != null) {
         throw new io.koala.runtime.ConfigurationException(
