@@ -23,10 +23,10 @@ import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
 import io.koala.protocol.TaskSetup.OutputSpec;
 import io.koala.protocol.Watermark;
-import io.koala.state.TimeDomain;
 import io.koala.store.KeyLayout;
 import io.koala.store.Table;
 import io.koala.store.WriteTxn;
+import io.koala.task.state.KeyedTimers;
 import io.koala.time.WatermarkTracker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
@@ -325,29 +325,12 @@ final class EpochParticipant {
         txn.deletePrefix(Table.STATE, KeyLayout.bucketPrefix(bucket));
         lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
       }
-      List<Handover.ShippedTimer> shipped = new ArrayList<>();
-      txn.scan(
-          Table.TIMERS,
-          KeyLayout.bucketPrefix(bucket),
-          (k, v) -> {
-            shipped.add(
-                new Handover.ShippedTimer(
-                    KeyLayout.timerTimestamp(k),
-                    k[2],
-                    KeyLayout.timerUserKey(k),
-                    KeyLayout.timerNamespace(k)));
-            return true;
-          });
-      txn.deletePrefix(Table.TIMERS, KeyLayout.bucketPrefix(bucket));
+      List<Handover.ShippedTimer> shipped = new ArrayList<>(keyed.timers().ship(txn, bucket));
       for (KeyRef ref : keyed.parkedKeysOf(bucket)) {
         for (Parking.Parked p : keyed.abandon(ref)) {
           if (p.isTimer()) {
             shipped.add(
-                new Handover.ShippedTimer(
-                    p.timestamp(),
-                    (byte) (p.timerDomain() == TimeDomain.EVENT_TIME ? 1 : 2),
-                    ref.key(),
-                    p.namespace()));
+                KeyedTimers.shipParked(p.timestamp(), p.timerDomain(), ref.key(), p.namespace()));
           } else {
             parkedRecords.computeIfAbsent(receiver, r -> new ArrayList<>()).add(p);
           }
@@ -419,13 +402,7 @@ final class EpochParticipant {
     keyed.begin();
     WriteTxn txn = keyed.txn();
     keyed.takeOverLookup(txn, lookup);
-    for (Handover.ShippedTimer t : h.timers()) {
-      txn.put(
-          Table.TIMERS,
-          KeyLayout.timerKey(lookup.bucket(), t.domain(), t.timestamp(), t.key(), t.namespace()),
-          new byte[0]);
-      keyed.timers().installed(t.domain(), t.timestamp());
-    }
+    keyed.timers().install(txn, lookup.bucket(), h.timers());
     keyed.commit();
     boolean elsewhere = keyed.tookOver(lookup.bucket());
     keyed.ownershipChanged();

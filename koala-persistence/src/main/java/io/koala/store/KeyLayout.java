@@ -97,6 +97,11 @@ public final class KeyLayout {
     return t ^ Long.MIN_VALUE;
   }
 
+  /** The domain byte of a timer key. */
+  public static byte timerDomain(byte[] timerKey) {
+    return timerKey[BUCKET_BYTES];
+  }
+
   /** The user key bytes of a timer key. */
   public static byte[] timerUserKey(byte[] timerKey) {
     int len = readInt(timerKey, TIMER_HEADER);

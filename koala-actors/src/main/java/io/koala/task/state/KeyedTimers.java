@@ -1,6 +1,7 @@
 package io.koala.task.state;
 
 import io.koala.operator.InternalTimers;
+import io.koala.protocol.Handover;
 import io.koala.state.TimeDomain;
 import io.koala.store.KeyLayout;
 import io.koala.store.Table;
@@ -166,10 +167,49 @@ public final class KeyedTimers implements InternalTimers {
   }
 
   /**
-   * Installs a timer shipped with a bucket handed over to this task (its store key was written by
-   * the caller): keeps the cached earliest timestamp a lower bound.
+   * Takes every timer of {@code bucket} out of the store for its hand-over (DESIGN §6.3): they are
+   * deleted here in {@code txn} and fire at the receiver, which {@link #install}s them.
    */
-  public void installed(byte domain, long timestamp) {
+  public List<Handover.ShippedTimer> ship(WriteTxn txn, int bucket) {
+    List<Handover.ShippedTimer> shipped = new ArrayList<>();
+    txn.scan(
+        Table.TIMERS,
+        KeyLayout.bucketPrefix(bucket),
+        (k, v) -> {
+          shipped.add(
+              new Handover.ShippedTimer(
+                  KeyLayout.timerTimestamp(k),
+                  KeyLayout.timerDomain(k),
+                  KeyLayout.timerUserKey(k),
+                  KeyLayout.timerNamespace(k)));
+          return true;
+        });
+    txn.deletePrefix(Table.TIMERS, KeyLayout.bucketPrefix(bucket));
+    return shipped;
+  }
+
+  /**
+   * A timer that was parked on a key of a bucket being handed over (its callback waited for the
+   * key's state), shipped with the bucket instead of firing here.
+   */
+  public static Handover.ShippedTimer shipParked(
+      long timestamp, TimeDomain domain, byte[] key, byte[] namespace) {
+    return new Handover.ShippedTimer(timestamp, domainByte(domain), key, namespace);
+  }
+
+  /** Installs in {@code txn} the timers shipped with {@code bucket}, handed over to this task. */
+  public void install(WriteTxn txn, int bucket, List<Handover.ShippedTimer> timers) {
+    for (Handover.ShippedTimer t : timers) {
+      txn.put(
+          Table.TIMERS,
+          KeyLayout.timerKey(bucket, t.domain(), t.timestamp(), t.key(), t.namespace()),
+          EMPTY);
+      installed(t.domain(), t.timestamp());
+    }
+  }
+
+  /** Keeps the cached earliest timestamp of {@code domain} a lower bound after an install. */
+  private void installed(byte domain, long timestamp) {
     if (domain == domainByte(TimeDomain.EVENT_TIME)) {
       nextEvent = Math.min(nextEvent, timestamp);
     } else {

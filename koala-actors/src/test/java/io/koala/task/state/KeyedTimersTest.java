@@ -3,6 +3,7 @@ package io.koala.task.state;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import io.koala.protocol.Handover;
 import io.koala.serialization.KryoSerde;
 import io.koala.serialization.TypeRegistry;
 import io.koala.state.TimeDomain;
@@ -382,5 +383,43 @@ class KeyedTimersTest {
     clock = 12_345;
     assertThat(timers.currentWatermark()).isEqualTo(77);
     assertThat(timers.currentProcessingTime()).isEqualTo(12_345);
+  }
+
+  // ------------------------------------------------------------------ hand-over
+
+  @Test
+  void aBucketsTimersShipWithItAndFireAtTheTaskThatInstallsThem() {
+    register(EVENT, new T(7, 20, "b", "w1"));
+    register(PROCESSING, new T(7, 1_500, "c", ""));
+    register(EVENT, new T(3, 10, "a", ""));
+
+    backend.begin();
+    List<Handover.ShippedTimer> shipped = timers.ship(backend.batchTxn(), 7);
+    backend.commit();
+    assertThat(shipped).hasSize(2);
+    assertThat(due(EVENT, 100, 10)).containsExactly(new T(3, 10, "a", "")); // gone from here
+    assertThat(due(PROCESSING, 2_000, 10)).isEmpty();
+
+    InMemoryStateStore other = new InMemoryStateStore();
+    KeyedStateBackend otherBackend =
+        new KeyedStateBackend("op", other, new KryoSerde(TypeRegistry.withDefaults()));
+    KeyedTimers receiver = new KeyedTimers(otherBackend, new int[] {7}, () -> 0L, () -> 0L);
+    List<Handover.ShippedTimer> all = new ArrayList<>(shipped);
+    all.add(KeyedTimers.shipParked(15, EVENT, "p".getBytes(StandardCharsets.UTF_8), NONE));
+    try {
+      otherBackend.begin();
+      receiver.install(otherBackend.batchTxn(), 7, all);
+      otherBackend.commit();
+      assertThat(receiver.next(EVENT)).isEqualTo(15); // the cached bound covers what came in
+      assertThat(receiver.next(PROCESSING)).isEqualTo(1_500);
+      otherBackend.begin();
+      assertThat(receiver.due(EVENT, 100, 10).stream().map(T::of))
+          .containsExactly(new T(7, 15, "p", ""), new T(7, 20, "b", "w1"));
+      assertThat(receiver.due(PROCESSING, 2_000, 10).stream().map(T::of))
+          .containsExactly(new T(7, 1_500, "c", ""));
+      otherBackend.abort();
+    } finally {
+      other.close();
+    }
   }
 }
