@@ -10,7 +10,7 @@ import io.koala.plan.TaskId;
 import io.koala.protocol.BucketMove;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.EpochMessage.Peer;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
 import io.koala.protocol.TaskSetup.OutputSpec;
@@ -105,7 +105,7 @@ public final class EpochDriver {
   private final Vertex target;
   private final ReconfigurationPlan plan;
   private final LiveDeployment deployment;
-  private final Protocol protocol;
+  private final ReconfigurationProtocol protocol;
   private final List<TaskId> sources = new ArrayList<>();
   private final List<TaskSetup> newSetups = new ArrayList<>();
   private final Map<TaskId, Integer> newPlacement = new LinkedHashMap<>();
@@ -135,7 +135,7 @@ public final class EpochDriver {
       ReconfigurationPlan plan,
       LiveDeployment deployment,
       IntUnaryOperator placeNew,
-      Protocol protocol) {
+      ReconfigurationProtocol protocol) {
     this.epoch = epoch;
     this.plan = plan;
     this.deployment = deployment;

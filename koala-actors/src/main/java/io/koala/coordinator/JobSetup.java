@@ -4,7 +4,7 @@ import io.koala.autoscaler.AutoscalerSettings;
 import io.koala.plan.ExecutionPlan;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
@@ -33,7 +33,7 @@ public record JobSetup(
     int workers,
     WorkerPool pool,
     ChannelSettings channels,
-    Protocol protocol,
+    ReconfigurationProtocol protocol,
     int bucketsPerStep,
     DrainSettings drain,
     Duration deployTimeout,

@@ -7,20 +7,20 @@ import io.koala.deploy.LiveDeployment;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.TreeSet;
 import java.util.function.IntUnaryOperator;
 
 /**
- * Carries out one reconfiguration request as one epoch, or, for a {@linkplain Protocol#staged()
- * staged} protocol, as a sequence of epochs that each move a few buckets ({@link
- * ReconfigurationPlan#inSteps}); each epoch runs through an {@link EpochDriver} built once the
- * previous one is done (it plans from the deployment as that left it). Pure, like the epoch driver;
- * the coordinator and the simulator both drive it. Only the last epoch's {@link Done} comes out,
- * with the report of the whole request: every bucket moved, the tasks before the first epoch and
- * after the last, and the transfer of all of them.
+ * Carries out one reconfiguration request as one epoch, or, for a {@linkplain
+ * ReconfigurationProtocol#staged() staged} protocol, as a sequence of epochs that each move a few
+ * buckets ({@link ReconfigurationPlan#inSteps}); each epoch runs through an {@link EpochDriver}
+ * built once the previous one is done (it plans from the deployment as that left it). Pure, like
+ * the epoch driver; the coordinator and the simulator both drive it. Only the last epoch's {@link
+ * Done} comes out, with the report of the whole request: every bucket moved, the tasks before the
+ * first epoch and after the last, and the transfer of all of them.
  */
 public final class ReconfigurationDriver {
   private final long firstEpoch;
@@ -28,7 +28,7 @@ public final class ReconfigurationDriver {
   private final List<ReconfigurationPlan> steps;
   private final LiveDeployment deployment;
   private final IntUnaryOperator placeNew;
-  private final Protocol protocol;
+  private final ReconfigurationProtocol protocol;
   private final TreeSet<Integer> movedBuckets = new TreeSet<>();
   private EpochMessage.Transfer transferred = EpochMessage.Transfer.NONE;
   private int step;
@@ -45,7 +45,7 @@ public final class ReconfigurationDriver {
       ReconfigurationPlan plan,
       LiveDeployment deployment,
       IntUnaryOperator placeNew,
-      Protocol protocol,
+      ReconfigurationProtocol protocol,
       int bucketsPerStep) {
     this.firstEpoch = firstEpoch;
     this.vertex = vertex;

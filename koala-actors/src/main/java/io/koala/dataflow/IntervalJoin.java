@@ -1,7 +1,7 @@
 package io.koala.dataflow;
 
 import io.koala.function.DataflowDefinitionException;
-import io.koala.protocol.DurationText;
+import io.koala.time.DurationText;
 import java.time.Duration;
 import java.util.Objects;
 

@@ -175,7 +175,7 @@ public sealed interface EpochMessage extends KoalaMessage
    * Step 2b, to senders: hand over your moving buckets, their state moving as {@code move} says;
    * reply {@link HandedOver}.
    */
-  record HandOverBuckets(long epoch, Protocol.StateMove move) implements Command {}
+  record HandOverBuckets(long epoch, ReconfigurationProtocol.StateMove move) implements Command {}
 
   /**
    * Stop-and-restart, to every source task before the epoch: stop reading; reply {@link Paused}.

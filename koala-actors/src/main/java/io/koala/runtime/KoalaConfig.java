@@ -9,11 +9,11 @@ import com.typesafe.config.ConfigValue;
 import com.typesafe.config.ConfigValueFactory;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
-import io.koala.protocol.DurationText;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.runtime.internal.EngineSettings;
 import io.koala.serialization.TypeRegistry;
 import io.koala.store.StoreOptions;
+import io.koala.time.DurationText;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -140,13 +140,13 @@ public final class KoalaConfig {
             Duration.ofMillis(1),
             Duration.ofHours(1));
     String protocolName = string(config, "koala.reconfiguration.protocol");
-    Protocol protocol;
+    ReconfigurationProtocol protocol;
     try {
-      protocol = Protocol.named(protocolName);
+      protocol = ReconfigurationProtocol.named(protocolName);
     } catch (IllegalArgumentException e) {
       throw new ConfigurationException("koala.reconfiguration.protocol: " + e.getMessage());
     }
-    if (remoteStateServices > 0 && protocol != Protocol.KOALA) {
+    if (remoteStateServices > 0 && protocol != ReconfigurationProtocol.KOALA) {
       throw new ConfigurationException(
           "koala.reconfiguration.protocol = \""
               + protocol.configName()

@@ -12,8 +12,8 @@ import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Handover;
 import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
-import io.koala.protocol.Protocol;
 import io.koala.protocol.ProtocolViolationException;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateChunk;
 import io.koala.protocol.StateMessage;
@@ -289,7 +289,7 @@ final class EpochParticipant {
    * applied watermark, then a {@link Marker} closing the hand-over. Later records of those buckets
    * are forwarded.
    */
-  void handOver(Protocol.StateMove move) {
+  void handOver(ReconfigurationProtocol.StateMove move) {
     // peer channels open only now: a receiver knows them once every task has prepared
     for (EpochMessage.Peer out : role.peersOut) {
       int pos = output.openPeer(out.channel(), out.task(), chain.tailName());
@@ -303,7 +303,7 @@ final class EpochParticipant {
       int bucket = m.getKey();
       int receiver = m.getValue();
       BucketHandover lookup = keyed.lookupOf(txn, bucket);
-      if (move != Protocol.StateMove.ON_ACCESS
+      if (move != ReconfigurationProtocol.StateMove.ON_ACCESS
           && (lookup.defaultHolder() != keyed.self() || !lookup.entries().isEmpty())) {
         throw new IllegalStateException(
             "the "
@@ -316,7 +316,7 @@ final class EpochParticipant {
         // the state is at the services, not here: the receiver reads it there too, once they
         // have this task's writes so far (Handover.writesBefore)
         lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
-      } else if (move == Protocol.StateMove.PUSH_AHEAD) {
+      } else if (move == ReconfigurationProtocol.StateMove.PUSH_AHEAD) {
         // all of the bucket's state goes ahead of its hand-over, which then names the receiver as
         // where the state is
         toReceiver
@@ -343,9 +343,11 @@ final class EpochParticipant {
               new Handover(
                   lookup,
                   shipped,
-                  move == Protocol.StateMove.PULL_AT_ONCE,
+                  move == ReconfigurationProtocol.StateMove.PULL_AT_ONCE,
                   remote.writesBefore(),
-                  move == Protocol.StateMove.ON_ACCESS && !remote.enabled() ? hot : List.of()));
+                  move == ReconfigurationProtocol.StateMove.ON_ACCESS && !remote.enabled()
+                      ? hot
+                      : List.of()));
       keyed.gaveUp(bucket);
       metrics.bucketsHandedOver++;
     }

@@ -9,7 +9,7 @@ import io.koala.plan.ExecutionPlan;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -62,7 +62,7 @@ final class JobSetups {
         2,
         WorkerPool.of(2),
         CHANNELS,
-        Protocol.KOALA,
+        ReconfigurationProtocol.KOALA,
         16,
         new DrainSettings(25, 512, 10),
         Duration.ofSeconds(30),

@@ -18,7 +18,7 @@ import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -80,7 +80,9 @@ class EarlyForwardingTest {
                   List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT1)),
                   List.of(),
                   List.of(in)));
-      t.engine().onCommand(new EpochMessage.HandOverBuckets(1, Protocol.StateMove.ON_ACCESS));
+      t.engine()
+          .onCommand(
+              new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
       t.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
       t.engine().onDeliver(new Deliver(in, 1, batch(moved1, kept, moved2)));
       t.engine().onDeliver(new Deliver(in, 2, batch(kept, moved1)));

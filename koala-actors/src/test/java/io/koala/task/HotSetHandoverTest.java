@@ -19,7 +19,7 @@ import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Handover;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.routing.Buckets;
@@ -97,7 +97,10 @@ class HotSetHandoverTest {
                 List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT1)),
                 List.of(),
                 List.of(in0)));
-    count0.engine().onCommand(new EpochMessage.HandOverBuckets(1, Protocol.StateMove.ON_ACCESS));
+    count0
+        .engine()
+        .onCommand(
+            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
     count0.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
     return (Handover) host0.deliveries(COUNT1).get(0).item();
   }

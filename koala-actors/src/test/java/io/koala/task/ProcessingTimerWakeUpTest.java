@@ -20,7 +20,7 @@ import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -111,7 +111,10 @@ class ProcessingTimerWakeUpTest {
                 List.of(),
                 List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT0)),
                 List.of(count1.inputFrom(WORDS0))));
-    count0.engine().onCommand(new EpochMessage.HandOverBuckets(1, Protocol.StateMove.ON_ACCESS));
+    count0
+        .engine()
+        .onCommand(
+            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
     count0.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
     deliverPeerItems();
     host1.timers.clear();

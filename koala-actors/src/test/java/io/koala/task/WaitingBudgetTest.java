@@ -18,7 +18,7 @@ import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.Marker;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.StateMessage;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
@@ -128,7 +128,10 @@ class WaitingBudgetTest {
                 List.of(),
                 List.of(new EpochMessage.Peer(PEER, COUNT0)),
                 awaited));
-    count0.engine().onCommand(new EpochMessage.HandOverBuckets(1, Protocol.StateMove.ON_ACCESS));
+    count0
+        .engine()
+        .onCommand(
+            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
     count0.engine().onCredit(new Credit(PEER, 1_000));
     relay(); // the hand-over and its marker
     // words#0 switched: its marker comes first on its channel to count#1, then its new records

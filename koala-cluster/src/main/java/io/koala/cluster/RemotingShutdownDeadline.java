@@ -1,6 +1,6 @@
 package io.koala.cluster;
 
-import io.koala.protocol.DurationText;
+import io.koala.time.DurationText;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;

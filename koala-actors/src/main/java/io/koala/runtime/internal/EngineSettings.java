@@ -3,7 +3,7 @@ package io.koala.runtime.internal;
 import io.koala.autoscaler.AutoscalerSettings;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.DrainSettings;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.runtime.KoalaConfig;
 import io.koala.store.StoreOptions;
 import java.util.Objects;
@@ -22,7 +22,7 @@ import java.util.function.Function;
 public record EngineSettings(
     ChannelSettings channels,
     StoreOptions store,
-    Protocol protocol,
+    ReconfigurationProtocol protocol,
     DrainSettings drain,
     AutoscalerSettings autoscaler) {
   private static final AtomicReference<Function<KoalaConfig, EngineSettings>> CONFIGS =

@@ -182,7 +182,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.coordinator.JobReply.Completed.class,
         io.koala.coordinator.JobReply.Rejected.class,
         io.koala.job.ReconfigurationException.Reason.class,
-        io.koala.protocol.Protocol.StateMove.class,
+        io.koala.protocol.ReconfigurationProtocol.StateMove.class,
         StateMessage.ServiceFetch.class,
         StateMessage.ServiceWrite.class,
         StateMessage.WriteBarrier.class,

@@ -1,10 +1,10 @@
 package io.koala.runtime.internal;
 
 import io.koala.coordinator.JobInput;
-import io.koala.protocol.DurationText;
 import io.koala.protocol.KoalaMessage;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.internal.journal.JournalSettings;
+import io.koala.time.DurationText;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;

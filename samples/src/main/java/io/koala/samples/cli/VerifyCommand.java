@@ -1,6 +1,6 @@
 package io.koala.samples.cli;
 
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.runtime.ConfigurationException;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
@@ -190,9 +190,9 @@ final class VerifyCommand implements Callable<Integer> {
             spec.commandLine(),
             "--engine simulator runs with local state: not with --protocol remote");
       }
-      Protocol p;
+      ReconfigurationProtocol p;
       try {
-        p = Protocol.named(protocol);
+        p = ReconfigurationProtocol.named(protocol);
       } catch (IllegalArgumentException e) {
         throw new ParameterException(spec.commandLine(), "--protocol: " + e.getMessage());
       }

@@ -1,14 +1,14 @@
 package io.koala.samples.experiment;
 
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.runtime.KoalaConfig;
 import java.util.ArrayList;
 import java.util.List;
 
 /**
- * The protocols the command line compares (DESIGN §7): every {@link Protocol} by its configuration
- * name, and {@code remote}, which is not a protocol but the remote state backend ({@code
- * koala.store.backend = remote}) under Koala's routing switch: state never moves.
+ * The protocols the command line compares (DESIGN §7): every {@link ReconfigurationProtocol} by its
+ * configuration name, and {@code remote}, which is not a protocol but the remote state backend
+ * ({@code koala.store.backend = remote}) under Koala's routing switch: state never moves.
  */
 public final class ProtocolChoice {
   private ProtocolChoice() {}
@@ -27,7 +27,7 @@ public final class ProtocolChoice {
   /** Every name {@link #configure} accepts, in the order comparisons run them. */
   public static List<String> names() {
     List<String> out = new ArrayList<>();
-    for (Protocol p : Protocol.values()) {
+    for (ReconfigurationProtocol p : ReconfigurationProtocol.values()) {
       out.add(p.configName());
     }
     out.add(REMOTE);
@@ -47,7 +47,7 @@ public final class ProtocolChoice {
     if (name.equals(REMOTE)) {
       return config
           .with("koala.store.backend", "remote")
-          .with("koala.reconfiguration.protocol", Protocol.KOALA.configName());
+          .with("koala.reconfiguration.protocol", ReconfigurationProtocol.KOALA.configName());
     }
     return config.with("koala.reconfiguration.protocol", name);
   }

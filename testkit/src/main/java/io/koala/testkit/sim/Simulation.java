@@ -25,8 +25,8 @@ import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.Protocol;
 import io.koala.protocol.QueryMessage;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.routing.PartitionPolicy;
@@ -84,7 +84,7 @@ public final class Simulation {
   private final KryoSerde serde; // for reads from outside; each engine has its own
   private final SimulatedState state;
   private DrainSettings drainSettings = new DrainSettings(25, 512, 10);
-  private Protocol protocol = Protocol.KOALA;
+  private ReconfigurationProtocol protocol = ReconfigurationProtocol.KOALA;
   private int bucketsPerStep = 16;
   private JobSetup.Checkpointing checkpointing; // null: the job takes no checkpoints
   private final List<PlannedCrash> crashPlan = new ArrayList<>();
@@ -195,7 +195,7 @@ public final class Simulation {
   }
 
   /** How reconfigurations move state (default Koala). */
-  public Simulation protocol(Protocol protocol) {
+  public Simulation protocol(ReconfigurationProtocol protocol) {
     this.protocol = protocol;
     return this;
   }

@@ -1,7 +1,7 @@
 package io.koala.testkit.verify;
 
 import io.koala.coordinator.EpochDriver;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
@@ -47,13 +47,13 @@ final class CrashPlans {
    * stop-and-restart, DEPLOYING only where deploying new tasks takes time ({@code deploys}: on
    * actors; the simulator deploys them at once).
    */
-  static List<EpochDriver.Phase> phases(Protocol protocol, boolean deploys) {
+  static List<EpochDriver.Phase> phases(ReconfigurationProtocol protocol, boolean deploys) {
     List<EpochDriver.Phase> phases = new ArrayList<>(List.of(EpochDriver.Phase.values()));
     phases.remove(EpochDriver.Phase.DONE);
     if (!deploys) {
       phases.remove(EpochDriver.Phase.DEPLOYING);
     }
-    if (protocol != Protocol.STOP_RESTART) {
+    if (protocol != ReconfigurationProtocol.STOP_RESTART) {
       phases.remove(EpochDriver.Phase.PAUSING);
     }
     return phases;

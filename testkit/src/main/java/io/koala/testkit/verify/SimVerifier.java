@@ -3,7 +3,7 @@ package io.koala.testkit.verify;
 import io.koala.coordinator.PlannedCrash;
 import io.koala.dataflow.Dataflow;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;
@@ -45,12 +45,12 @@ public final class SimVerifier {
 
   /** Runs {@code w} under the schedule of {@code seed}; {@code faults} plants bugs (tests only). */
   public static Outcome verify(Workload w, long seed, Simulation.Fault... faults) {
-    return verify(w, seed, Protocol.KOALA, faults);
+    return verify(w, seed, ReconfigurationProtocol.KOALA, faults);
   }
 
   /** Runs {@code w} under the schedule of {@code seed} with {@code protocol}. */
   public static Outcome verify(
-      Workload w, long seed, Protocol protocol, Simulation.Fault... faults) {
+      Workload w, long seed, ReconfigurationProtocol protocol, Simulation.Fault... faults) {
     return verify(w, seed, protocol, false, faults);
   }
 
@@ -63,7 +63,11 @@ public final class SimVerifier {
    * next epoch, or a checkpoint in progress — each rolling the job back to its newest checkpoint.
    */
   public static Outcome verify(
-      Workload w, long seed, Protocol protocol, boolean crashes, Simulation.Fault... faults) {
+      Workload w,
+      long seed,
+      ReconfigurationProtocol protocol,
+      boolean crashes,
+      Simulation.Fault... faults) {
     return verify(w, seed, protocol, crashes, reference(w, seed), faults);
   }
 
@@ -72,7 +76,8 @@ public final class SimVerifier {
    * each operator at the schedule's final parallelism from the start, no reconfiguration,
    * checkpoint, crash or fault. The simulation is deterministic, so the runs of one workload and
    * seed (with and without crashes, or with another protocol) can share it ({@link
-   * #verify(Workload, long, Protocol, boolean, Simulation.Result, Simulation.Fault...)}).
+   * #verify(Workload, long, ReconfigurationProtocol, boolean, Simulation.Result,
+   * Simulation.Fault...)}).
    */
   public static Simulation.Result reference(Workload w, long seed) {
     Schedule schedule = schedule(w, w.dataflow(Map.of(), RECORDS, RATE), seed);
@@ -82,13 +87,13 @@ public final class SimVerifier {
   }
 
   /**
-   * {@link #verify(Workload, long, Protocol, boolean, Simulation.Fault...)} against {@code
-   * reference}, which must be {@link #reference} of the same {@code w} and {@code seed}.
+   * {@link #verify(Workload, long, ReconfigurationProtocol, boolean, Simulation.Fault...)} against
+   * {@code reference}, which must be {@link #reference} of the same {@code w} and {@code seed}.
    */
   public static Outcome verify(
       Workload w,
       long seed,
-      Protocol protocol,
+      ReconfigurationProtocol protocol,
       boolean crashes,
       Simulation.Result reference,
       Simulation.Fault... faults) {
@@ -169,7 +174,8 @@ public final class SimVerifier {
    * phase of the next epoch that reaches it, or during a checkpoint after a number of its
    * snapshots.
    */
-  static List<PlannedCrash> crashPlan(long seed, double runMillis, Protocol protocol) {
+  static List<PlannedCrash> crashPlan(
+      long seed, double runMillis, ReconfigurationProtocol protocol) {
     return CrashPlans.random(
         seed,
         runMillis,

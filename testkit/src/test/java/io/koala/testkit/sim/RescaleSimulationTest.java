@@ -171,7 +171,10 @@ class RescaleSimulationTest {
   void stopAndRestartMovesAllStateOfTheMovedBucketsUpFront(long seed) {
     Simulation.Result r =
         scaleOutMigrateScaleIn(
-            simulation(seed).latency(2).protocol(io.koala.protocol.Protocol.STOP_RESTART), seed);
+            simulation(seed)
+                .latency(2)
+                .protocol(io.koala.protocol.ReconfigurationProtocol.STOP_RESTART),
+            seed);
     assertThat(r.total(m -> m.fetchRequests())).as("no lazy fetch").isZero();
     assertThat(r.total(m -> m.keysDrained())).as("nothing left behind to drain").isZero();
     // every key lived in a moved bucket at some point; each move pushed it
@@ -182,7 +185,8 @@ class RescaleSimulationTest {
 
   static java.util.stream.Stream<org.junit.jupiter.params.provider.Arguments> stagedRuns() {
     return java.util.stream.Stream.of(
-            io.koala.protocol.Protocol.EAGER, io.koala.protocol.Protocol.FLUID)
+            io.koala.protocol.ReconfigurationProtocol.EAGER,
+            io.koala.protocol.ReconfigurationProtocol.FLUID)
         .flatMap(
             p ->
                 java.util.stream.LongStream.rangeClosed(1, 4)
@@ -197,7 +201,7 @@ class RescaleSimulationTest {
   @ParameterizedTest(name = "{0} seed {1}")
   @org.junit.jupiter.params.provider.MethodSource("stagedRuns")
   void stagedProtocolsMoveAllStateAFewBucketsPerEpoch(
-      io.koala.protocol.Protocol protocol, long seed) {
+      io.koala.protocol.ReconfigurationProtocol protocol, long seed) {
     Simulation.Result r =
         scaleOutMigrateScaleIn(
             simulation(seed).latency(2).protocol(protocol).bucketsPerStep(8), seed);
@@ -210,7 +214,7 @@ class RescaleSimulationTest {
         .as("every key lived in a moved bucket at some point; each move took it along")
         .isGreaterThanOrEqualTo(KEYS);
     assertThat(r.releasedHolders()).hasSize(3); // tasks 0 (migrated), 1 and 2: nothing left
-    if (protocol == io.koala.protocol.Protocol.FLUID) {
+    if (protocol == io.koala.protocol.ReconfigurationProtocol.FLUID) {
       assertThat(r.total(m -> m.fetchRequests())).as("fluid pushes; nothing is fetched").isZero();
     } else {
       assertThat(r.total(m -> m.keysDrained())).as("eager pulls whole buckets").isPositive();

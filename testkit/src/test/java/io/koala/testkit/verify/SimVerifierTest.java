@@ -2,7 +2,7 @@ package io.koala.testkit.verify;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.protocol.Protocol;
+import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.testkit.sim.Simulation;
 import java.util.ArrayList;
 import java.util.List;
@@ -58,8 +58,8 @@ class SimVerifierTest {
   void reconfigurationsAndCrashesChangeNoOutput(String workload, long seed) {
     Workload w = Workloads.named(workload);
     Simulation.Result reference = SimVerifier.reference(w, seed);
-    Outcome o = SimVerifier.verify(w, seed, Protocol.KOALA, false, reference);
-    Outcome crashed = SimVerifier.verify(w, seed, Protocol.KOALA, true, reference);
+    Outcome o = SimVerifier.verify(w, seed, ReconfigurationProtocol.KOALA, false, reference);
+    Outcome crashed = SimVerifier.verify(w, seed, ReconfigurationProtocol.KOALA, true, reference);
     SoftAssertions.assertSoftly(
         softly -> {
           softly.assertThat(o.violations()).as("%s", o).isEmpty();
@@ -77,8 +77,8 @@ class SimVerifierTest {
     Simulation.Result reference = SimVerifier.reference(w, seed); // one for every baseline
     SoftAssertions.assertSoftly(
         softly -> {
-          for (Protocol protocol : Protocol.values()) {
-            if (protocol != Protocol.KOALA) {
+          for (ReconfigurationProtocol protocol : ReconfigurationProtocol.values()) {
+            if (protocol != ReconfigurationProtocol.KOALA) {
               Outcome o = SimVerifier.verify(w, seed, protocol, false, reference);
               softly.assertThat(o.violations()).as("%s: %s", protocol, o).isEmpty();
               softly.assertThat(o.mismatches()).as("%s: %s", protocol, o).isEmpty();
@@ -119,7 +119,7 @@ class SimVerifierTest {
     while (seed < FEW_SEEDS && !hit.containsAll(PHASES)) {
       seed++;
       for (Workload w : Workloads.all()) {
-        Outcome o = SimVerifier.verify(w, seed, Protocol.KOALA, true);
+        Outcome o = SimVerifier.verify(w, seed, ReconfigurationProtocol.KOALA, true);
         recoveries += o.recoveries();
         for (String c : o.crashes()) {
           hit.add(
@@ -151,7 +151,7 @@ class SimVerifierTest {
           SimVerifier.verify(
               Workloads.named(workload),
               seed,
-              Protocol.KOALA,
+              ReconfigurationProtocol.KOALA,
               fault == Simulation.Fault.SNAPSHOT_AFTER_BARRIER
                   || fault == Simulation.Fault.EPOCH_DURING_CHECKPOINT,
               fault);

@@ -6,7 +6,7 @@ import java.util.Arrays;
  * How a reconfiguration moves state (DESIGN §6, §7); one per runtime ({@code
  * koala.reconfiguration.protocol}), so every protocol runs the same epochs on the same runtime.
  */
-public enum Protocol {
+public enum ReconfigurationProtocol {
   /**
    * Koala: ownership moves in milliseconds with a small lookup table, state follows each key on its
    * first access, retired tasks are drained in the background.
@@ -49,7 +49,7 @@ public enum Protocol {
 
   private final String configName;
 
-  Protocol(String configName) {
+  ReconfigurationProtocol(String configName) {
     this.configName = configName;
   }
 
@@ -85,8 +85,8 @@ public enum Protocol {
    *
    * @throws IllegalArgumentException listing the names allowed
    */
-  public static Protocol named(String name) {
-    for (Protocol p : values()) {
+  public static ReconfigurationProtocol named(String name) {
+    for (ReconfigurationProtocol p : values()) {
       if (p.configName.equals(name)) {
         return p;
       }

@@ -1,4 +1,4 @@
-package io.koala.protocol;
+package io.koala.time;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
