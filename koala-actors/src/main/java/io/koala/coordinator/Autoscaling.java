@@ -75,7 +75,7 @@ public final class Autoscaling {
     this.job = job;
     this.parts = parts;
     this.plan = setup.plan();
-    this.settings = setup.autoscaler();
+    this.settings = setup.reconfiguration().autoscaler();
     this.policy = settings.enabled() ? new AutoscalerPolicy(settings) : null;
   }
 

@@ -90,7 +90,7 @@ final class Departures {
     this.job = job;
     this.parts = parts;
     this.checkpointsOn = setup.checkpointing() != null;
-    this.pool = setup.pool(); // some worker is placeable: the runtime checked
+    this.pool = setup.workers().pool(); // some worker is placeable: the runtime checked
   }
 
   /** An input about the workers. */
@@ -220,7 +220,7 @@ final class Departures {
     if (job.ended()) {
       return;
     }
-    for (String operator : setup.scaleOnJoin()) {
+    for (String operator : setup.reconfiguration().scaleOnJoin()) {
       OperatorId vertex = setup.plan().vertexOf(new OperatorId(operator)).id();
       List<TaskId> tasks = state.deployment().liveTaskIds(vertex);
       int parallelism = tasks.size();

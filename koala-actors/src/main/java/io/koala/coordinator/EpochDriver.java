@@ -127,7 +127,7 @@ public final class EpochDriver {
   /**
    * @param placeNew the worker of a new task, by its index
    * @throws IllegalArgumentException when the operator cannot be reconfigured ({@link
-   *     ExecutionPlan.Vertex#checkReconfigurable})
+   *     Vertex#checkReconfigurable})
    */
   public EpochDriver(
       long epoch,

@@ -224,8 +224,8 @@ final class EpochRunner {
                 rp,
                 state.deployment(),
                 placer(q),
-                setup.protocol(),
-                setup.bucketsPerStep());
+                setup.reconfiguration().protocol(),
+                setup.reconfiguration().bucketsPerStep());
       } catch (IllegalArgumentException e) {
         requests.reject(q, INVALID_REQUEST, e.getMessage());
         requests.endedNow(q);
@@ -300,7 +300,9 @@ final class EpochRunner {
       a.handoverStartMillis = -1;
     }
     out.startTimer(
-        JobCore.STEP_TIMER, new JobInput.EpochStalled(a.driver.epoch()), setup.stepTimeout());
+        JobCore.STEP_TIMER,
+        new JobInput.EpochStalled(a.driver.epoch()),
+        setup.reconfiguration().stepTimeout());
     for (EpochDriver.Effect e : effects) {
       if (e instanceof EpochDriver.Deploy d) {
         Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
@@ -384,7 +386,7 @@ final class EpochRunner {
             + " ("
             + active.request.change
             + ") made no progress for "
-            + DurationText.of(setup.stepTimeout())
+            + DurationText.of(setup.reconfiguration().stepTimeout())
             + " in phase "
             + active.driver.phase()
             + ", waiting for "

@@ -84,7 +84,7 @@ public final class JobCore {
   public static LiveDeployment initialDeployment(JobSetup setup) {
     return LiveDeployment.of(
         setup.plan(),
-        DeploymentPlan.of(setup.jobId(), setup.plan(), setup.workers(), setup.channels()));
+        DeploymentPlan.of(setup.jobId(), setup.plan(), setup.workers().count(), setup.channels()));
   }
 
   /** The first effects: the attempt, the timers, and reading the journal or deploying. */

@@ -47,7 +47,7 @@ final class JobParts {
 
   JobParts(JobSetup setup, long nowMillis, Logger log) {
     this.out = new Outbox(setup.jobId(), log, roster, nowMillis);
-    this.state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+    this.state = JobState.initial(setup);
     this.lifecycle = new JobLifecycle(setup, out, roster, new LifecycleParts());
     this.requests = new RequestQueue(setup, out, state, lifecycle, new RequestParts());
     this.turns = new Turns(setup, out, attempts, lifecycle, new TurnParts());

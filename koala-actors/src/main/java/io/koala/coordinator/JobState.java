@@ -15,7 +15,12 @@ final class JobState {
   private LiveDeployment deployment;
   private Retirement retirement;
 
-  JobState(LiveDeployment initial, DrainSettings drain) {
+  /** The state of job {@code setup} as it starts afresh. */
+  static JobState initial(JobSetup setup) {
+    return new JobState(JobCore.initialDeployment(setup), setup.reconfiguration().drain());
+  }
+
+  private JobState(LiveDeployment initial, DrainSettings drain) {
     this.initial = initial.copy();
     this.drain = drain;
     restart();

@@ -63,7 +63,7 @@ final class Turns {
     if (attempts.recovering() || parts.stoppingWithSavepoint()) {
       return true;
     }
-    if (!setup.epochsWaitForCheckpoints()) {
+    if (setup.planted().epochDuringCheckpoint()) {
       return false; // a planted bug (hazard C1), in the simulator's tests of its checks
     }
     return setup.checkpointing() != null

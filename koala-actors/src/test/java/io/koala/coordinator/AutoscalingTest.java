@@ -25,7 +25,7 @@ class AutoscalingTest {
     return new Autoscaling(
         setup,
         out,
-        new JobState(JobCore.initialDeployment(setup), setup.drain()),
+        JobState.initial(setup),
         new Attempts(),
         () -> status,
         new Autoscaling.Parts() {

@@ -37,7 +37,7 @@ class ClientResultsTest {
 
   private ClientResults results(JobSetup.Checkpointing checkpointing) {
     JobSetup setup = JobSetups.setup(checkpointing, null, JobSetups.plan(1), List.of(), false);
-    JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+    JobState state = JobState.initial(setup);
     sink =
         state.deployment().setups().values().stream()
             .filter(s -> setup.plan().vertex(s.task().operator()).tail().kind() == Kind.SINK)

@@ -18,7 +18,7 @@ class CrashStrikesTest {
   private final Outbox out =
       new Outbox("count", LoggerFactory.getLogger(CrashStrikesTest.class), roster, 0);
   private final JobSetup setup = JobSetups.setup(null, null, JobSetups.plan(2), List.of(), false);
-  private final JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+  private final JobState state = JobState.initial(setup);
   private final CrashStrikes crashes =
       new CrashStrikes(
           out,

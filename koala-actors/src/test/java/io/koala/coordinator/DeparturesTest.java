@@ -28,7 +28,7 @@ class DeparturesTest {
 
   private Departures departures(JobSetup.Checkpointing checkpointing, List<String> scaleOnJoin) {
     JobSetup setup = JobSetups.setup(checkpointing, null, JobSetups.plan(2), scaleOnJoin, false);
-    state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+    state = JobState.initial(setup);
     for (TaskId t : state.deployment().setups().keySet()) {
       roster.deployed(new JobSetups.Address(t));
     }

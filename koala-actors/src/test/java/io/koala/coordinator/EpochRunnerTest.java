@@ -30,7 +30,7 @@ class EpochRunnerTest {
   private final Outbox out =
       new Outbox("count", LoggerFactory.getLogger(EpochRunnerTest.class), roster, 0);
   private final JobSetup setup = JobSetups.setup(null, null, JobSetups.plan(2), List.of(), false);
-  private final JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+  private final JobState state = JobState.initial(setup);
   private final RequestQueue requests =
       new RequestQueue(
           setup,
@@ -43,7 +43,7 @@ class EpochRunnerTest {
 
             @Override
             public WorkerPool pool() {
-              return setup.pool();
+              return setup.workers().pool();
             }
 
             @Override
@@ -100,7 +100,7 @@ class EpochRunnerTest {
 
             @Override
             public WorkerPool pool() {
-              return setup.pool();
+              return setup.workers().pool();
             }
 
             @Override

@@ -57,7 +57,7 @@ class HoldersTest {
 
   private Holders holders(JobSetup.Checkpointing checkpointing) {
     JobSetup setup = JobSetups.setup(checkpointing, null, JobSetups.plan(2), List.of(), false);
-    JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+    JobState state = JobState.initial(setup);
     for (TaskId t : state.deployment().setups().keySet()) {
       roster.deployed(new JobSetups.Address(t));
     }

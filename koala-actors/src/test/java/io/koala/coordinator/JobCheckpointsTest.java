@@ -130,7 +130,7 @@ class JobCheckpointsTest {
       new Outbox("count", LoggerFactory.getLogger(JobCheckpointsTest.class), roster, 0);
   private final JobSetup setup =
       JobSetups.setup(CHECKPOINTS, null, JobSetups.plan(2), List.of(), false);
-  private final JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+  private final JobState state = JobState.initial(setup);
   private final JobCheckpoints checkpoints =
       new JobCheckpoints(setup, out, state, attempts, roster, job);
   private final List<Object> answers = new ArrayList<>();

@@ -59,21 +59,21 @@ final class JobSetups {
     return new JobSetup(
         "count",
         plan,
-        2,
-        WorkerPool.of(2),
+        JobSetup.Workers.of(2),
         CHANNELS,
-        ReconfigurationProtocol.KOALA,
-        16,
-        new DrainSettings(25, 512, 10),
         Duration.ofSeconds(30),
-        Duration.ofSeconds(30),
+        new JobSetup.Reconfiguration(
+            ReconfigurationProtocol.KOALA,
+            16,
+            new DrainSettings(25, 512, 10),
+            Duration.ofSeconds(30),
+            scaleOnJoin,
+            autoscaler),
         checkpointing,
         sharded,
         null,
-        scaleOnJoin,
-        autoscaler,
         listener,
-        true);
+        JobSetup.Planted.NONE);
   }
 
   /** The effects of type {@code type} among {@code effects}. */

@@ -26,7 +26,7 @@ class MetricsBookTest {
   private final Outbox out =
       new Outbox("count", LoggerFactory.getLogger(MetricsBookTest.class), roster, 0);
   private final JobSetup setup = JobSetups.setup(null, null, JobSetups.plan(2), List.of(), false);
-  private final JobState state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+  private final JobState state = JobState.initial(setup);
   private final MetricsBook metrics =
       new MetricsBook(
           out,

@@ -153,7 +153,7 @@ class RecoveryTest {
     JobSetup setup =
         JobSetups.setup(
             job.checkpointsOn ? CHECKPOINTS : null, null, JobSetups.plan(2), List.of(), sharded);
-    state = new JobState(JobCore.initialDeployment(setup), setup.drain());
+    state = JobState.initial(setup);
     return new Recovery(setup, out, state, attempts, roster, job);
   }
 

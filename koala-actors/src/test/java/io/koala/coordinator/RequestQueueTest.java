@@ -25,7 +25,7 @@ class RequestQueueTest {
     return new RequestQueue(
         setup,
         out,
-        new JobState(JobCore.initialDeployment(setup), setup.drain()),
+        JobState.initial(setup),
         () -> status,
         new RequestQueue.Parts() {
           @Override
@@ -35,7 +35,7 @@ class RequestQueueTest {
 
           @Override
           public WorkerPool pool() {
-            return setup.pool();
+            return setup.workers().pool();
           }
 
           @Override

@@ -50,7 +50,8 @@ final class CheckpointFiles {
 
   /** The metadata of a journaled checkpoint, decoded. */
   Checkpoints.Completed<Path, CoordinatorState> decode(byte[] metadata) {
-    return CheckpointMetadata.decode(serde, metadata).completed(job.plan(), job.drain());
+    return CheckpointMetadata.decode(serde, metadata)
+        .completed(job.plan(), job.reconfiguration().drain());
   }
 
   /** {@code c}'s metadata, encoded for the journal. */
@@ -74,7 +75,7 @@ final class CheckpointFiles {
               files.put(t, Files.exists(p) ? p : dir.resolve(p.getFileName().toString()));
             });
     if (m.signature().equals(signature)) {
-      return m.forJob(jobId).completed(job.plan(), job.drain(), files);
+      return m.forJob(jobId).completed(job.plan(), job.reconfiguration().drain(), files);
     }
     log.warn(
         "job {}: checkpoint {} in {} is of another version of the dataflow: carrying its state"
@@ -83,7 +84,13 @@ final class CheckpointFiles {
         m.id(),
         dir);
     return StateRedistribution.carryOver(
-        m, files, job.plan(), JobCore.initialDeployment(job), job.drain(), storage, jobId);
+        m,
+        files,
+        job.plan(),
+        JobCore.initialDeployment(job),
+        job.reconfiguration().drain(),
+        storage,
+        jobId);
   }
 
   /** The metadata of the checkpoint in {@code dir}. */

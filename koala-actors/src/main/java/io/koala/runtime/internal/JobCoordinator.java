@@ -103,7 +103,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     this.setup = setup;
     this.timers = timers;
     this.workers = new ArrayList<>(setup.workers());
-    for (int w : job.pool().survivors()) {
+    for (int w : job.workers().pool().survivors()) {
       ctx.watchWith(workers.get(w), new JobInput.WorkerLost(w));
     }
     this.metadataSerde = new KryoSerde(KoalaSerialization.registry(ctx.getSystem()));
@@ -135,17 +135,20 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       boolean sharded,
       Path restoreFrom,
       ReplyTo<JobReply.StatusChanged> listener) {
+    EngineSettings engine = EngineSettings.of(config);
     return new JobSetup(
         jobId,
         plan,
-        workers,
-        pool,
-        EngineSettings.of(config).channels(),
-        EngineSettings.of(config).protocol(),
-        config.bucketsPerStep(),
-        EngineSettings.of(config).drain(),
+        new JobSetup.Workers(workers, pool),
+        engine.channels(),
         config.deployTimeout(),
-        config.reconfigurationStepTimeout(),
+        new JobSetup.Reconfiguration(
+            engine.protocol(),
+            config.bucketsPerStep(),
+            engine.drain(),
+            config.reconfigurationStepTimeout(),
+            config.scaleOnJoin(),
+            engine.autoscaler()),
         checkpointing
             ? new JobSetup.Checkpointing(
                 config.checkpointInterval(),
@@ -156,10 +159,8 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
             : null,
         sharded,
         restoreFrom,
-        config.scaleOnJoin(),
-        EngineSettings.of(config).autoscaler(),
         listener,
-        true);
+        JobSetup.Planted.NONE);
   }
 
   /** A coordinator that can only say why its job cannot run here. */

@@ -9,7 +9,6 @@ import io.koala.coordinator.JobInput;
 import io.koala.coordinator.JobReply;
 import io.koala.coordinator.JobSetup;
 import io.koala.coordinator.PlannedCrash;
-import io.koala.coordinator.WorkerPool;
 import io.koala.dataflow.Dataflow;
 import io.koala.deploy.LiveDeployment;
 import io.koala.job.ErrorInfo;
@@ -311,25 +310,20 @@ public final class Simulation {
         new JobSetup(
             "sim",
             plan,
-            workers,
-            WorkerPool.of(workers),
+            JobSetup.Workers.of(workers),
             settings,
-            protocol,
-            bucketsPerStep,
-            drainSettings,
             NEVER,
-            NEVER,
+            new JobSetup.Reconfiguration(
+                protocol, bucketsPerStep, drainSettings, NEVER, List.of(), AutoscalerSettings.OFF),
             checkpointing,
             false,
             null,
-            List.of(),
-            AutoscalerSettings.OFF,
             changed -> {
               if (changed.status() == JobStatus.FAILED && changed.error() != null) {
                 failures.add(changed.error());
               }
             },
-            !planted.contains(Fault.EPOCH_DURING_CHECKPOINT));
+            new JobSetup.Planted(planted.contains(Fault.EPOCH_DURING_CHECKPOINT)));
     core = new JobCore(setup, now);
     carryOut(core.start());
     if (!crashPlan.isEmpty()) {
