@@ -146,11 +146,7 @@ class DeparturesTest {
     departures.onDrainWorker(new JobInput.DrainWorker(5, answers::add));
     status = JobStatus.FINISHED;
     departures.onDrainWorker(new JobInput.DrainWorker(1, answers::add));
-    for (JobEffect e : out.drain()) {
-      if (e instanceof JobEffect.Reply<?> r) {
-        r.send();
-      }
-    }
+    JobSetups.sendReplies(out.drain());
     assertThat(answers)
         .containsExactly(
             new JobReply.WorkerDrained("count", 5, "job count has no worker 5"),

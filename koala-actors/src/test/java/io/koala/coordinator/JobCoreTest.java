@@ -56,11 +56,7 @@ class JobCoreTest {
   /** {@code core} takes {@code input}; the replies among its effects are sent, as a host does. */
   private static List<JobEffect> on(JobCore core, JobInput input, long now) {
     List<JobEffect> effects = core.on(input, now);
-    for (JobEffect e : effects) {
-      if (e instanceof JobEffect.Reply<?> r) {
-        r.send();
-      }
-    }
+    JobSetups.sendReplies(effects);
     return effects;
   }
 

@@ -46,21 +46,12 @@ class JobLifecycleTest {
     return new JobLifecycle(setup, out, roster, parts);
   }
 
-  /** The status changes among {@code effects}, told as a host tells them. */
-  private void send(List<JobEffect> effects) {
-    for (JobEffect e : effects) {
-      if (e instanceof JobEffect.Reply<?> r) {
-        r.send();
-      }
-    }
-  }
-
   @Test
   void theListenerHearsTheJobRunOnceAndEndOnce() {
     JobLifecycle lifecycle = lifecycle(false);
     lifecycle.started();
     lifecycle.started();
-    send(out.drain());
+    JobSetups.sendReplies(out.drain());
     assertThat(heard).containsExactly(new JobReply.StatusChanged(JobStatus.RUNNING, null));
 
     ErrorInfo error =
@@ -72,7 +63,7 @@ class JobLifecycleTest {
         .extracting(JobEffect.StopJob::workers)
         .containsExactly(List.of(0, 1));
     assertThat(ended).singleElement().asString().startsWith("FAILED: job count is FAILED: ");
-    send(effects);
+    JobSetups.sendReplies(effects);
     assertThat(heard).endsWith(new JobReply.StatusChanged(JobStatus.FAILED, error));
 
     lifecycle.fail(error);
@@ -96,7 +87,7 @@ class JobLifecycleTest {
     out.drain();
     List<JobReply.StatusChanged> submitter = new ArrayList<>();
     lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true));
-    send(out.drain());
+    JobSetups.sendReplies(out.drain());
     assertThat(submitter)
         .singleElement()
         .satisfies(

@@ -87,6 +87,19 @@ final class JobSetups {
     return out;
   }
 
+  /** Sends the replies among {@code effects}, as a host does; returns the other effects. */
+  static List<JobEffect> sendReplies(List<JobEffect> effects) {
+    List<JobEffect> rest = new ArrayList<>();
+    for (JobEffect e : effects) {
+      if (e instanceof JobEffect.Reply<?> r) {
+        r.send();
+      } else {
+        rest.add(e);
+      }
+    }
+    return rest;
+  }
+
   /** The addresses of the tasks {@code deploy} deploys. */
   static List<TaskAddress> addresses(JobEffect.Deploy deploy) {
     List<TaskAddress> tasks = new ArrayList<>();

@@ -82,15 +82,6 @@ class MetricsBookTest {
     return roster.ids().stream().map(t -> TaskSnapshots.of(t).build()).toList();
   }
 
-  /** Sends the replies among {@code effects}, as a host does. */
-  private static void send(List<JobEffect> effects) {
-    for (JobEffect e : effects) {
-      if (e instanceof JobEffect.Reply<?> r) {
-        r.send();
-      }
-    }
-  }
-
   @Test
   void aRequestGathersEveryTasksMetricsAndKeepsAReleasedHoldersCountsOnce() {
     metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
@@ -102,7 +93,7 @@ class MetricsBookTest {
     TaskId holder = roster.ids().iterator().next();
     metrics.released(TaskSnapshots.of(holder).stateBytes(99).build());
     metrics.onGathered(new JobInput.MetricsGathered(gathers.get(0).request(), snapshots()));
-    send(out.drain());
+    JobSetups.sendReplies(out.drain());
     assertThat(answers)
         .singleElement()
         .satisfies(
@@ -123,7 +114,7 @@ class MetricsBookTest {
     List<TaskMetricsSnapshot> tasks = new ArrayList<>(snapshots());
     tasks.add(TaskSnapshots.of(gone).build());
     metrics.onGathered(new JobInput.MetricsGathered(request, tasks));
-    send(out.drain());
+    JobSetups.sendReplies(out.drain());
     assertThat(answers.get(0).tasks())
         .filteredOn(t -> t.task().equals(gone))
         .singleElement()
@@ -140,7 +131,7 @@ class MetricsBookTest {
     metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
     List<JobEffect> effects = out.drain();
     assertThat(of(JobEffect.GatherMetrics.class, effects)).isEmpty();
-    send(effects);
+    JobSetups.sendReplies(effects);
     assertThat(answers)
         .singleElement()
         .satisfies(

@@ -62,15 +62,7 @@ class RequestQueueTest {
 
   /** Sends the replies among the effects so far, as a host does; returns the other effects. */
   private List<JobEffect> drain() {
-    List<JobEffect> rest = new ArrayList<>();
-    for (JobEffect e : out.drain()) {
-      if (e instanceof JobEffect.Reply<?> r) {
-        r.send();
-      } else {
-        rest.add(e);
-      }
-    }
-    return rest;
+    return JobSetups.sendReplies(out.drain());
   }
 
   @Test
