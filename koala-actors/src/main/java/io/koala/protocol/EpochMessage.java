@@ -18,17 +18,16 @@ public sealed interface EpochMessage extends KoalaMessage
       permits PrepareTarget,
           ExpectInputs,
           CatchUp,
-          CatchUpSplits,
           HandOverBuckets,
           SwitchRouting,
           Retiring,
-          EndInput,
-          PauseInput,
-          ResumeInput,
-          ReleaseSplits,
-          AssignSplits {
+          SourceCommand {
     long epoch();
   }
+
+  /** Coordinator → source task: what its source reads, and when (the task's source driver). */
+  sealed interface SourceCommand extends Command
+      permits CatchUpSplits, ReleaseSplits, AssignSplits, PauseInput, ResumeInput, EndInput {}
 
   /** Task → coordinator. */
   sealed interface Report extends EpochMessage
@@ -120,7 +119,8 @@ public sealed interface EpochMessage extends KoalaMessage
    * ended, or is idle), so that none of its records is late behind that task's watermark; the
    * splits you keep need not wait. Reply {@link CaughtUp}.
    */
-  record CatchUpSplits(long epoch, List<Integer> slots, List<Long> watermarks) implements Command {
+  record CatchUpSplits(long epoch, List<Integer> slots, List<Long> watermarks)
+      implements SourceCommand {
     public CatchUpSplits {
       slots = List.copyOf(slots);
       watermarks = List.copyOf(watermarks);
@@ -137,7 +137,7 @@ public sealed interface EpochMessage extends KoalaMessage
    * send a marker on every output channel (a task not in {@code slots} ends its output instead, and
    * retires). Reply {@link SplitsReleased}. The task reads nothing until {@link AssignSplits}.
    */
-  record ReleaseSplits(long epoch, List<Integer> slots) implements Command {
+  record ReleaseSplits(long epoch, List<Integer> slots) implements SourceCommand {
     public ReleaseSplits {
       slots = List.copyOf(slots);
     }
@@ -155,7 +155,8 @@ public sealed interface EpochMessage extends KoalaMessage
    * ReleaseSplits}: to every task of the source, read again, with the source's tasks {@code slots},
    * the splits you kept and {@code splits} (from their positions). Reply {@link SplitsAssigned}.
    */
-  record AssignSplits(long epoch, List<Integer> slots, List<SplitMove> splits) implements Command {
+  record AssignSplits(long epoch, List<Integer> slots, List<SplitMove> splits)
+      implements SourceCommand {
     public AssignSplits {
       slots = List.copyOf(slots);
       splits = List.copyOf(splits);
@@ -180,10 +181,10 @@ public sealed interface EpochMessage extends KoalaMessage
   /**
    * Stop-and-restart, to every source task before the epoch: stop reading; reply {@link Paused}.
    */
-  record PauseInput(long epoch) implements Command {}
+  record PauseInput(long epoch) implements SourceCommand {}
 
   /** Stop-and-restart, to every source task after the epoch: read again. */
-  record ResumeInput(long epoch) implements Command {}
+  record ResumeInput(long epoch) implements SourceCommand {}
 
   /** A source has stopped reading for epoch {@code epoch}. */
   record Paused(long epoch, TaskId task) implements Report {}
@@ -228,7 +229,7 @@ public sealed interface EpochMessage extends KoalaMessage
    * Coordinator → source that reported {@link InputEnded}: no reconfiguration runs (and none will
    * start), end your output. {@code epoch} is the last epoch started, 0 if none.
    */
-  record EndInput(long epoch) implements Command {}
+  record EndInput(long epoch) implements SourceCommand {}
 
   /**
    * A task's running totals of lazily transferred state, which the coordinator differences over an

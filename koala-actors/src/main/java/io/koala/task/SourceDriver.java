@@ -439,6 +439,34 @@ final class SourceDriver {
   // ---------------------------------------------------------------- splits moving
 
   /**
+   * Carries out a coordinator command about what this source reads and when (DESIGN §4.3, §6.1):
+   * the end of its input approved, a pause or resume of a stop-and-restart epoch, the catch-up,
+   * release and assignment of splits that move; {@code drain} runs the task's loop once a task the
+   * source no longer has must end its output.
+   */
+  void onCommand(EpochMessage.SourceCommand c, Runnable drain) {
+    if (c instanceof EpochMessage.EndInput) {
+      approveEnd();
+    } else if (c instanceof EpochMessage.PauseInput p) {
+      pause();
+      services.send(TaskEngine.COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
+    } else if (c instanceof EpochMessage.ResumeInput) {
+      resume();
+    } else if (c instanceof EpochMessage.CatchUpSplits u) {
+      catchUp(u);
+    } else if (c instanceof EpochMessage.ReleaseSplits r) {
+      release(r);
+      drain.run(); // a task the source no longer has ends its output and finishes
+    } else if (c instanceof EpochMessage.AssignSplits a) {
+      assign(a);
+      services.send(
+          TaskEngine.COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
+    } else {
+      throw new IllegalStateException("unhandled " + c);
+    }
+  }
+
+  /**
    * Gives up this task's splits for epoch {@code r.epoch()}, as {@link EpochMessage.ReleaseSplits}
    * says: closes the reader, keeps the positions of the splits it still reads under the new slots
    * and reports the others ({@link EpochMessage.SplitsReleased}), each with its position, its
@@ -447,7 +475,7 @@ final class SourceDriver {
    * finishes without reporting the input's end). Reads nothing until {@link #assign}. Repeated for
    * the same epoch, it reports the same again.
    */
-  void release(EpochMessage.ReleaseSplits r) {
+  private void release(EpochMessage.ReleaseSplits r) {
     if (released == null || released.epoch() != r.epoch()) {
       released = giveUp(r);
       if (hasSlot()) {
@@ -508,7 +536,7 @@ final class SourceDriver {
    * idle), so that none of the split's records is late behind that task's watermark; a split that
    * goes to a new task, or stays, need not wait. Reports {@link EpochMessage.CaughtUp} then.
    */
-  void catchUp(EpochMessage.CatchUpSplits c) {
+  private void catchUp(EpochMessage.CatchUpSplits c) {
     if (c.epoch() != catchUpEpoch) {
       catchUpEpoch = c.epoch();
       catchUp = c;
@@ -565,7 +593,7 @@ final class SourceDriver {
    * kept and those assigned to it, from their positions, each from at least the watermark it had
    * where it was read before. Idempotent per epoch.
    */
-  void assign(EpochMessage.AssignSplits a) {
+  private void assign(EpochMessage.AssignSplits a) {
     if (a.epoch() == assignedEpoch) {
       return;
     }
@@ -622,7 +650,7 @@ final class SourceDriver {
   }
 
   /** The coordinator let the input end. */
-  void approveEnd() {
+  private void approveEnd() {
     endApproved = true;
     schedulePoll(0);
   }
@@ -632,7 +660,7 @@ final class SourceDriver {
     paused = true;
   }
 
-  void resume() {
+  private void resume() {
     if (paused) {
       paused = false;
       schedulePoll(0);

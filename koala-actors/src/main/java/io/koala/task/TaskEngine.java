@@ -767,27 +767,14 @@ public final class TaskEngine {
     }
     guard(
         () -> {
-          if (c instanceof EpochMessage.EndInput) {
-            source.approveEnd();
-          } else if (c instanceof EpochMessage.PauseInput p) {
-            source.pause();
-            services.send(COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
-          } else if (c instanceof EpochMessage.ResumeInput) {
-            source.resume();
-          } else if (c instanceof EpochMessage.PrepareTarget && source.isSource()) {
-            source.freeze();
-            epoch.onCommand(c, this::drain, this::guard);
-          } else if (c instanceof EpochMessage.CatchUpSplits u) {
-            source.catchUp(u);
-          } else if (c instanceof EpochMessage.ReleaseSplits r) {
-            source.release(r);
-            drain(); // a task the source no longer has ends its output and finishes
-          } else if (c instanceof EpochMessage.AssignSplits a) {
-            source.assign(a);
-            services.send(COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
-          } else {
-            epoch.onCommand(c, this::drain, this::guard);
+          if (c instanceof EpochMessage.SourceCommand s) {
+            source.onCommand(s, this::drain);
+            return;
           }
+          if (c instanceof EpochMessage.PrepareTarget && source.isSource()) {
+            source.freeze(); // its splits stay where they are until the epoch moves them
+          }
+          epoch.onCommand(c, this::drain, this::guard);
         });
   }
 }
