@@ -2,14 +2,10 @@ package io.koala.coordinator;
 
 import io.koala.deploy.LiveDeployment;
 import io.koala.plan.ExecutionPlan.Vertex;
-import io.koala.plan.ExecutionPlan.VertexInput;
-import io.koala.plan.ExecutionPlan.VertexOutput;
 import io.koala.plan.OperatorId;
-import io.koala.plan.Partitioning;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketMove;
 import io.koala.protocol.EpochMessage;
-import io.koala.protocol.EpochMessage.Peer;
 import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
@@ -19,7 +15,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
-import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -107,18 +102,12 @@ public final class EpochDriver {
   private final LiveDeployment deployment;
   private final ReconfigurationProtocol protocol;
   private final List<TaskId> sources = new ArrayList<>();
-  private final List<TaskSetup> newSetups = new ArrayList<>();
-  private final Map<TaskId, Integer> newPlacement = new LinkedHashMap<>();
-  private final Map<TaskId, EpochMessage.PrepareTarget> prepares = new LinkedHashMap<>();
-  private final Map<TaskId, List<InputSpec>> downstreamInputs = new LinkedHashMap<>();
-  private final Map<TaskId, Map<Integer, OutputSpec>> switches = new LinkedHashMap<>();
+  private final EpochTopology topology;
   private final Map<TaskId, Long> receiverWatermarks = new HashMap<>();
   private final Set<TaskId> pending = new HashSet<>();
   private final Set<TaskId> connectedPending = new HashSet<>();
   private final Set<TaskId> drained = new HashSet<>();
-  // a source: the downstream tasks whose markers the epoch waits for (on which channels), and the
-  // splits that move
-  private final Map<TaskId, List<Integer>> downstreamMarkers = new LinkedHashMap<>();
+  // a source: the splits that move
   private final List<EpochMessage.SplitMove> splitMoves = new ArrayList<>();
   private boolean assigned;
   private EpochMessage.Transfer transferred = EpochMessage.Transfer.NONE;
@@ -150,160 +139,11 @@ public final class EpochDriver {
     }
     this.target = deployment.plan().vertex(vertex);
     target.checkReconfigurable();
-    planChannels(placeNew);
+    this.topology = EpochTopology.of(epoch, target, plan, deployment, placeNew);
   }
 
   private TaskId task(int index) {
     return new TaskId(target.id(), index);
-  }
-
-  /** Works out every channel, setup and command of the epoch. */
-  private void planChannels(IntUnaryOperator placeNew) {
-    TaskSetup template = deployment.setup(deployment.liveTaskIds(target.id()).get(0));
-    int[] added = plan.added();
-    // channels from every upstream task into each new task, per input edge
-    Map<TaskId, Map<Integer, Map<TaskId, Integer>>> newUpstreamChannels = new HashMap<>();
-    Map<TaskId, List<InputSpec>> newInputs = new HashMap<>();
-    for (int n : added) {
-      newInputs.put(task(n), new ArrayList<>());
-    }
-    for (VertexInput vi : target.inputs()) {
-      Vertex up = deployment.plan().vertex(vi.from());
-      int edge = outputEdgeInto(up, vi.index());
-      for (TaskId u : deployment.liveTaskIds(up.id())) {
-        for (int n : added) {
-          int c = deployment.newChannel();
-          newInputs.get(task(n)).add(new InputSpec(c, u, vi.index()));
-          newUpstreamChannels
-              .computeIfAbsent(u, k -> new HashMap<>())
-              .computeIfAbsent(edge, k -> new HashMap<>())
-              .put(task(n), c);
-        }
-      }
-      for (TaskId u : deployment.liveTaskIds(up.id())) {
-        OutputSpec current = deployment.setup(u).outputs().get(edge);
-        List<Integer> channels = new ArrayList<>();
-        List<TaskId> targets = new ArrayList<>();
-        for (int t : plan.tasksAfter()) {
-          int i = current.targets().indexOf(task(t));
-          channels.add(
-              i >= 0
-                  ? current.channels().get(i)
-                  : newUpstreamChannels.get(u).get(edge).get(task(t)));
-          targets.add(task(t));
-        }
-        List<Integer> routing = plan.routingAfter();
-        switches
-            .computeIfAbsent(u, k -> new LinkedHashMap<>())
-            .put(
-                edge,
-                new OutputSpec(
-                    current.partitioning(), channels, targets, routing, current.sideOutput()));
-      }
-    }
-    // new tasks: their outputs to every downstream task (on a forward edge, to one downstream task
-    // whose own forward input is still open, spreading them), and those tasks' new inputs
-    for (int a = 0; a < added.length; a++) {
-      int n = added[a];
-      List<OutputSpec> outputs = new ArrayList<>();
-      for (int k = 0; k < target.outputs().size(); k++) {
-        VertexOutput out = target.outputs().get(k);
-        OutputSpec like = template.outputs().get(k);
-        List<Integer> channels = new ArrayList<>();
-        List<TaskId> targets = new ArrayList<>();
-        List<TaskId> downstream = deployment.liveTaskIds(out.to());
-        if (out.partitioning() == Partitioning.FORWARD) {
-          List<TaskId> partners = new ArrayList<>();
-          for (int t : plan.tasksBefore()) {
-            partners.add(deployment.setup(task(t)).outputs().get(k).targets().get(0));
-          }
-          downstream = List.of(partners.get(a % partners.size()));
-        }
-        for (TaskId d : downstream) {
-          int c = deployment.newChannel();
-          channels.add(c);
-          targets.add(d);
-          downstreamInputs
-              .computeIfAbsent(d, x -> new ArrayList<>())
-              .add(new InputSpec(c, task(n), out.inputIndex()));
-        }
-        outputs.add(
-            new OutputSpec(
-                like.partitioning(), channels, targets, like.routing(), like.sideOutput()));
-      }
-      TaskSetup setup =
-          new TaskSetup(
-              template.jobId(),
-              task(n),
-              plan.tasksAfter().length,
-              template.buckets(),
-              newInputs.get(task(n)),
-              outputs,
-              target.isSource() ? boxed(plan.tasksBefore()) : template.inputRouting(),
-              deployment.newChannel(),
-              template.settings());
-      newSetups.add(setup);
-      newPlacement.put(task(n), placeNew.applyAsInt(n));
-    }
-    // a source: every downstream task awaits a marker on each channel from the source's tasks
-    if (target.isSource()) {
-      for (int t : plan.tasksBefore()) {
-        for (OutputSpec out : deployment.setup(task(t)).outputs()) {
-          for (int i = 0; i < out.channels().size(); i++) {
-            downstreamMarkers
-                .computeIfAbsent(out.targets().get(i), x -> new ArrayList<>())
-                .add(out.channels().get(i));
-          }
-        }
-      }
-    }
-    // peer channels, one per (sender, receiver)
-    Map<Integer, List<Peer>> peersOut = new HashMap<>();
-    Map<Integer, List<Peer>> peersIn = new HashMap<>();
-    Set<List<Integer>> pairs = new HashSet<>();
-    for (BucketMove m : plan.moves()) {
-      if (pairs.add(List.of(m.from(), m.to()))) {
-        int c = deployment.newChannel();
-        peersOut.computeIfAbsent(m.from(), x -> new ArrayList<>()).add(new Peer(c, task(m.to())));
-        peersIn.computeIfAbsent(m.to(), x -> new ArrayList<>()).add(new Peer(c, task(m.from())));
-      }
-    }
-    Set<Integer> everyone = new java.util.TreeSet<>();
-    for (int t : plan.tasksBefore()) {
-      everyone.add(t);
-    }
-    for (int t : added) {
-      everyone.add(t);
-    }
-    for (int t : everyone) {
-      boolean existing = Arrays.stream(plan.tasksBefore()).anyMatch(x -> x == t);
-      List<Integer> markers = new ArrayList<>();
-      if (existing) {
-        for (InputSpec in : deployment.setup(task(t)).inputs()) {
-          markers.add(in.channel());
-        }
-      }
-      prepares.put(
-          task(t),
-          new EpochMessage.PrepareTarget(
-              epoch,
-              plan.movesFrom(t),
-              plan.movesTo(t),
-              peersOut.getOrDefault(t, List.of()),
-              peersIn.getOrDefault(t, List.of()),
-              markers,
-              Arrays.stream(plan.removed()).anyMatch(x -> x == t)));
-    }
-  }
-
-  private int outputEdgeInto(Vertex up, int inputIndex) {
-    for (int j = 0; j < up.outputs().size(); j++) {
-      VertexOutput o = up.outputs().get(j);
-      if (o.to().equals(target.id()) && o.inputIndex() == inputIndex) {
-        return j;
-      }
-    }
-    throw new IllegalStateException("no edge from " + up.id() + " into input " + inputIndex);
   }
 
   public Phase phase() {
@@ -323,8 +163,8 @@ public final class EpochDriver {
   public List<TaskId> waitingFor() {
     Set<TaskId> w = new java.util.TreeSet<>(TASK_ORDER);
     if (phase == Phase.DRAINING) {
-      w.addAll(prepares.keySet());
-      w.addAll(downstreamMarkers.keySet());
+      w.addAll(topology.prepares().keySet());
+      w.addAll(topology.downstreamMarkers().keySet());
       w.removeAll(drained);
     } else {
       w.addAll(pending);
@@ -352,14 +192,15 @@ public final class EpochDriver {
   }
 
   private List<Effect> deploy() {
-    if (newSetups.isEmpty()) {
+    if (topology.newSetups().isEmpty()) {
       return prepare();
     }
     phase = Phase.DEPLOYING;
-    for (TaskSetup s : newSetups) {
-      deployment.put(s, newPlacement.get(s.task()));
+    for (TaskSetup s : topology.newSetups()) {
+      deployment.put(s, topology.newPlacement().get(s.task()));
     }
-    return List.of(new Deploy(List.copyOf(newSetups), Map.copyOf(newPlacement)));
+    return List.of(
+        new Deploy(List.copyOf(topology.newSetups()), Map.copyOf(topology.newPlacement())));
   }
 
   /** The new tasks exist. */
@@ -373,21 +214,23 @@ public final class EpochDriver {
   private List<Effect> prepare() {
     phase = Phase.PREPARING;
     List<Effect> out = new ArrayList<>();
-    prepares.forEach(
-        (t, p) -> {
-          out.add(new Send(t, p));
-          pending.add(t);
-        });
-    Set<TaskId> downstream = new LinkedHashSet<>(downstreamInputs.keySet());
-    downstream.addAll(downstreamMarkers.keySet());
+    topology
+        .prepares()
+        .forEach(
+            (t, p) -> {
+              out.add(new Send(t, p));
+              pending.add(t);
+            });
+    Set<TaskId> downstream = new LinkedHashSet<>(topology.downstreamInputs().keySet());
+    downstream.addAll(topology.downstreamMarkers().keySet());
     for (TaskId d : downstream) {
       out.add(
           new Send(
               d,
               new EpochMessage.ExpectInputs(
                   epoch,
-                  downstreamInputs.getOrDefault(d, List.of()),
-                  downstreamMarkers.getOrDefault(d, List.of()))));
+                  topology.downstreamInputs().getOrDefault(d, List.of()),
+                  topology.downstreamMarkers().getOrDefault(d, List.of()))));
       pending.add(d);
     }
     return out;
@@ -399,9 +242,9 @@ public final class EpochDriver {
       return List.of();
     }
     if (report instanceof EpochMessage.Drained d) {
-      if (prepares.containsKey(d.task()) && drained.add(d.task())) {
+      if (topology.prepares().containsKey(d.task()) && drained.add(d.task())) {
         transferred = transferred.plus(d.transfer());
-      } else if (downstreamMarkers.containsKey(d.task())) {
+      } else if (topology.downstreamMarkers().containsKey(d.task())) {
         drained.add(d.task());
       }
       return phase == Phase.DRAINING ? maybeDone() : List.of();
@@ -420,7 +263,7 @@ public final class EpochDriver {
       }
       case PREPARING -> {
         if (report instanceof EpochMessage.Prepared p && pending.remove(p.task())) {
-          if (prepares.containsKey(p.task())) {
+          if (topology.prepares().containsKey(p.task())) {
             transferred = transferred.minus(p.transfer());
           }
           if (p.watermark() != WatermarkTracker.NONE) {
@@ -481,11 +324,11 @@ public final class EpochDriver {
     // W*: every sender reaches it, no receiver passes it before its hand-overs (W1). One value for
     // all, so a task that both gives and gets buckets can do both.
     long w = WatermarkTracker.NONE;
-    for (TaskId t : prepares.keySet()) {
+    for (TaskId t : topology.prepares().keySet()) {
       w = Math.max(w, receiverWatermarks.getOrDefault(t, WatermarkTracker.NONE));
     }
     List<Effect> out = new ArrayList<>();
-    for (TaskId t : prepares.keySet()) {
+    for (TaskId t : topology.prepares().keySet()) {
       out.add(new Send(t, new EpochMessage.CatchUp(epoch, w)));
     }
     for (int s : senders) {
@@ -538,19 +381,21 @@ public final class EpochDriver {
         pending.add(task(t));
       }
     }
-    switches.forEach(
-        (u, edges) -> {
-          edges.forEach(
-              (edge, next) ->
-                  out.add(new Send(u, new EpochMessage.SwitchRouting(epoch, edge, next))));
-          pending.add(u);
-        });
+    topology
+        .switches()
+        .forEach(
+            (u, edges) -> {
+              edges.forEach(
+                  (edge, next) ->
+                      out.add(new Send(u, new EpochMessage.SwitchRouting(epoch, edge, next))));
+              pending.add(u);
+            });
     return out;
   }
 
   private List<Effect> maybeDone() {
-    if (!drained.containsAll(prepares.keySet())
-        || !drained.containsAll(downstreamMarkers.keySet())) {
+    if (!drained.containsAll(topology.prepares().keySet())
+        || !drained.containsAll(topology.downstreamMarkers().keySet())) {
       return List.of();
     }
     if (target.isSource() && !assigned) {
@@ -558,20 +403,24 @@ public final class EpochDriver {
     }
     phase = Phase.DONE;
     // the deployment as it now is
-    switches.forEach(
-        (u, edges) -> {
-          TaskSetup s = deployment.setup(u);
-          List<OutputSpec> outputs = new ArrayList<>(s.outputs());
-          edges.forEach(outputs::set);
-          deployment.put(withOutputs(s, outputs), deployment.placement(u));
-        });
-    downstreamInputs.forEach(
-        (d, inputs) -> {
-          TaskSetup s = deployment.setup(d);
-          List<InputSpec> all = new ArrayList<>(s.inputs());
-          all.addAll(inputs);
-          deployment.put(withInputs(s, all), deployment.placement(d));
-        });
+    topology
+        .switches()
+        .forEach(
+            (u, edges) -> {
+              TaskSetup s = deployment.setup(u);
+              List<OutputSpec> outputs = new ArrayList<>(s.outputs());
+              edges.forEach(outputs::set);
+              deployment.put(withOutputs(s, outputs), deployment.placement(u));
+            });
+    topology
+        .downstreamInputs()
+        .forEach(
+            (d, inputs) -> {
+              TaskSetup s = deployment.setup(d);
+              List<InputSpec> all = new ArrayList<>(s.inputs());
+              all.addAll(inputs);
+              deployment.put(withInputs(s, all), deployment.placement(d));
+            });
     List<Integer> routing = target.isSource() ? boxed(plan.tasksAfter()) : plan.routingAfter();
     for (int t : plan.tasksAfter()) {
       TaskSetup s = deployment.setup(task(t));
@@ -630,7 +479,7 @@ public final class EpochDriver {
     return out;
   }
 
-  private static List<Integer> boxed(int[] tasks) {
+  static List<Integer> boxed(int[] tasks) {
     return Arrays.stream(tasks).boxed().toList();
   }
 
