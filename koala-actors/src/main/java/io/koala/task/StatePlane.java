@@ -68,10 +68,7 @@ final class StatePlane {
   private boolean drainScheduled;
   private long recordsAtDrainTick = -1;
 
-  /** Buckets this task owns, and those of them whose keys may be elsewhere (mirrors locations). */
-  private final boolean[] owned;
-
-  private final boolean[] moved;
+  private final BucketOwnership ownership;
   // buckets taken over with all their state pulled at once (eager), whose pull has not ended
   private final boolean[] pulling;
   private int bucketsPulling;
@@ -111,13 +108,9 @@ final class StatePlane {
     for (VertexInput vi : vertex.inputs()) {
       selectors.add((KeySelector<Object, Object>) vi.keySelector());
     }
-    owned = new boolean[setup.buckets()];
-    moved = new boolean[setup.buckets()];
+    ownership = new BucketOwnership(setup);
     pulling = new boolean[setup.buckets()];
-    for (int b = 0; b < setup.buckets(); b++) {
-      owned[b] = setup.inputRouting().get(b) == setup.task().index();
-    }
-    int[] ownedBuckets = ownedBuckets();
+    int[] ownedBuckets = ownership.owned();
     locations = new KeyLocations(setup.task().index(), ownedBuckets);
     hot = new HotSet(setup.settings(), setup.buckets(), services.nanoTime());
     timers = new KeyedTimers(state, ownedBuckets, watermark, services::currentTimeMillis);
@@ -149,7 +142,7 @@ final class StatePlane {
     state.commit();
     state.takeNewKeys(
         (key, bucket) -> {
-          if (owned[bucket]) {
+          if (ownership.owns(bucket)) {
             locations.written(bucket, key);
           }
         });
@@ -185,11 +178,8 @@ final class StatePlane {
     try (ReadTxn txn = store.beginRead()) {
       locations = KeyLocations.restore(setup.task().index(), cp.locations(), txn);
     }
-    for (int b = 0; b < owned.length; b++) {
-      owned[b] = locations.owns(b);
-      moved[b] = owned[b] && !locations.isFullyLocal(b);
-    }
-    timers.buckets(ownedBuckets());
+    ownership.restore(locations);
+    timers.buckets(ownership.owned());
   }
 
   /** The lookup table, for a checkpoint. */
@@ -207,8 +197,8 @@ final class StatePlane {
   /** See {@link TaskEngine#locateState}; {@link TaskEngine#NOT_OWNER} for another task's key. */
   int locate(Object key) {
     byte[] keyBytes = keys.encode(key);
-    int bucket = Buckets.bucketOf(keyBytes, owned.length);
-    return owned[bucket] ? locate(bucket, keyBytes) : TaskEngine.NOT_OWNER;
+    int bucket = Buckets.bucketOf(keyBytes, ownership.buckets());
+    return ownership.owns(bucket) ? locate(bucket, keyBytes) : TaskEngine.NOT_OWNER;
   }
 
   /** Where the state of a key of an owned bucket is: {@link KeyLocations#DELETED} or a task. */
@@ -235,9 +225,9 @@ final class StatePlane {
     chain.recordKey(key);
     byte[] keyBytes = keys.encode(key);
     recordKeyBytes = keyBytes;
-    int bucket = Buckets.bucketOf(keyBytes, owned.length);
+    int bucket = Buckets.bucketOf(keyBytes, ownership.buckets());
     state.setCurrentKey(key, keyBytes, bucket);
-    if (owned[bucket] && hot.tracks()) {
+    if (ownership.owns(bucket) && hot.tracks()) {
       hot.touch(bucket, keyBytes, services.nanoTime());
     }
     return bucket;
@@ -245,7 +235,7 @@ final class StatePlane {
 
   /** The bucket of {@code value}'s key, leaving the current key as it is. */
   int bucketOf(KeySelector<Object, Object> selector, Object value) {
-    return Buckets.bucketOf(keys.encode(keyOf(selector, value)), owned.length);
+    return Buckets.bucketOf(keys.encode(keyOf(selector, value)), ownership.buckets());
   }
 
   /** {@code value}'s key; a failing selector is the user's function failing. */
@@ -254,7 +244,7 @@ final class StatePlane {
   }
 
   boolean owns(int bucket) {
-    return owned[bucket];
+    return ownership.owns(bucket);
   }
 
   /**
@@ -290,7 +280,7 @@ final class StatePlane {
    * (issue 20 step 5) instead of the hold ending in a burst of fetches.
    */
   void prefetchHeld(int bucket) {
-    if (remoteState || !moved[bucket] || pulling[bucket]) {
+    if (remoteState || !ownership.elsewhere(bucket) || pulling[bucket]) {
       return; // remote state is read per batch; an eager pull brings the bucket anyway
     }
     KeyRef ref = new KeyRef(bucket, recordKeyBytes);
@@ -315,7 +305,7 @@ final class StatePlane {
    * from that holder (K4), as for any fetch; a record of a key being fetched parks behind it.
    */
   void prefetchHot(int bucket, int holder, List<byte[]> keys) {
-    if (!remoteState && moved[bucket]) {
+    if (!remoteState && ownership.elsewhere(bucket)) {
       hot.tookOver(bucket, holder, keys);
     }
   }
@@ -336,7 +326,7 @@ final class StatePlane {
         state.batchTxn(),
         locations,
         parking,
-        b -> owned[b],
+        b -> ownership.owns(b),
         requests::outstandingTo,
         requests.keysPerRequest());
     commit();
@@ -364,7 +354,7 @@ final class StatePlane {
 
   /** Whether state of owned {@code bucket} may be at another task or at a state service. */
   private boolean mayBeElsewhere(int bucket) {
-    return remoteState || moved[bucket];
+    return remoteState || ownership.elsewhere(bucket);
   }
 
   /**
@@ -492,7 +482,7 @@ final class StatePlane {
     WriteTxn txn = state.batchTxn();
     for (KeyState ks : reply.keys()) {
       KeyRef ref = ks.key();
-      if (!owned[ref.bucket()] || parking.fetchingFrom(ref) != from) {
+      if (!ownership.owns(ref.bucket()) || parking.fetchingFrom(ref) != from) {
         continue; // abandoned, or answered twice: the key's entry still decides
       }
       install(txn, ks, from, released);
@@ -516,7 +506,7 @@ final class StatePlane {
         } // else a stale copy: the key resolves elsewhere now
       }
       draining.advanced(txn, locations, from, chunk);
-      moved[chunk.bucket()] = !locations.isFullyLocal(chunk.bucket());
+      ownership.arrived(chunk.bucket(), locations.isFullyLocal(chunk.bucket()));
       if (pulling[chunk.bucket()]) {
         if (chunk.end()) {
           pullEnded(txn, chunk.bucket());
@@ -567,7 +557,7 @@ final class StatePlane {
       StateServing.replace(txn, ks);
       metrics.stateBytesFetched += ks.bytes();
       locations.installed(txn, ref.bucket(), ref.key(), from);
-      moved[ref.bucket()] = !locations.isFullyLocal(ref.bucket());
+      ownership.arrived(ref.bucket(), locations.isFullyLocal(ref.bucket()));
       releases.installed(txn, from, ref, ks.generation(), released);
     }
     for (Parking.Parked p : parking.arrived(ref)) {
@@ -682,7 +672,7 @@ final class StatePlane {
   void release(StateMessage.Release release) {
     long t0 = services.nanoTime();
     state.begin();
-    releases.apply(state.batchTxn(), release, b -> owned[b], locations::generation);
+    releases.apply(state.batchTxn(), release, b -> ownership.owns(b), locations::generation);
     commit();
     metrics.releaseApplyNanos += services.nanoTime() - t0;
   }
@@ -699,27 +689,29 @@ final class StatePlane {
 
   // ---------------------------------------------------------------- bucket ownership
 
-  /** See {@link TaskEngine#handOver(int)}. */
+  /**
+   * Gives up {@code bucket} outside an epoch, by the hand-over's own steps ({@link #lookupOf},
+   * {@link #gaveUp}): see {@link TaskEngine#handOver(int)}.
+   */
   BucketHandover handOver(int bucket) {
     state.begin();
-    BucketHandover h = locations.handOver(state.batchTxn(), bucket);
+    BucketHandover h = lookupOf(state.batchTxn(), bucket);
+    gaveUp(bucket);
     commit();
-    draining.bucketChanged(bucket);
-    owned[bucket] = false;
-    moved[bucket] = false;
-    timers.buckets(ownedBuckets());
+    ownershipChanged();
     return h;
   }
 
-  /** See {@link TaskEngine#takeOver}. */
+  /**
+   * Takes over a bucket outside an epoch, by the hand-over's own steps ({@link #takeOverLookup},
+   * {@link #tookOver}): see {@link TaskEngine#takeOver}.
+   */
   void takeOver(BucketHandover h) {
     state.begin();
-    locations.takeOver(state.batchTxn(), h);
+    takeOverLookup(state.batchTxn(), h);
     commit();
-    draining.bucketChanged(h.bucket());
-    owned[h.bucket()] = true;
-    moved[h.bucket()] = !locations.isFullyLocal(h.bucket());
-    timers.buckets(ownedBuckets());
+    tookOver(h.bucket());
+    ownershipChanged();
   }
 
   /** This task's index, as lookup-table parts name it. */
@@ -744,10 +736,14 @@ final class StatePlane {
     return parking.abandon(ref);
   }
 
-  /** The bucket is handed over; call {@link #ownershipChanged} once all are. */
+  /**
+   * The bucket is handed over: drains of it are forgotten here (a late chunk is discarded; the new
+   * owner resumes the default holder's scan from the cursor shipped in the lookup table). Call
+   * {@link #ownershipChanged} once all are.
+   */
   void gaveUp(int bucket) {
-    owned[bucket] = false;
-    moved[bucket] = false;
+    ownership.gaveUp(bucket);
+    draining.bucketChanged(bucket);
   }
 
   /**
@@ -764,14 +760,13 @@ final class StatePlane {
    * @return whether some of its keys' state is elsewhere
    */
   boolean tookOver(int bucket) {
-    owned[bucket] = true;
-    moved[bucket] = !locations.isFullyLocal(bucket);
-    return moved[bucket];
+    draining.bucketChanged(bucket);
+    return ownership.tookOver(bucket, locations.isFullyLocal(bucket));
   }
 
   /** The owned buckets changed: the timers follow them. */
   void ownershipChanged() {
-    timers.buckets(ownedBuckets());
+    timers.buckets(ownership.owned());
   }
 
   /** Pulls all of a bucket taken over from {@code holder} at once (eager). */
@@ -780,15 +775,5 @@ final class StatePlane {
     bucketsPulling++;
     draining.pull(holder);
     sendDrain(holder, Integer.MAX_VALUE);
-  }
-
-  private int[] ownedBuckets() {
-    List<Integer> mine = new ArrayList<>();
-    for (int b = 0; b < owned.length; b++) {
-      if (owned[b]) {
-        mine.add(b);
-      }
-    }
-    return mine.stream().mapToInt(Integer::intValue).toArray();
   }
 }

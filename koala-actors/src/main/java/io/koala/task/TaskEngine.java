@@ -641,14 +641,16 @@ public final class TaskEngine {
   }
 
   /**
-   * Gives up {@code bucket} (the reconfiguration protocol calls this at hand-over, and also ships
-   * the bucket's timers and forwards its records): returns its lookup-table part for the receiver.
+   * For tests of the state plane between two engines: gives up {@code bucket} by the ownership
+   * steps of a hand-over, without an epoch (no peer channel, no timers shipped, no records
+   * forwarded: the protocol's hand-over is {@link EpochMessage.HandOverBuckets}); returns its
+   * lookup-table part for {@link #takeOver}.
    */
   public BucketHandover handOver(int bucket) {
     return keyed.handOver(bucket);
   }
 
-  /** Takes ownership of a bucket another task handed over (see {@link #handOver}). */
+  /** For tests of the state plane: takes over a bucket {@link #handOver} gave up. */
   public void takeOver(BucketHandover h) {
     keyed.takeOver(h);
   }
