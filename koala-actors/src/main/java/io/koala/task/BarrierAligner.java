@@ -18,7 +18,7 @@ final class BarrierAligner {
   private static final long NO_CHECKPOINT = -1;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final OperatorChain chain;
   private final InputGate input;
   private final OutputGate output;
@@ -31,7 +31,7 @@ final class BarrierAligner {
 
   BarrierAligner(
       TaskSetup setup,
-      TaskHost services,
+      TaskHost host,
       OperatorChain chain,
       InputGate input,
       OutputGate output,
@@ -39,7 +39,7 @@ final class BarrierAligner {
       SourceDriver source,
       StatePlane keyed) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.chain = chain;
     this.input = input;
     this.output = output;
@@ -202,7 +202,7 @@ final class BarrierAligner {
                 sinkStates)
             .encode();
     lastBarrier = checkpointId;
-    services.snapshot(checkpointId, keyed == null ? null : keyed.beginSnapshot(), metadata);
+    host.snapshot(checkpointId, keyed == null ? null : keyed.beginSnapshot(), metadata);
   }
 
   /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */

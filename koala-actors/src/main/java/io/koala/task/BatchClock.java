@@ -20,7 +20,7 @@ import java.util.Map;
  * capacity in force, since the throttle delays batches instead of burning CPU.
  */
 final class BatchClock {
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private Throttle throttle; // null: no capacity limit
   private OperatorNode.CapacityChange change; // the capacity from a time on, or null
@@ -42,8 +42,8 @@ final class BatchClock {
     }
   }
 
-  BatchClock(Vertex vertex, TaskHost services, TaskMetrics metrics) {
-    this.services = services;
+  BatchClock(Vertex vertex, TaskHost host, TaskMetrics metrics) {
+    this.host = host;
     this.metrics = metrics;
     double capacity = 0;
     for (OperatorNode n : vertex.chain()) {
@@ -71,17 +71,17 @@ final class BatchClock {
     if (throttle == null || !(item instanceof RecordBatch || item instanceof ForwardedBatch)) {
       return true;
     }
-    if (change != null && services.currentTimeMillis() >= changeAtMillis) {
+    if (change != null && host.currentTimeMillis() >= changeAtMillis) {
       throttle = new Throttle(change.perSecond());
       change = null;
     }
-    long wait = throttle.waitNanos(services.nanoTime());
+    long wait = throttle.waitNanos(host.nanoTime());
     if (wait == 0) {
       return true;
     }
     if (!throttleScheduled) {
       throttleScheduled = true;
-      services.schedule(TaskTimer.CAPACITY, Math.max(1, wait / 1_000_000));
+      host.schedule(TaskTimer.CAPACITY, Math.max(1, wait / 1_000_000));
     }
     return false;
   }
@@ -110,7 +110,7 @@ final class BatchClock {
    * and when they run).
    */
   void done(long t0) {
-    long now = services.nanoTime();
+    long now = host.nanoTime();
     if (current != null && current.fetches > 0) {
       metrics.batches++; // its latency is recorded once its last fetch's reply has run
     } else {
@@ -126,7 +126,7 @@ final class BatchClock {
    * released): counts its busy time and charges the capacity for its records.
    */
   void ran(long t0) {
-    long now = services.nanoTime();
+    long now = host.nanoTime();
     busy(t0, now);
     charge(now);
   }
@@ -158,7 +158,7 @@ final class BatchClock {
     if (waited == null) {
       done(t0);
     } else {
-      long now = services.nanoTime();
+      long now = host.nanoTime();
       if (partly) {
         current = waited; // the batch also waits for the fetch of the rest
       } else if (--waited.fetches == 0) {
@@ -175,7 +175,7 @@ final class BatchClock {
     if (waited != null && current == waited) {
       current = null; // the reply that left keys out is done; their new fetch counts
       if (--waited.fetches == 0) {
-        metrics.latency(services.nanoTime() - waited.startNanos);
+        metrics.latency(host.nanoTime() - waited.startNanos);
       }
     }
   }

@@ -48,7 +48,7 @@ final class EpochParticipant {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final InputGate input;
@@ -65,7 +65,7 @@ final class EpochParticipant {
 
   EpochParticipant(
       TaskSetup setup,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics,
       OperatorChain chain,
       InputGate input,
@@ -77,7 +77,7 @@ final class EpochParticipant {
       BatchClock clock,
       LongSupplier watermarkAtPrepare) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.chain = chain;
     this.input = input;
@@ -120,7 +120,7 @@ final class EpochParticipant {
   void onCommand(EpochMessage.Command c, Runnable drain, Guard guard) {
     if (c instanceof EpochMessage.PrepareTarget p) {
       long w = prepareTarget(p);
-      services.send(
+      host.send(
           TaskEngine.COORDINATOR,
           new EpochMessage.Prepared(p.epoch(), setup.task(), w, transfer()));
       check(); // a new task with nothing to wait for (no marker, no peer) is drained already
@@ -134,7 +134,7 @@ final class EpochParticipant {
             new EpochMessage.PrepareTarget(
                 e.epoch(), List.of(), List.of(), List.of(), List.of(), e.markers()));
       }
-      services.send(
+      host.send(
           TaskEngine.COORDINATOR,
           new EpochMessage.Prepared(e.epoch(), setup.task(), NONE, transfer()));
       check();
@@ -149,13 +149,13 @@ final class EpochParticipant {
         // the hand-over may fill a peer channel; peer input must still be consumed (see drain)
         guard.run(drain::run);
       }
-      services.send(TaskEngine.COORDINATOR, new EpochMessage.HandedOver(h.epoch(), setup.task()));
+      host.send(TaskEngine.COORDINATOR, new EpochMessage.HandedOver(h.epoch(), setup.task()));
     } else if (c instanceof EpochMessage.SwitchRouting sw) {
       switchRouting(sw.edge(), sw.next(), sw.epoch(), guard);
-      services.send(TaskEngine.COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+      host.send(TaskEngine.COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
     } else if (c instanceof EpochMessage.Retiring r) {
       if (keyed == null) {
-        services.send(
+        host.send(
             TaskEngine.COORDINATOR,
             new EpochMessage.References(r.epoch(), setup.task(), List.of()));
       } else {
@@ -440,7 +440,7 @@ final class EpochParticipant {
    * every one of them is of a bucket this task owns now.
    */
   void processForwarded(ForwardedBatch batch, long arrival) {
-    long t0 = services.nanoTime();
+    long t0 = host.nanoTime();
     clock.start(t0);
     keyedBatch.begin();
     for (int i = 0; i < batch.size(); i++) {
@@ -481,7 +481,7 @@ final class EpochParticipant {
       return false;
     }
     if (role.held.isEmpty()) {
-      holdingSince = services.nanoTime(); // the §6.6 hold starts
+      holdingSince = host.nanoTime(); // the §6.6 hold starts
     }
     int bytes = Parking.waitingBytes(value);
     role.held
@@ -570,7 +570,7 @@ final class EpochParticipant {
       role.handOversPending.remove(handingOver);
       if (role.handOversPending.isEmpty() && !role.connectedReported) {
         role.connectedReported = true;
-        services.send(TaskEngine.COORDINATOR, new EpochMessage.Connected(role.epoch, setup.task()));
+        host.send(TaskEngine.COORDINATOR, new EpochMessage.Connected(role.epoch, setup.task()));
         if (keyed != null) {
           keyed.handOversIn();
         }
@@ -680,9 +680,9 @@ final class EpochParticipant {
       role.heldBytes -= r.bytes();
     }
     if (role.held.isEmpty()) {
-      metrics.holdNanos += services.nanoTime() - holdingSince;
+      metrics.holdNanos += host.nanoTime() - holdingSince;
     }
-    long t0 = services.nanoTime();
+    long t0 = host.nanoTime();
     keyedBatch.begin();
     for (EpochRole.Held r : released) {
       int bucket = keyed.setKey(keyed.selector(r.edge()), r.value());
@@ -715,10 +715,10 @@ final class EpochParticipant {
         && role.catchUpTo != Long.MAX_VALUE
         && (role.catchUpTo == NONE || eventTime.current() >= role.catchUpTo)) {
       role.caughtUpReported = true;
-      services.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(role.epoch, setup.task()));
+      host.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(role.epoch, setup.task()));
     }
     if (role.drained() && (keyed == null || keyed.bucketsPulling() == 0)) {
-      services.send(
+      host.send(
           TaskEngine.COORDINATOR, new EpochMessage.Drained(role.epoch, setup.task(), transfer()));
       drainedEpoch = role.epoch;
       role = null;

@@ -18,7 +18,7 @@ final class EventTime {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final OutputGate output;
@@ -33,7 +33,7 @@ final class EventTime {
 
   EventTime(
       TaskSetup setup,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics,
       int channels,
       OperatorChain chain,
@@ -41,7 +41,7 @@ final class EventTime {
       StatePlane keyed,
       KeyedBatch keyedBatch) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.chain = chain;
     this.output = output;
@@ -165,7 +165,7 @@ final class EventTime {
    * @return false when the output became backpressured with timers still due (resume later)
    */
   boolean fireProcessingTimers() {
-    if (!fireTimers(TimeDomain.PROCESSING_TIME, services.currentTimeMillis())) {
+    if (!fireTimers(TimeDomain.PROCESSING_TIME, host.currentTimeMillis())) {
       return false;
     }
     processingTimersDue = false;
@@ -184,8 +184,7 @@ final class EventTime {
     long next = timers.next(TimeDomain.PROCESSING_TIME);
     if (next < processingTimerAt) {
       processingTimerAt = next;
-      services.schedule(
-          TaskTimer.PROCESSING_TIME, Math.max(0, next - services.currentTimeMillis()));
+      host.schedule(TaskTimer.PROCESSING_TIME, Math.max(0, next - host.currentTimeMillis()));
     }
   }
 
@@ -201,7 +200,7 @@ final class EventTime {
       if (timers.next(domain) > upTo) {
         return true;
       }
-      long t0 = services.nanoTime();
+      long t0 = host.nanoTime();
       keyedBatch.begin();
       List<KeyedTimers.Due> due = timers.due(domain, upTo, chunk);
       for (KeyedTimers.Due t : due) {
@@ -217,7 +216,7 @@ final class EventTime {
       if (due.isEmpty()) {
         return true;
       }
-      metrics.timers(services.nanoTime() - t0, due.size());
+      metrics.timers(host.nanoTime() - t0, due.size());
       if (output.blocked()) {
         return false;
       }

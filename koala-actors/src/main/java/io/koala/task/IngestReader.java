@@ -22,7 +22,7 @@ final class IngestReader implements SourceReader<Object> {
   static final String SPLIT = "ingest";
 
   private final IngestSource<Object> source;
-  private final TaskHost services;
+  private final TaskHost host;
   private final int task;
   private final int parallelism;
   private final ArrayDeque<Object> buffer = new ArrayDeque<>();
@@ -34,9 +34,9 @@ final class IngestReader implements SourceReader<Object> {
   private long attachment;
   private long reported; // the position last sent in a Consumed
 
-  IngestReader(IngestSource<Object> source, TaskHost services, int task, int parallelism) {
+  IngestReader(IngestSource<Object> source, TaskHost host, int task, int parallelism) {
     this.source = source;
-    this.services = services;
+    this.host = host;
     this.task = task;
     this.parallelism = parallelism;
   }
@@ -87,16 +87,16 @@ final class IngestReader implements SourceReader<Object> {
   }
 
   private void hello() {
-    services.send(
+    host.send(
         client,
         new IngestMessage.Hello(
             task,
             parallelism,
             attachment,
-            services.externalAddress(),
+            host.externalAddress(),
             position,
             source.window(),
-            services.checkpointing()));
+            host.checkpointing()));
   }
 
   @Override
@@ -123,14 +123,14 @@ final class IngestReader implements SourceReader<Object> {
   private void reportConsumed() {
     if (position != reported) {
       reported = position;
-      services.send(client, new IngestMessage.Consumed(task, attachment, position));
+      host.send(client, new IngestMessage.Consumed(task, attachment, position));
     }
   }
 
   /** Housekeeping, about once a second: says again how far it has read (a lost report is fine). */
   void tick() {
     if (client != null) {
-      services.send(client, new IngestMessage.Consumed(task, attachment, position));
+      host.send(client, new IngestMessage.Consumed(task, attachment, position));
     }
   }
 
@@ -143,7 +143,7 @@ final class IngestReader implements SourceReader<Object> {
   public void checkpointCompleted(long checkpointId, Map<String, Long> positions) {
     Long p = positions.get(SPLIT);
     if (client != null && p != null) {
-      services.send(client, new IngestMessage.Committed(task, attachment, p));
+      host.send(client, new IngestMessage.Committed(task, attachment, p));
     }
   }
 

@@ -25,7 +25,7 @@ import java.util.function.UnaryOperator;
  */
 final class InputGate {
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final Map<Integer, Lane> lanes = new HashMap<>(); // channel → lane
   private Lane[] order = new Lane[0]; // the same lanes, to scan for the oldest head
   private long arrivals; // items delivered so far: the next item's arrival number
@@ -89,9 +89,9 @@ final class InputGate {
     }
   }
 
-  InputGate(TaskSetup setup, TaskHost services) {
+  InputGate(TaskSetup setup, TaskHost host) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     for (InputSpec in : setup.inputs()) {
       add(in, lanes.size());
     }
@@ -243,7 +243,7 @@ final class InputGate {
     }
     long grant = lane.channel.consumed(endOfChannel);
     if (grant >= 0) {
-      services.send(lane.channel.source(), new Credit(lane.channel.id(), grant));
+      host.send(lane.channel.source(), new Credit(lane.channel.id(), grant));
     }
   }
 
@@ -252,7 +252,7 @@ final class InputGate {
     for (Lane lane : lanes.values()) {
       InputChannel ch = lane.channel;
       if (!ch.ended() && ch.hasGranted()) {
-        services.send(ch.source(), new Credit(ch.id(), ch.granted()));
+        host.send(ch.source(), new Credit(ch.id(), ch.granted()));
       }
     }
   }

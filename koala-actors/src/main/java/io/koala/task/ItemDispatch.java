@@ -32,7 +32,7 @@ final class ItemDispatch {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final OperatorChain chain;
   private final InputGate input;
   private final EventTime eventTime;
@@ -45,7 +45,7 @@ final class ItemDispatch {
 
   ItemDispatch(
       TaskSetup setup,
-      TaskHost services,
+      TaskHost host,
       OperatorChain chain,
       InputGate input,
       EventTime eventTime,
@@ -56,7 +56,7 @@ final class ItemDispatch {
       BatchClock clock,
       BooleanSupplier running) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.chain = chain;
     this.input = input;
     this.eventTime = eventTime;
@@ -119,7 +119,7 @@ final class ItemDispatch {
    * whose state is elsewhere (§6.4); the others run now.
    */
   private void process(InputChannel ch, RecordBatch batch, long arrival) {
-    long t0 = services.nanoTime();
+    long t0 = host.nanoTime();
     clock.start(t0);
     int edge = ch.input();
     if (keyed == null) {

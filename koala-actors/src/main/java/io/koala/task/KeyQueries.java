@@ -22,7 +22,7 @@ import java.util.List;
  */
 public final class KeyQueries {
   private final TaskId self;
-  private final TaskHost services;
+  private final TaskHost host;
   private final StatePlane keyed; // null: the chain keeps no keyed state
   private final StateStore store; // null likewise
   private final boolean remoteState; // the keyed state lives at remote state services
@@ -31,14 +31,14 @@ public final class KeyQueries {
 
   KeyQueries(
       TaskId self,
-      TaskHost services,
+      TaskHost host,
       StatePlane keyed,
       StateStore store,
       boolean remoteState,
       Class<?> keyType,
       EpochParticipant epoch) {
     this.self = self;
-    this.services = services;
+    this.host = host;
     this.keyed = keyed;
     this.store = store;
     this.remoteState = remoteState;
@@ -49,26 +49,26 @@ public final class KeyQueries {
   /** Answers {@code read}, or has the key's holder answer it; {@code serving}: the task may. */
   void onRead(QueryMessage.Read read, boolean serving) {
     if (elsewhere(read.bucket(), serving)) {
-      services.send(
+      host.send(
           read.replyTo(),
           new QueryMessage.NotHere(read.id(), self.index(), epoch.handedTo(read.bucket())));
       return;
     }
     String refusal = refusal(read.state(), read.kind(), read.types());
     if (refusal != null) {
-      services.send(read.replyTo(), new QueryMessage.Refused(read.id(), refusal));
+      host.send(read.replyTo(), new QueryMessage.Refused(read.id(), refusal));
       return;
     }
     QueryMessage.Declared declared = declared(read);
     int at = keyed.locate(read.bucket(), read.key());
     if (at == io.koala.keys.KeyLocations.DELETED) {
-      services.send(
+      host.send(
           read.replyTo(),
           new QueryMessage.Found(read.id(), self.index(), false, List.of(), List.of(), declared));
     } else if (at == self.index()) {
-      services.send(read.replyTo(), answer(read, store, self.index(), false, declared));
+      host.send(read.replyTo(), answer(read, store, self.index(), false, declared));
     } else {
-      services.send(
+      host.send(
           new StateServerAddress(new TaskId(self.operator(), at)),
           new QueryMessage.HolderRead(read, self.index(), at, declared));
     }
@@ -81,14 +81,14 @@ public final class KeyQueries {
    */
   void onScan(QueryMessage.Scan scan, boolean serving, long nowNanos) {
     if (elsewhere(scan.bucket(), serving)) {
-      services.send(
+      host.send(
           scan.replyTo(),
           new QueryMessage.NotHere(scan.id(), self.index(), epoch.handedTo(scan.bucket())));
       return;
     }
     String refusal = refusal(scan.state(), scan.kind(), scan.types());
     if (refusal != null) {
-      services.send(scan.replyTo(), new QueryMessage.Refused(scan.id(), refusal));
+      host.send(scan.replyTo(), new QueryMessage.Refused(scan.id(), refusal));
       return;
     }
     java.util.Set<Integer> holders = new java.util.TreeSet<>(keyed.holdersOf(scan.bucket()));
@@ -96,7 +96,7 @@ public final class KeyQueries {
     PendingScan p = new PendingScan(scan, holders, nowNanos);
     scans.put(scan.id(), p);
     for (int holder : holders) {
-      services.send(
+      host.send(
           new StateServerAddress(new TaskId(self.operator(), holder)),
           new QueryMessage.HolderScan(scan, self.index(), holder));
     }
@@ -127,7 +127,7 @@ public final class KeyQueries {
     QueryMessage.Scan scan = p.scan;
     scans.remove(scan.id());
     if (!keyed.owns(scan.bucket())) { // handed over while the holders answered
-      services.send(
+      host.send(
           scan.replyTo(),
           new QueryMessage.NotHere(scan.id(), self.index(), epoch.handedTo(scan.bucket())));
       return;
@@ -167,7 +167,7 @@ public final class KeyQueries {
       page = page.subList(0, scan.limit());
       next = last(page);
     }
-    services.send(
+    host.send(
         scan.replyTo(), new QueryMessage.Page(scan.id(), self.index(), List.copyOf(page), next));
   }
 

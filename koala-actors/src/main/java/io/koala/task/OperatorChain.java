@@ -57,7 +57,7 @@ final class OperatorChain {
 
   /** What the operators' contexts reach outside the chain. */
   record Environment(
-      TaskHost services,
+      TaskHost host,
       KryoSerde serde,
       KeyedStateBackend state,
       KeyedTimers timers,
@@ -431,12 +431,12 @@ final class OperatorChain {
 
     @Override
     public boolean checkpointing() {
-      return env.services().checkpointing();
+      return env.host().checkpointing();
     }
 
     @Override
     public Runnable waker() {
-      return env.services().waker();
+      return env.host().waker();
     }
   }
 }

@@ -39,7 +39,7 @@ final class OutputGate {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final KryoSerde serde;
   private final KeyEncoder keys;
   private final TaskMetrics metrics;
@@ -67,10 +67,10 @@ final class OutputGate {
       Vertex vertex,
       KryoSerde serde,
       KeyEncoder keys,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.serde = serde;
     this.keys = keys;
     this.metrics = metrics;
@@ -165,7 +165,7 @@ final class OutputGate {
     partial |= forwards.values().stream().anyMatch(f -> !f.isEmpty());
     if (partial) {
       flushScheduled = true;
-      services.schedule(TaskTimer.FLUSH, setup.settings().lingerMillis());
+      host.schedule(TaskTimer.FLUSH, setup.settings().lingerMillis());
     }
   }
 
@@ -175,7 +175,7 @@ final class OutputGate {
   }
 
   private void sendItem(OutputChannel ch, long seq, ChannelItem item) {
-    services.send(ch.target(), new Deliver(ch.id(), seq, item));
+    host.send(ch.target(), new Deliver(ch.id(), seq, item));
   }
 
   // ---------------------------------------------------------------- credit

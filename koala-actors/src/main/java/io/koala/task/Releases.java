@@ -30,13 +30,13 @@ final class Releases {
   private static final byte[] RELEASE_PREFIX = {'r', 'l'};
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final LongSupplier lastBarrier; // the checkpoint this task last snapshotted
 
-  Releases(TaskSetup setup, TaskHost services, TaskMetrics metrics, LongSupplier lastBarrier) {
+  Releases(TaskSetup setup, TaskHost host, TaskMetrics metrics, LongSupplier lastBarrier) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.lastBarrier = lastBarrier;
   }
@@ -48,7 +48,7 @@ final class Releases {
    */
   void installed(
       WriteTxn txn, int holder, KeyRef key, long generation, List<StateMessage.Released> now) {
-    if (services.checkpointing()) {
+    if (host.checkpointing()) {
       // released once a checkpoint a rollback may restore has it here (§6.7, C4)
       txn.put(
           Table.METADATA,
@@ -70,7 +70,7 @@ final class Releases {
     List<StateMessage.Release> messages = StateMessage.Release.of(setup.task(), released);
     StateServerAddress server = new StateServerAddress(holder);
     for (StateMessage.Release r : messages) {
-      services.send(server, r);
+      host.send(server, r);
     }
     metrics.releasesSent += released.size();
     metrics.releaseMessagesSent += messages.size();

@@ -29,17 +29,17 @@ import java.util.TreeMap;
  */
 final class RemoteStateClient {
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final int count; // 0: the state is local
   private final long[] writesSent; // per service, the last write number sent
   // per service, the writes of earlier owners of this task's buckets that reads must wait for
   private final Map<Integer, Map<TaskId, Long>> readBarriers = new HashMap<>();
   private final Set<KeyRef> borrowed = new LinkedHashSet<>();
 
-  RemoteStateClient(TaskSetup setup, TaskHost services) {
+  RemoteStateClient(TaskSetup setup, TaskHost host) {
     this.setup = setup;
-    this.services = services;
-    this.count = services.remoteStateServices();
+    this.host = host;
+    this.count = host.remoteStateServices();
     this.writesSent = new long[count];
   }
 
@@ -60,7 +60,7 @@ final class RemoteStateClient {
     readBarriers
         .getOrDefault(service.index(), Map.of())
         .forEach((writer, seq) -> barriers.add(new StateMessage.WriteBarrier(writer, seq)));
-    services.send(service, new StateMessage.ServiceFetch(fetch, barriers));
+    host.send(service, new StateMessage.ServiceFetch(fetch, barriers));
   }
 
   /** A key's state was installed from its service: it goes back at the end of the batch. */
@@ -107,7 +107,7 @@ final class RemoteStateClient {
   }
 
   private void sendWrite(int service, List<KeyState> keys) {
-    services.send(
+    host.send(
         new StateServiceAddress(service),
         new StateMessage.ServiceWrite(setup.task(), ++writesSent[service], keys));
   }

@@ -36,7 +36,7 @@ final class SourceDriver {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final OperatorChain chain;
   private final InputGate input;
@@ -85,7 +85,7 @@ final class SourceDriver {
     Split(String id, int index) {
       this.id = id;
       this.index = index;
-      this.watermarks = new PartitionWatermarks(strategy, services.currentTimeMillis());
+      this.watermarks = new PartitionWatermarks(strategy, host.currentTimeMillis());
       this.entry = chain.entry();
     }
 
@@ -123,7 +123,7 @@ final class SourceDriver {
   SourceDriver(
       TaskSetup setup,
       OperatorNode head,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics,
       OperatorChain chain,
       InputGate input,
@@ -132,7 +132,7 @@ final class SourceDriver {
       BatchClock clock,
       Runnable process) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.chain = chain;
     this.input = input;
@@ -180,7 +180,7 @@ final class SourceDriver {
   /** Opens a reader for this task's slot and starts it from {@code positions}. */
   @SuppressWarnings("unchecked")
   private void openReader(Map<String, Long> positions) {
-    Runnable waker = services.waker();
+    Runnable waker = host.waker();
     int slot = slots.indexOf(setup.task().index());
     int parallelism = slots.size();
     SourceContext ctx =
@@ -207,7 +207,7 @@ final class SourceDriver {
 
           @Override
           public long currentTimeMillis() {
-            return services.currentTimeMillis();
+            return host.currentTimeMillis();
           }
 
           @Override
@@ -222,7 +222,7 @@ final class SourceDriver {
               source instanceof IngestSource<?> ingest
                   ? new IngestReader(
                       (IngestSource<Object>) ingest,
-                      services,
+                      host,
                       setup.task().index(),
                       setup.parallelism())
                   : source.createReader(ctx);
@@ -299,8 +299,8 @@ final class SourceDriver {
   void schedulePoll(long delay) {
     if (!pollScheduled) {
       pollScheduled = true;
-      pollDueAt = services.currentTimeMillis() + delay;
-      services.schedule(TaskTimer.POLL, delay);
+      pollDueAt = host.currentTimeMillis() + delay;
+      host.schedule(TaskTimer.POLL, delay);
     }
   }
 
@@ -310,12 +310,12 @@ final class SourceDriver {
    * second.
    */
   void pollNow() {
-    if (pollScheduled && pollDueAt <= services.currentTimeMillis()) {
+    if (pollScheduled && pollDueAt <= host.currentTimeMillis()) {
       return;
     }
     pollScheduled = true;
-    pollDueAt = services.currentTimeMillis();
-    services.schedule(TaskTimer.POLL, 0);
+    pollDueAt = host.currentTimeMillis();
+    host.schedule(TaskTimer.POLL, 0);
   }
 
   /** The poll asked for is due (an earlier one's timer firing later only polls once more). */
@@ -335,8 +335,8 @@ final class SourceDriver {
     if (output.blocked() || paused || reader == null || !chain.ready()) {
       return;
     }
-    now = services.currentTimeMillis();
-    long t0 = services.nanoTime();
+    now = host.currentTimeMillis();
+    long t0 = host.nanoTime();
     read = 0;
     declared = false;
     ReadResult result = allEnded ? ReadResult.END : readOnce();
@@ -353,7 +353,7 @@ final class SourceDriver {
         // never straddles the end of a job (the coordinator answers EndInput)
         if (!endReported) {
           endReported = true;
-          services.send(TaskEngine.COORDINATOR, new EpochMessage.InputEnded(setup.task()));
+          host.send(TaskEngine.COORDINATOR, new EpochMessage.InputEnded(setup.task()));
         }
         output.scheduleFlushIfPartial();
         return;
@@ -449,7 +449,7 @@ final class SourceDriver {
       approveEnd();
     } else if (c instanceof EpochMessage.PauseInput p) {
       pause();
-      services.send(TaskEngine.COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
+      host.send(TaskEngine.COORDINATOR, new EpochMessage.Paused(p.epoch(), setup.task()));
     } else if (c instanceof EpochMessage.ResumeInput) {
       resume();
     } else if (c instanceof EpochMessage.CatchUpSplits u) {
@@ -459,8 +459,7 @@ final class SourceDriver {
       drain.run(); // a task the source no longer has ends its output and finishes
     } else if (c instanceof EpochMessage.AssignSplits a) {
       assign(a);
-      services.send(
-          TaskEngine.COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
+      host.send(TaskEngine.COORDINATOR, new EpochMessage.SplitsAssigned(a.epoch(), setup.task()));
     } else {
       throw new IllegalStateException("unhandled " + c);
     }
@@ -484,7 +483,7 @@ final class SourceDriver {
         input.end();
       }
     }
-    services.send(TaskEngine.COORDINATOR, released);
+    host.send(TaskEngine.COORDINATOR, released);
   }
 
   private EpochMessage.SplitsReleased giveUp(EpochMessage.ReleaseSplits r) {
@@ -548,7 +547,7 @@ final class SourceDriver {
     if (catchUp == null) {
       return;
     }
-    long at = services.currentTimeMillis();
+    long at = host.currentTimeMillis();
     for (Split s : splitsById.values()) {
       if (s.ended || s.watermarks.idle(at)) {
         continue;
@@ -560,7 +559,7 @@ final class SourceDriver {
       }
     }
     catchUp = null;
-    services.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(catchUpEpoch, setup.task()));
+    host.send(TaskEngine.COORDINATOR, new EpochMessage.CaughtUp(catchUpEpoch, setup.task()));
   }
 
   /** The slot of {@code split} among the source's tasks {@code slots}, as the source puts it. */

@@ -48,7 +48,7 @@ import java.util.function.LongSupplier;
 final class StatePlane {
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final KeyEncoder keys;
   private final StateStore store;
@@ -83,7 +83,7 @@ final class StatePlane {
       StateStore store,
       KryoSerde serde,
       KeyEncoder keys,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics,
       OperatorChain chain,
       BatchClock clock,
@@ -92,15 +92,15 @@ final class StatePlane {
       LongSupplier lastBarrier,
       Runnable timersChanged) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.keys = keys;
     this.store = store;
     this.state = new KeyedStateBackend(vertex.head().id().name(), store, serde);
     this.chain = chain;
     this.clock = clock;
-    this.releases = new Releases(setup, services, metrics, lastBarrier);
-    this.requests = new StateRequests(setup, services, metrics, clock, remote, draining);
+    this.releases = new Releases(setup, host, metrics, lastBarrier);
+    this.requests = new StateRequests(setup, host, metrics, clock, remote, draining);
     this.timersChanged = timersChanged;
     this.remote = remote;
     this.remoteState = remote.enabled();
@@ -112,8 +112,8 @@ final class StatePlane {
     pulling = new boolean[setup.buckets()];
     int[] ownedBuckets = ownership.owned();
     locations = new KeyLocations(setup.task().index(), ownedBuckets);
-    hot = new HotSet(setup.settings(), setup.buckets(), services.nanoTime());
-    timers = new KeyedTimers(state, ownedBuckets, watermark, services::currentTimeMillis);
+    hot = new HotSet(setup.settings(), setup.buckets(), host.nanoTime());
+    timers = new KeyedTimers(state, ownedBuckets, watermark, host::currentTimeMillis);
   }
 
   KeyedStateBackend state() {
@@ -228,7 +228,7 @@ final class StatePlane {
     int bucket = Buckets.bucketOf(keyBytes, ownership.buckets());
     state.setCurrentKey(key, keyBytes, bucket);
     if (ownership.owns(bucket) && hot.tracks()) {
-      hot.touch(bucket, keyBytes, services.nanoTime());
+      hot.touch(bucket, keyBytes, host.nanoTime());
     }
     return bucket;
   }
@@ -295,7 +295,7 @@ final class StatePlane {
 
   /** See {@link HotSet#take}. */
   List<byte[]> takeHotKeys(int bucket) {
-    return hot.take(bucket, services.nanoTime());
+    return hot.take(bucket, host.nanoTime());
   }
 
   /**
@@ -474,7 +474,7 @@ final class StatePlane {
    * keys' parked items in order, and releases the holder's copies.
    */
   void onStateReply(StateMessage.StateReply reply) {
-    long t0 = services.nanoTime();
+    long t0 = host.nanoTime();
     int from = StateServiceAddress.holderOf(reply.holder());
     boolean pullNext = false;
     List<StateMessage.Released> released = new ArrayList<>();
@@ -516,7 +516,7 @@ final class StatePlane {
         // the scan of one bucket is done: go on with the next without waiting a tick, so
         // many sparse buckets drain at the pace of their keys, not one per interval
         drainScheduled = true;
-        services.schedule(TaskTimer.DRAIN, 0);
+        host.schedule(TaskTimer.DRAIN, 0);
       }
     }
     chain.endBatch();
@@ -643,7 +643,7 @@ final class StatePlane {
     DrainSettings s = draining.settings();
     if (!drainScheduled && s != null && !draining.referenced(locations).isEmpty()) {
       drainScheduled = true;
-      services.schedule(TaskTimer.DRAIN, s.intervalMillis());
+      host.schedule(TaskTimer.DRAIN, s.intervalMillis());
     }
   }
 
@@ -651,7 +651,7 @@ final class StatePlane {
   private void reportReferences() {
     Set<Integer> r = draining.toReport(locations, requests.awaited());
     if (r != null) {
-      services.send(
+      host.send(
           TaskEngine.COORDINATOR,
           new EpochMessage.References(draining.version(), setup.task(), new ArrayList<>(r)));
     }
@@ -670,11 +670,11 @@ final class StatePlane {
 
   /** At a holder: deletes the copies an owner released ({@link Releases#apply}). */
   void release(StateMessage.Release release) {
-    long t0 = services.nanoTime();
+    long t0 = host.nanoTime();
     state.begin();
     releases.apply(state.batchTxn(), release, b -> ownership.owns(b), locations::generation);
     commit();
-    metrics.releaseApplyNanos += services.nanoTime() - t0;
+    metrics.releaseApplyNanos += host.nanoTime() - t0;
   }
 
   /** Releases the copies installed before the barrier of checkpoint {@code oldestRestorable}. */

@@ -30,7 +30,7 @@ final class StateRequests {
   private static final long ASSUMED_KEY_BYTES = 1_024;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final TaskMetrics metrics;
   private final BatchClock clock;
   private final RemoteStateClient remote;
@@ -41,13 +41,13 @@ final class StateRequests {
 
   StateRequests(
       TaskSetup setup,
-      TaskHost services,
+      TaskHost host,
       TaskMetrics metrics,
       BatchClock clock,
       RemoteStateClient remote,
       Draining draining) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.metrics = metrics;
     this.clock = clock;
     this.remote = remote;
@@ -113,7 +113,7 @@ final class StateRequests {
   void answered(long requestId) {
     long[] sent = outstanding.remove(requestId);
     if (sent != null) {
-      metrics.fetchRoundTrip((int) sent[0], services.nanoTime() - sent[1]);
+      metrics.fetchRoundTrip((int) sent[0], host.nanoTime() - sent[1]);
     }
   }
 
@@ -134,12 +134,12 @@ final class StateRequests {
 
   /** Sends {@code fetch} to the state server of {@code holder}; a drain alone is no fetch. */
   private void send(StateMessage.Fetch fetch, int holder) {
-    outstanding.put(fetch.requestId(), new long[] {holder, services.nanoTime()});
+    outstanding.put(fetch.requestId(), new long[] {holder, host.nanoTime()});
     if (StateServiceAddress.isService(holder)) {
       remote.fetch(fetch, holder);
       return; // a read of where the state lives, not a transfer
     }
-    services.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
+    host.send(new StateServerAddress(new TaskId(setup.task().operator(), holder)), fetch);
     if (!fetch.keys().isEmpty()) {
       metrics.fetchRequests++;
     }

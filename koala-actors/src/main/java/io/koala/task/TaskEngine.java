@@ -72,7 +72,7 @@ public final class TaskEngine {
   private static final long NONE = WatermarkTracker.NONE;
 
   private final TaskSetup setup;
-  private final TaskHost services;
+  private final TaskHost host;
   private final KryoSerde serde;
   private final StateStore store; // null: the chain keeps no keyed state
   private final TaskMetrics metrics;
@@ -97,23 +97,23 @@ public final class TaskEngine {
    * @param store the task's store, or {@code null} when the chain keeps no keyed state
    */
   public TaskEngine(
-      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, TaskHost services) {
+      TaskSetup setup, Vertex vertex, StateStore store, KryoSerde serde, TaskHost host) {
     this.setup = setup;
-    this.services = services;
+    this.host = host;
     this.serde = serde;
     this.store = store;
     KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
     boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
     metrics = new TaskMetrics(vertex, isKeyed ? setup.buckets() : 0, setup.settings());
-    output = new OutputGate(setup, vertex, serde, keys, services, metrics);
-    input = new InputGate(setup, services);
-    clock = new BatchClock(vertex, services, metrics);
-    stalls = new TaskStalls(services, metrics);
+    output = new OutputGate(setup, vertex, serde, keys, host, metrics);
+    input = new InputGate(setup, host);
+    clock = new BatchClock(vertex, host, metrics);
+    stalls = new TaskStalls(host, metrics);
     if (isKeyed && store == null) {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
     }
     chain = new OperatorChain(setup, vertex, metrics);
-    RemoteStateClient remote = isKeyed ? new RemoteStateClient(setup, services) : null;
+    RemoteStateClient remote = isKeyed ? new RemoteStateClient(setup, host) : null;
     keyed =
         isKeyed
             ? new StatePlane(
@@ -122,7 +122,7 @@ public final class TaskEngine {
                 store,
                 serde,
                 keys,
-                services,
+                host,
                 metrics,
                 chain,
                 clock,
@@ -135,12 +135,12 @@ public final class TaskEngine {
         isKeyed ? new KeyedBatch(keyed, chain, this::scheduleProcessingTimers) : null;
     metrics.loads.owners(isKeyed ? keyed::owns : b -> false);
     eventTime =
-        new EventTime(setup, services, metrics, input.channels(), chain, output, keyed, keyedBatch);
+        new EventTime(setup, host, metrics, input.channels(), chain, output, keyed, keyedBatch);
     source =
         new SourceDriver(
             setup,
             vertex.head(),
-            services,
+            host,
             metrics,
             chain,
             input,
@@ -151,7 +151,7 @@ public final class TaskEngine {
     epoch =
         new EpochParticipant(
             setup,
-            services,
+            host,
             metrics,
             chain,
             input,
@@ -162,11 +162,11 @@ public final class TaskEngine {
             remote,
             clock,
             source.isSource() ? source::watermark : eventTime::combined);
-    aligner = new BarrierAligner(setup, services, chain, input, output, eventTime, source, keyed);
+    aligner = new BarrierAligner(setup, host, chain, input, output, eventTime, source, keyed);
     dispatch =
         new ItemDispatch(
             setup,
-            services,
+            host,
             chain,
             input,
             eventTime,
@@ -187,7 +187,7 @@ public final class TaskEngine {
     queries =
         new KeyQueries(
             setup.task(),
-            services,
+            host,
             keyed,
             store,
             remote != null && remote.enabled(),
@@ -220,7 +220,7 @@ public final class TaskEngine {
     guard(
         () -> {
           chain.open(environment());
-          long now = services.currentTimeMillis();
+          long now = host.currentTimeMillis();
           clock.jobStarted(startMillis);
           if (source.isSource()) {
             source.open(startMillis, restored);
@@ -249,7 +249,7 @@ public final class TaskEngine {
   /** What the chain's operators reach outside it, as restored ({@link #restore}) if so. */
   private OperatorChain.Environment environment() {
     return new OperatorChain.Environment(
-        services,
+        host,
         serde,
         keyed == null ? null : keyed.state(),
         keyed == null ? null : keyed.timers(),
@@ -340,7 +340,7 @@ public final class TaskEngine {
 
   /** A scan of a bucket's keys (see {@link #onQuery}). */
   public void onScan(QueryMessage.Scan scan) {
-    queries.onScan(scan, servingQueries(), services.nanoTime());
+    queries.onScan(scan, servingQueries(), host.nanoTime());
   }
 
   /** A holder's part of a scan this task runs. */
@@ -449,8 +449,8 @@ public final class TaskEngine {
    * cumulative, so a lost one cannot stall a channel) and rolls the per-second rates.
    */
   public void onTick() {
-    metrics.tick(services.currentTimeMillis());
-    queries.expire(services.nanoTime());
+    metrics.tick(host.currentTimeMillis());
+    queries.expire(host.nanoTime());
     if (status.processing()) {
       input.resendCredits();
     }
@@ -579,7 +579,7 @@ public final class TaskEngine {
   private void checkFinished() {
     if (!output.blocked() && chain.ready()) {
       status = status.to(TaskStatus.FINISHED);
-      services.finished();
+      host.finished();
       aligner.finished();
     }
   }
@@ -716,7 +716,7 @@ public final class TaskEngine {
       keyed.abort();
     }
     input.clear();
-    services.failed(error);
+    host.failed(error);
   }
 
   @FunctionalInterface
@@ -729,7 +729,7 @@ public final class TaskEngine {
   /** The task's metrics now. */
   public TaskMetricsSnapshot metrics() {
     stalls.settle();
-    long now = services.currentTimeMillis();
+    long now = host.currentTimeMillis();
     StoreStats stats = store != null && status != TaskStatus.CANCELLED ? store.stats() : null;
     return metrics.snapshot(
         setup.task(),
@@ -759,7 +759,7 @@ public final class TaskEngine {
       // its input has ended, so nothing more will be routed by any table: the channels the new
       // table adds carry only their end, which their receivers wait for
       guard(() -> output.endNewChannels(sw.next(), chain.headName()));
-      services.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
+      host.send(COORDINATOR, new EpochMessage.Switched(sw.epoch(), setup.task()));
       return;
     }
     if (status != TaskStatus.RUNNING) {
