@@ -22,8 +22,8 @@ import org.junit.jupiter.api.Test;
 /**
  * Koala's API boundary holds in every module's main classes ({@link ApiBoundary}), docs/api.md says
  * which packages are API, and the rule is shown to report leaks planted in the test tree ({@code
- * io.koala.apifixture}, which the check of the main classes does not import). It runs here because
- * this module sees every other.
+ * io.koala.apifixture}, which the check of the main classes does not import). It runs in the
+ * api-check module, whose test classpath holds every published module.
  */
 class ApiBoundaryTest {
   /**
