@@ -11,15 +11,11 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.KeyValue;
 import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
-import io.koala.protocol.BucketMove;
 import io.koala.protocol.ChannelItem;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
-import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Handover;
-import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateServerAddress;
 import io.koala.routing.Buckets;
@@ -82,27 +78,14 @@ class HotSetHandoverTest {
           100, 1 << 20, 5, 100, 200, ChannelSettings.DEFAULT_MAX_WAITING_BYTES, 10_000, 1_000);
   final FakeServices.Task count0 = host0.task(wordCount(), "count", 0, settings, store0);
   final FakeServices.Task count1 = host1.task(wordCount(), "count", 1, settings, store1);
+  final PeerHandover handover = new PeerHandover(host0, count0, count1, BUCKET, PEER_CHANNEL);
   long peerSeq;
 
   /** count#0 hands {@link #BUCKET} over to count#1 on a peer channel; returns the hand-over. */
   Handover handOver() {
-    int in0 = count0.inputFrom(WORDS0);
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(new BucketMove(BUCKET, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT1)),
-                List.of(),
-                List.of(in0)));
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
-    count0.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
-    return (Handover) host0.deliveries(COUNT1).get(0).item();
+    handover.prepareSender(List.of(count0.inputFrom(WORDS0)));
+    handover.handOver();
+    return (Handover) handover.sent().get(0).item();
   }
 
   /**
@@ -110,18 +93,8 @@ class HotSetHandoverTest {
    * peer channel up to the marker that ends the hand-over; no hot key is asked for before.
    */
   void takeOver() {
-    count1
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(),
-                List.of(new BucketMove(BUCKET, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT0)),
-                List.of(count1.inputFrom(WORDS0))));
-
-    for (Deliver d : host0.deliveries(COUNT1)) {
+    handover.prepareReceiver(List.of(count1.inputFrom(WORDS0)));
+    for (Deliver d : handover.sent()) {
       assertThat(fetchesOf(host1)).as("asked for before every hand-over is in").isEmpty();
       count1.engine().onDeliver(new Deliver(PEER_CHANNEL, peerSeq++, d.item()));
     }

@@ -11,16 +11,11 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.Collector;
 import io.koala.function.KeyedProcessFunction;
 import io.koala.plan.TaskId;
-import io.koala.protocol.BucketMove;
-import io.koala.protocol.ChannelItem;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
-import io.koala.protocol.EpochMessage;
 import io.koala.protocol.ForwardedBatch;
 import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
-import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
 import io.koala.serialization.KryoSerde;
@@ -38,7 +33,6 @@ import org.junit.jupiter.api.Test;
  */
 class ProcessingTimerWakeUpTest {
   static final TaskId WORDS0 = taskId("words", 0);
-  static final TaskId COUNT0 = taskId("count", 0);
   static final TaskId COUNT1 = taskId("count", 1);
   static final int PEER_CHANNEL = 9_999;
   static final int BUCKET = 7; // owned by count#0 of 2 at deployment
@@ -69,7 +63,7 @@ class ProcessingTimerWakeUpTest {
   final ChannelSettings settings = new ChannelSettings(100, 1 << 20, 5, 100);
   final FakeServices.Task count0 = host0.task(reminders(), "count", 0, settings, store0);
   final FakeServices.Task count1 = host1.task(reminders(), "count", 1, settings, store1);
-  long peerSeq;
+  final PeerHandover handover = new PeerHandover(host0, count0, count1, BUCKET, PEER_CHANNEL);
 
   @AfterEach
   void close() {
@@ -91,31 +85,9 @@ class ProcessingTimerWakeUpTest {
   void handOver() {
     count0.engine().start(0);
     count1.engine().start(0);
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(new BucketMove(BUCKET, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT1)),
-                List.of(),
-                List.of(count0.inputFrom(WORDS0))));
-    count1
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(),
-                List.of(new BucketMove(BUCKET, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER_CHANNEL, COUNT0)),
-                List.of(count1.inputFrom(WORDS0))));
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
-    count0.engine().onCredit(new Credit(PEER_CHANNEL, 1_000));
+    handover.prepareSender(List.of(count0.inputFrom(WORDS0)));
+    handover.prepareReceiver(List.of(count1.inputFrom(WORDS0)));
+    handover.handOver();
     deliverPeerItems();
     host1.timers.clear();
   }
@@ -125,10 +97,7 @@ class ProcessingTimerWakeUpTest {
     if (host0.takeTimer(TaskTimer.FLUSH) != null) {
       count0.engine().onTimer(TaskTimer.FLUSH);
     }
-    List<ChannelItem> items = host0.deliveries(COUNT1).stream().map(Deliver::item).toList();
-    for (ChannelItem item : items.subList((int) peerSeq, items.size())) {
-      count1.engine().onDeliver(new Deliver(PEER_CHANNEL, peerSeq++, item));
-    }
+    handover.relay();
   }
 
   @Test

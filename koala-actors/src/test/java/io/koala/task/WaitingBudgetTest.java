@@ -12,13 +12,9 @@ import io.koala.function.KeyValue;
 import io.koala.job.StatePlaneStats.Stall;
 import io.koala.keys.StateServing;
 import io.koala.plan.TaskId;
-import io.koala.protocol.BucketMove;
 import io.koala.protocol.ChannelSettings;
-import io.koala.protocol.Credit;
 import io.koala.protocol.Deliver;
-import io.koala.protocol.EpochMessage;
 import io.koala.protocol.Marker;
-import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.StateMessage;
 import io.koala.routing.Buckets;
 import io.koala.serialization.KeyEncoder;
@@ -56,7 +52,7 @@ class WaitingBudgetTest {
   long seq0;
   long seq1;
   long seq1From1;
-  int relayed; // items of count#0's peer channel passed on to count#1
+  PeerHandover handover;
 
   // all of bucket b, which count#0 owns and hands over; the state of `parked` is at count#0
   final int b = 5;
@@ -108,31 +104,10 @@ class WaitingBudgetTest {
     for (TaskId upstream : markersAwaited) {
       awaited.add(count1.inputFrom(upstream));
     }
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(new BucketMove(b, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER, COUNT1)),
-                List.of(),
-                List.of(count0.inputFrom(WORDS0))));
-    count1
-        .engine()
-        .onCommand(
-            new EpochMessage.PrepareTarget(
-                1,
-                List.of(),
-                List.of(new BucketMove(b, 0, 1)),
-                List.of(),
-                List.of(new EpochMessage.Peer(PEER, COUNT0)),
-                awaited));
-    count0
-        .engine()
-        .onCommand(
-            new EpochMessage.HandOverBuckets(1, ReconfigurationProtocol.StateMove.ON_ACCESS));
-    count0.engine().onCredit(new Credit(PEER, 1_000));
+    handover = new PeerHandover(host0, count0, count1, b, PEER);
+    handover.prepareSender(List.of(count0.inputFrom(WORDS0)));
+    handover.prepareReceiver(awaited);
+    handover.handOver();
     relay(); // the hand-over and its marker
     // words#0 switched: its marker comes first on its channel to count#1, then its new records
     count1.engine().onDeliver(new Deliver(count1.inputFrom(WORDS0), seq1++, new Marker(1)));
@@ -231,11 +206,7 @@ class WaitingBudgetTest {
 
   /** Passes on to count#1 what count#0 sent on their peer channel since the last call. */
   void relay() {
-    List<Deliver> peer = host0.deliveries(COUNT1);
-    for (Deliver d : peer.subList(relayed, peer.size())) {
-      count1.engine().onDeliver(d);
-    }
-    relayed = peer.size();
+    handover.relay();
   }
 
   List<Object> output(FakeServices host, FakeServices.Task task) {
