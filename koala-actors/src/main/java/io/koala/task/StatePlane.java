@@ -672,7 +672,7 @@ final class StatePlane {
   void release(StateMessage.Release release) {
     long t0 = host.nanoTime();
     state.begin();
-    releases.apply(state.batchTxn(), release, b -> ownership.owns(b), locations::generation);
+    releases.apply(state.batchTxn(), release, ownership::owns, locations::generation);
     commit();
     metrics.releaseApplyNanos += host.nanoTime() - t0;
   }
