@@ -468,11 +468,6 @@ final class JobParts {
     }
 
     @Override
-    public boolean checkpointsOn() {
-      return checkpoints.on();
-    }
-
-    @Override
     public Optional<Checkpoints.Completed<Path, CoordinatorState>> latestCheckpoint() {
       return checkpoints.latest();
     }

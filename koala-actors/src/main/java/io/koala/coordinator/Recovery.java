@@ -40,9 +40,6 @@ final class Recovery {
     /** The job ended under an earlier coordinator (sharded): only its end is left to tell. */
     void endedBefore(JobStatus ended, String error);
 
-    /** Whether the job takes checkpoints ({@link JobCheckpoints}). */
-    boolean checkpointsOn();
-
     /** The newest completed checkpoint, if any. */
     Optional<Checkpoints.Completed<Path, CoordinatorState>> latestCheckpoint();
 
@@ -97,6 +94,7 @@ final class Recovery {
   private final Attempts attempts;
   private final TaskRoster roster;
   private final Parts parts;
+  private final boolean checkpointsOn;
   private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
 
   Recovery(
@@ -112,6 +110,7 @@ final class Recovery {
     this.attempts = attempts;
     this.roster = roster;
     this.parts = parts;
+    this.checkpointsOn = setup.checkpointing() != null;
   }
 
   /** An input about the deployment attempts. */
@@ -143,7 +142,7 @@ final class Recovery {
 
   /** The first deployment: after reading the journal when there is one, else at once. */
   void start() {
-    if (parts.checkpointsOn()) {
+    if (checkpointsOn) {
       out.emit(new JobEffect.RecoverJournal(setup.sharded()));
     } else {
       deploy(null);
@@ -369,7 +368,7 @@ final class Recovery {
     if (status.isTerminal()) {
       return;
     }
-    if (!parts.checkpointsOn() || !(status == JobStatus.RUNNING || attempts.recovering())) {
+    if (!checkpointsOn || !(status == JobStatus.RUNNING || attempts.recovering())) {
       parts.fail(error); // a first deployment that fails has nothing to roll back to
       return;
     }

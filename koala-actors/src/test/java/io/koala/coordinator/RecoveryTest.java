@@ -66,11 +66,6 @@ class RecoveryTest {
     }
 
     @Override
-    public boolean checkpointsOn() {
-      return checkpointsOn;
-    }
-
-    @Override
     public Optional<Checkpoints.Completed<Path, CoordinatorState>> latestCheckpoint() {
       return latest;
     }
