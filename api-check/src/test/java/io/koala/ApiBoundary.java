@@ -13,25 +13,28 @@ import com.tngtech.archunit.lang.ArchRule;
 import com.tngtech.archunit.lang.ConditionEvents;
 import com.tngtech.archunit.lang.SimpleConditionEvent;
 import com.tngtech.archunit.lang.syntax.ArchRuleDefinition;
+import java.util.List;
 import java.util.Set;
 import java.util.TreeSet;
 
 /**
  * Koala's API boundary (docs/api.md), as an ArchUnit rule: a package under {@code io.koala} is
- * internal when its {@code package-info} carries {@link Internal}, and API otherwise (the samples
- * are neither); no public or protected signature of a type an application can reach in an API
+ * internal when its {@code package-info} carries {@link Internal}, and API otherwise (the
+ * applications, the samples and the two command lines, are neither); no public or protected signature of a type an application can reach in an API
  * package names a type of an internal package — not as a return, parameter, thrown or field type, a
  * type argument or bound, a superclass or an interface.
  */
 final class ApiBoundary {
-  private static final String SAMPLES = "io.koala.samples";
+  /** The applications' packages, built on the library: not the library's API. */
+  private static final List<String> APPLICATIONS =
+      List.of("io.koala.samples", "io.koala.cli", "io.koala.bench");
 
   private ApiBoundary() {}
 
   static boolean isKoala(String packageName) {
     return (packageName.equals("io.koala") || packageName.startsWith("io.koala."))
-        && !packageName.equals(SAMPLES)
-        && !packageName.startsWith(SAMPLES + ".");
+        && APPLICATIONS.stream()
+            .noneMatch(a -> packageName.equals(a) || packageName.startsWith(a + "."));
   }
 
   /** Whether {@code p}'s {@code package-info} marks it {@link Internal}. */

@@ -35,6 +35,9 @@ public record ClusterWorkload(
     int stateBytes,
     double capacity) {
 
+  /** Where a node's file keeps this workload's settings. */
+  public static final String SETTINGS = "koala.node.workload";
+
   public static final String NAME = "cluster-count";
   public static final String TARGET = "count";
   public static final String SINK = "counts";
@@ -51,14 +54,13 @@ public record ClusterWorkload(
 
   private static void check(boolean ok, String name, Object value) {
     if (!ok) {
-      throw new ConfigurationException(
-          "koala.node.workload." + name + " = " + value + " is out of range");
+      throw new ConfigurationException(SETTINGS + "." + name + " = " + value + " is out of range");
     }
   }
 
   /** The workload {@code koala.node.workload} of {@code config} describes. */
   public static ClusterWorkload from(Config config) {
-    Config w = config.getConfig("koala.node.workload");
+    Config w = config.getConfig(SETTINGS);
     try {
       return new ClusterWorkload(
           w.getLong("records"),
@@ -69,13 +71,14 @@ public record ClusterWorkload(
           w.getInt("state-bytes"),
           w.hasPath("capacity") ? w.getDouble("capacity") : 0);
     } catch (com.typesafe.config.ConfigException e) {
-      throw new ConfigurationException("koala.node.workload: " + e.getMessage(), e);
+      throw new ConfigurationException(SETTINGS + ": " + e.getMessage(), e);
     }
   }
 
   /** The HOCON of this workload, for a node's configuration file. */
   public String hocon() {
-    return "koala.node.workload { records = "
+    return SETTINGS
+        + " { records = "
         + records
         + ", keys = "
         + keys
