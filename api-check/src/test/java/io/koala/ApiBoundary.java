@@ -20,9 +20,10 @@ import java.util.TreeSet;
 /**
  * Koala's API boundary (docs/api.md), as an ArchUnit rule: a package under {@code io.koala} is
  * internal when its {@code package-info} carries {@link Internal}, and API otherwise (the
- * applications, the samples and the two command lines, are neither); no public or protected signature of a type an application can reach in an API
- * package names a type of an internal package — not as a return, parameter, thrown or field type, a
- * type argument or bound, a superclass or an interface.
+ * applications, the samples and the two command lines, are neither); no public or protected
+ * signature of a type an application can reach in an API package names a type of an internal
+ * package — not as a return, parameter, thrown or field type, a type argument or bound, a
+ * superclass or an interface.
  */
 final class ApiBoundary {
   /** The applications' packages, built on the library: not the library's API. */

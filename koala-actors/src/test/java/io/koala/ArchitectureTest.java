@@ -39,6 +39,8 @@ class ArchitectureTest {
   /** The packages that must run without an actor system or a native store. */
   private static final String[] PURE = {
     "io.koala.function..",
+    "io.koala.eventtime..",
+    "io.koala.window..",
     "io.koala.connector..",
     "io.koala.state..",
     "io.koala.operator..",

@@ -1,7 +1,7 @@
 package io.koala.connector;
 
+import io.koala.eventtime.TimestampFunction;
 import io.koala.function.DataflowDefinitionException;
-import io.koala.function.TimestampFunction;
 import java.util.Objects;
 
 /**

@@ -1,6 +1,6 @@
 package io.koala.connector;
 
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 
 /**
  * Reads one partition of a replayable log. Record {@code n} of a partition is always the same

@@ -1,9 +1,9 @@
 package io.koala.dataflow;
 
 import io.koala.connector.SourceSpec;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeySelector;
-import io.koala.function.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;

@@ -1,9 +1,9 @@
 package io.koala.dataflow;
 
 import io.koala.function.JoinFunction;
-import io.koala.function.TimeWindow;
-import io.koala.function.WindowAssigner;
 import io.koala.operator.WindowJoinOperator;
+import io.koala.window.TimeWindow;
+import io.koala.window.WindowAssigner;
 import java.util.Objects;
 
 /**

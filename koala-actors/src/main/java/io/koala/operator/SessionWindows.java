@@ -1,7 +1,7 @@
 package io.koala.operator;
 
-import io.koala.function.TimeWindow;
 import io.koala.state.Codec;
+import io.koala.window.TimeWindow;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,10 +1,10 @@
 package io.koala.operator;
 
 import io.koala.function.JoinFunction;
-import io.koala.function.TimeWindow;
-import io.koala.function.WindowAssigner;
 import io.koala.state.Codec;
 import io.koala.state.TimeDomain;
+import io.koala.window.TimeWindow;
+import io.koala.window.WindowAssigner;
 import java.nio.ByteBuffer;
 import java.util.ArrayList;
 import java.util.Comparator;

@@ -1,8 +1,8 @@
 package io.koala.plan;
 
 import io.koala.connector.SourceSpec;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.TypedKeySelector;
-import io.koala.function.WatermarkStrategy;
 import io.koala.operator.OperatorFactory;
 import java.util.List;
 import java.util.Objects;

@@ -235,7 +235,8 @@ public final class StateClassLayout {
    * Whether a field stored as type {@code from} can be read as type {@code to} (generic type
    * names): the same type, a primitive and its box either way, or a lossless widening ({@code byte
    * → short → int → long}, {@code char → int}, {@code int → double}, {@code float → double}, and
-   * the like; never {@code long → double}).
+   * the like; never {@code long → double}). A class of Koala's that moved reads under its former
+   * name.
    */
   public static boolean readableAs(String from, String to) {
     String f = unboxed(from);
@@ -243,8 +244,12 @@ public final class StateClassLayout {
     return f.equals(t) || WIDENINGS.getOrDefault(f, Set.of()).contains(t);
   }
 
-  /** The primitive type name of a box's name ({@code java.lang.Long → long}), else the name. */
+  /**
+   * The primitive type name of a box's name ({@code java.lang.Long → long}), else the name, with a
+   * moved class of Koala's under its current name: the name two recorded types compare by.
+   */
   public static String unboxed(String typeName) {
-    return UNBOXED.getOrDefault(typeName, typeName);
+    String current = MovedClasses.current(typeName);
+    return UNBOXED.getOrDefault(current, current);
   }
 }

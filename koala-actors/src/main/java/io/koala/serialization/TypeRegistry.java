@@ -93,8 +93,8 @@ public final class TypeRegistry {
         java.time.LocalDate.class,
         java.time.LocalDateTime.class,
         KeyValue.class,
-        io.koala.function.WindowResult.class,
-        io.koala.function.TimeWindow.class);
+        io.koala.window.WindowResult.class,
+        io.koala.window.TimeWindow.class);
     r.register(UUID.class, x -> new DefaultSerializers.UUIDSerializer());
     // Kryo has default serializers for these JDK classes; they only need registering.
     r.register(
@@ -107,9 +107,9 @@ public final class TypeRegistry {
     return r;
   }
 
-  /** The id a class gets from its name. */
+  /** The id a class gets from its name (its former name, for a class of Koala's that moved). */
   public static int idOf(Class<?> type) {
-    byte[] name = type.getName().getBytes(StandardCharsets.UTF_8);
+    byte[] name = MovedClasses.idName(type).getBytes(StandardCharsets.UTF_8);
     return FIRST_ID + (Murmur3.hash32(name) & (ID_SPACE - 1));
   }
 

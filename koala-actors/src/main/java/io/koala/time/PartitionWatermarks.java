@@ -1,6 +1,6 @@
 package io.koala.time;
 
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 
 /**
  * The watermark of one source partition under a {@link WatermarkStrategy}: the largest timestamp

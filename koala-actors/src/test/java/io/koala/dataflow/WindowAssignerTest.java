@@ -3,8 +3,8 @@ package io.koala.dataflow;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.function.TimeWindow;
-import io.koala.function.WindowAssigner;
+import io.koala.window.TimeWindow;
+import io.koala.window.WindowAssigner;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;

@@ -3,7 +3,7 @@ package io.koala.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import io.koala.function.TimeWindow;
+import io.koala.window.TimeWindow;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;

@@ -3,7 +3,7 @@ package io.koala.operator;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import io.koala.function.AggregateFunction;
-import io.koala.function.TimeWindow;
+import io.koala.window.TimeWindow;
 import java.util.Arrays;
 import org.junit.jupiter.api.Test;
 

@@ -6,7 +6,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.KeyedStage;
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import java.time.Duration;

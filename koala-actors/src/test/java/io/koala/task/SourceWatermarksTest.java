@@ -15,7 +15,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.connector.SplitOutput;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.Deliver;

@@ -3,7 +3,7 @@ package io.koala.time;
 import static io.koala.time.WatermarkTracker.NONE;
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import java.time.Duration;
 import org.junit.jupiter.api.Test;
 

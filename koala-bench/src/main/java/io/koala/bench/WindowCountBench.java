@@ -5,11 +5,11 @@ import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
-import io.koala.function.WatermarkStrategy;
-import io.koala.function.WindowAssigner;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.runtime.KoalaConfig;
 import io.koala.samples.nexmark.Bid;
 import io.koala.samples.nexmark.NexmarkGenerator;
+import io.koala.window.WindowAssigner;
 import java.time.Duration;
 
 /**

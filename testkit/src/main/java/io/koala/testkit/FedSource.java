@@ -2,7 +2,7 @@ package io.koala.testkit;
 
 import io.koala.connector.LogSource;
 import io.koala.connector.PartitionReader;
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;

@@ -2,7 +2,7 @@ package io.koala.testkit;
 
 import io.koala.dataflow.Dataflow;
 import io.koala.function.KeyValue;
-import io.koala.function.WindowResult;
+import io.koala.window.WindowResult;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;

@@ -1,7 +1,7 @@
 package io.koala.testkit;
 
-import io.koala.function.TimestampFunction;
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.TimestampFunction;
+import io.koala.eventtime.WatermarkStrategy;
 import java.util.Objects;
 
 /**

@@ -3,10 +3,10 @@ package io.koala.samples.nexmark;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
 import io.koala.function.Collector;
-import io.koala.function.ProcessWindowFunction;
-import io.koala.function.TimeWindow;
-import io.koala.function.WindowAssigner;
-import io.koala.function.WindowResult;
+import io.koala.window.ProcessWindowFunction;
+import io.koala.window.TimeWindow;
+import io.koala.window.WindowAssigner;
+import io.koala.window.WindowResult;
 import java.time.Duration;
 import java.util.List;
 

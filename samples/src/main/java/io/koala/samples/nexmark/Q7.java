@@ -2,8 +2,8 @@ package io.koala.samples.nexmark;
 
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
-import io.koala.function.WindowAssigner;
-import io.koala.function.WindowResult;
+import io.koala.window.WindowAssigner;
+import io.koala.window.WindowResult;
 import java.time.Duration;
 
 /**

@@ -4,9 +4,9 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
 import io.koala.function.Collector;
 import io.koala.function.KeyedProcessFunction;
-import io.koala.function.WindowAssigner;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
+import io.koala.window.WindowAssigner;
 import java.time.Duration;
 
 /**

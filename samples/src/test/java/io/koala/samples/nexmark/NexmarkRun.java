@@ -7,7 +7,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.dataflow.Stage;
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaRuntime;

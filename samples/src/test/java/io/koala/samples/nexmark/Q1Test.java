@@ -2,7 +2,7 @@ package io.koala.samples.nexmark;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import io.koala.function.WatermarkStrategy;
+import io.koala.eventtime.WatermarkStrategy;
 import io.koala.samples.nexmark.Q1.EuroBid;
 import java.util.ArrayList;
 import java.util.List;

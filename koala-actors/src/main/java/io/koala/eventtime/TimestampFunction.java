@@ -1,4 +1,4 @@
-package io.koala.function;
+package io.koala.eventtime;
 
 /** Assigns the event timestamp (milliseconds) of a source record. */
 @FunctionalInterface

@@ -1,4 +1,4 @@
-package io.koala.function;
+package io.koala.window;
 
 import java.nio.ByteBuffer;
 

@@ -1,6 +1,7 @@
-package io.koala.function;
+package io.koala.window;
 
 import io.koala.dataflow.WindowedStage;
+import io.koala.function.Collector;
 import io.koala.state.KeyedStateContext;
 import java.util.List;
 
