@@ -15,10 +15,12 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Function;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -99,7 +101,7 @@ public final class EpochDriver {
   private final long epoch;
   private final Vertex target;
   private final ReconfigurationPlan plan;
-  private final LiveDeployment deployment;
+  private final JobState state;
   private final ReconfigurationProtocol protocol;
   private final List<TaskId> sources = new ArrayList<>();
   private final EpochTopology topology;
@@ -122,13 +124,14 @@ public final class EpochDriver {
       long epoch,
       OperatorId vertex,
       ReconfigurationPlan plan,
-      LiveDeployment deployment,
+      JobState state,
       IntUnaryOperator placeNew,
       ReconfigurationProtocol protocol) {
     this.epoch = epoch;
     this.plan = plan;
-    this.deployment = deployment;
+    this.state = state;
     this.protocol = protocol;
+    LiveDeployment deployment = state.deployment();
     if (protocol.pausesSources()) {
       for (Vertex v : deployment.plan().vertices()) {
         // a source being reconfigured reads on: its splits catch up before they move
@@ -140,6 +143,8 @@ public final class EpochDriver {
     this.target = deployment.plan().vertex(vertex);
     target.checkReconfigurable();
     this.topology = EpochTopology.of(epoch, target, plan, deployment, placeNew);
+    // the epoch's channels are its own from now on
+    state.updateDeployment(d -> d.withChannelsFrom(topology.nextChannel()));
   }
 
   private TaskId task(int index) {
@@ -196,9 +201,7 @@ public final class EpochDriver {
       return prepare();
     }
     phase = Phase.DEPLOYING;
-    for (TaskSetup s : topology.newSetups()) {
-      deployment.put(s, topology.newPlacement().get(s.task()));
-    }
+    state.updateDeployment(d -> d.withNewTasks(topology.newSetups(), topology.newPlacement()));
     return List.of(
         new Deploy(List.copyOf(topology.newSetups()), Map.copyOf(topology.newPlacement())));
   }
@@ -403,28 +406,30 @@ public final class EpochDriver {
     }
     phase = Phase.DONE;
     // the deployment as it now is
+    LiveDeployment before = state.deployment();
+    Map<TaskId, TaskSetup> changed = new LinkedHashMap<>();
+    Function<TaskId, TaskSetup> current = t -> changed.getOrDefault(t, before.setup(t));
     topology
         .switches()
         .forEach(
             (u, edges) -> {
-              TaskSetup s = deployment.setup(u);
-              List<OutputSpec> outputs = new ArrayList<>(s.outputs());
+              List<OutputSpec> outputs = new ArrayList<>(current.apply(u).outputs());
               edges.forEach(outputs::set);
-              deployment.put(withOutputs(s, outputs), deployment.placement(u));
+              changed.put(u, withOutputs(current.apply(u), outputs));
             });
     topology
         .downstreamInputs()
         .forEach(
             (d, inputs) -> {
-              TaskSetup s = deployment.setup(d);
-              List<InputSpec> all = new ArrayList<>(s.inputs());
+              List<InputSpec> all = new ArrayList<>(current.apply(d).inputs());
               all.addAll(inputs);
-              deployment.put(withInputs(s, all), deployment.placement(d));
+              changed.put(d, withInputs(current.apply(d), all));
             });
     List<Integer> routing = target.isSource() ? boxed(plan.tasksAfter()) : plan.routingAfter();
     for (int t : plan.tasksAfter()) {
-      TaskSetup s = deployment.setup(task(t));
-      deployment.put(
+      TaskSetup s = current.apply(task(t));
+      changed.put(
+          s.task(),
           new TaskSetup(
               s.jobId(),
               s.task(),
@@ -434,15 +439,14 @@ public final class EpochDriver {
               s.outputs(),
               routing,
               s.clientChannel(),
-              s.settings()),
-          deployment.placement(task(t)));
+              s.settings()));
     }
-    for (int r : plan.removed()) {
-      deployment.retire(task(r));
-    }
+    List<TaskId> removed = Arrays.stream(plan.removed()).mapToObj(this::task).toList();
+    state.updateDeployment(d -> d.withSetups(changed.values()).withRetired(removed));
+    LiveDeployment after = state.deployment();
     List<Effect> out = new ArrayList<>();
     for (TaskId t : sources) {
-      if (!deployment.retired().contains(t)) {
+      if (!after.retired().contains(t)) {
         out.add(new Send(t, new EpochMessage.ResumeInput(epoch)));
       }
     }

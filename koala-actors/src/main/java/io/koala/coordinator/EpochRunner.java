@@ -2,11 +2,13 @@ package io.koala.coordinator;
 
 import static io.koala.job.ReconfigurationException.Reason.INVALID_REQUEST;
 
+import io.koala.deploy.LiveDeployment;
 import io.koala.job.ErrorInfo;
 import io.koala.job.ReconfigurationProgress;
 import io.koala.job.ReconfigurationReport;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.ExecutionPlan.Vertex;
+import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
 import io.koala.protocol.TaskSetup;
@@ -222,7 +224,7 @@ final class EpochRunner {
                 nextEpoch,
                 q.vertex,
                 rp,
-                state.deployment(),
+                state,
                 placer(q),
                 setup.reconfiguration().protocol(),
                 setup.reconfiguration().bucketsPerStep());
@@ -235,7 +237,8 @@ final class EpochRunner {
       requests.taken(q);
       active = new Active(q, driver, out.now());
       parts.epochStarted();
-      state.retirement().epochStarted(q.vertex);
+      OperatorId reconfigured = q.vertex;
+      state.updateRetirement(r -> r.epochStarted(reconfigured));
       out.log()
           .info(
               "job {}: epoch {}: {} ({} buckets move)",
@@ -416,14 +419,15 @@ final class EpochRunner {
     out.log().info("job {}: {}", out.jobId(), report);
     requests.complete(a.request, report);
     requests.completed(a.request);
+    LiveDeployment now = state.deployment();
     for (Retirement.Publish p :
-        state
-            .retirement()
-            .epochEnded(
-                a.request.vertex,
-                r.epoch(),
-                state.deployment().retired(),
-                state.deployment().liveTaskIds(a.request.vertex))) {
+        state.changeRetirement(
+            retirement ->
+                retirement.epochEnded(
+                    a.request.vertex,
+                    r.epoch(),
+                    now.retired(),
+                    now.liveTaskIds(a.request.vertex)))) {
       out.tell(p.task(), p.command());
     }
     startNext();

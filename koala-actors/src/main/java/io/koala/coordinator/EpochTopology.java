@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import java.util.function.IntUnaryOperator;
 
 /**
@@ -40,6 +41,8 @@ import java.util.function.IntUnaryOperator;
  * @param switches the upstream tasks' outputs after the switch, by output edge
  * @param downstreamMarkers a source: the downstream tasks and the channels on which they await a
  *     marker from its tasks
+ * @param nextChannel the first channel id after those the epoch takes (from the deployment's next
+ *     free one on)
  */
 record EpochTopology(
     List<TaskSetup> newSetups,
@@ -47,12 +50,13 @@ record EpochTopology(
     Map<TaskId, EpochMessage.PrepareTarget> prepares,
     Map<TaskId, List<InputSpec>> downstreamInputs,
     Map<TaskId, Map<Integer, OutputSpec>> switches,
-    Map<TaskId, List<Integer>> downstreamMarkers) {
+    Map<TaskId, List<Integer>> downstreamMarkers,
+    int nextChannel) {
 
   /**
    * The topology of epoch {@code epoch} of {@code target} under {@code plan}, from {@code
-   * deployment} as it is before the epoch (fresh channel ids are taken from it); {@code placeNew}
-   * places a new task by its index.
+   * deployment} as it is before the epoch (fresh channel ids from its next free one); {@code
+   * placeNew} places a new task by its index.
    */
   static EpochTopology of(
       long epoch,
@@ -67,6 +71,8 @@ record EpochTopology(
     Map<TaskId, Map<Integer, OutputSpec>> switches = new LinkedHashMap<>();
     Map<TaskId, List<Integer>> downstreamMarkers = new LinkedHashMap<>();
     IntFunction<TaskId> task = i -> new TaskId(target.id(), i);
+    int[] nextChannel = {deployment.nextChannel()};
+    IntSupplier newChannel = () -> nextChannel[0]++;
     TaskSetup template = deployment.setup(deployment.liveTaskIds(target.id()).get(0));
     int[] added = plan.added();
     // channels from every upstream task into each new task, per input edge
@@ -80,7 +86,7 @@ record EpochTopology(
       int edge = outputEdgeInto(up, target.id(), vi.index());
       for (TaskId u : deployment.liveTaskIds(up.id())) {
         for (int n : added) {
-          int c = deployment.newChannel();
+          int c = newChannel.getAsInt();
           newInputs.get(task.apply(n)).add(new InputSpec(c, u, vi.index()));
           newUpstreamChannels
               .computeIfAbsent(u, k -> new HashMap<>())
@@ -128,7 +134,7 @@ record EpochTopology(
           downstream = List.of(partners.get(a % partners.size()));
         }
         for (TaskId d : downstream) {
-          int c = deployment.newChannel();
+          int c = newChannel.getAsInt();
           channels.add(c);
           targets.add(d);
           downstreamInputs
@@ -148,7 +154,7 @@ record EpochTopology(
               newInputs.get(task.apply(n)),
               outputs,
               target.isSource() ? EpochDriver.boxed(plan.tasksBefore()) : template.inputRouting(),
-              deployment.newChannel(),
+              newChannel.getAsInt(),
               template.settings());
       newSetups.add(setup);
       newPlacement.put(task.apply(n), placeNew.applyAsInt(n));
@@ -171,7 +177,7 @@ record EpochTopology(
     Set<List<Integer>> pairs = new HashSet<>();
     for (BucketMove m : plan.moves()) {
       if (pairs.add(List.of(m.from(), m.to()))) {
-        int c = deployment.newChannel();
+        int c = newChannel.getAsInt();
         peersOut
             .computeIfAbsent(m.from(), x -> new ArrayList<>())
             .add(new Peer(c, task.apply(m.to())));
@@ -207,7 +213,13 @@ record EpochTopology(
               Arrays.stream(plan.removed()).anyMatch(x -> x == t)));
     }
     return new EpochTopology(
-        newSetups, newPlacement, prepares, downstreamInputs, switches, downstreamMarkers);
+        newSetups,
+        newPlacement,
+        prepares,
+        downstreamInputs,
+        switches,
+        downstreamMarkers,
+        nextChannel[0]);
   }
 
   private static int outputEdgeInto(Vertex up, OperatorId target, int inputIndex) {

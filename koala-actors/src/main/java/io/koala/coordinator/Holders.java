@@ -3,6 +3,7 @@ package io.koala.coordinator;
 import io.koala.job.TaskMetricsSnapshot;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
+import java.util.List;
 import java.util.Set;
 
 /**
@@ -74,7 +75,7 @@ final class Holders {
       return;
     }
     roster.finished(m.task());
-    state.retirement().taskFinished(m.task()).forEach(this::unreferenced);
+    state.changeRetirement(r -> r.taskFinished(m.task())).forEach(this::unreferenced);
     parts.taskFinished(m.task());
     if (roster.allFinished() && !parts.epochDeploying()) {
       parts.allTasksFinished();
@@ -84,10 +85,8 @@ final class Holders {
   /** An owner reported which retiring holders it still references. */
   void onReferences(EpochMessage.References r) {
     if (job.running()) {
-      state
-          .retirement()
-          .on(r, state.deployment().liveTaskIds(r.task().operator()))
-          .forEach(this::unreferenced);
+      List<TaskId> live = state.deployment().liveTaskIds(r.task().operator());
+      state.changeRetirement(retirement -> retirement.on(r, live)).forEach(this::unreferenced);
     }
   }
 
@@ -136,7 +135,7 @@ final class Holders {
       roster.finished(h);
     }
     for (TaskId h : holders) {
-      state.retirement().taskFinished(h);
+      state.changeRetirement(r -> r.taskFinished(h)); // none to stop: unreferenced below
       if (state.retirement().unreferenced(h)) {
         unreferenced(h); // the checkpoint has it for the cut of its output alone
       }

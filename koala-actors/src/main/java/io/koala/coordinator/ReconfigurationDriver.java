@@ -3,7 +3,6 @@ package io.koala.coordinator;
 import io.koala.coordinator.EpochDriver.Done;
 import io.koala.coordinator.EpochDriver.Effect;
 import io.koala.coordinator.EpochDriver.EpochReport;
-import io.koala.deploy.LiveDeployment;
 import io.koala.plan.OperatorId;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
@@ -17,16 +16,16 @@ import java.util.function.IntUnaryOperator;
  * Carries out one reconfiguration request as one epoch, or, for a {@linkplain
  * ReconfigurationProtocol#staged() staged} protocol, as a sequence of epochs that each move a few
  * buckets ({@link ReconfigurationPlan#inSteps}); each epoch runs through an {@link EpochDriver}
- * built once the previous one is done (it plans from the deployment as that left it). Pure, like
- * the epoch driver; the coordinator and the simulator both drive it. Only the last epoch's {@link
- * Done} comes out, with the report of the whole request: every bucket moved, the tasks before the
- * first epoch and after the last, and the transfer of all of them.
+ * built once the previous one is done (it plans from the job's deployment as that left it). Pure,
+ * like the epoch driver; the coordinator and the simulator both drive it. Only the last epoch's
+ * {@link Done} comes out, with the report of the whole request: every bucket moved, the tasks
+ * before the first epoch and after the last, and the transfer of all of them.
  */
 public final class ReconfigurationDriver {
   private final long firstEpoch;
   private final OperatorId vertex;
   private final List<ReconfigurationPlan> steps;
-  private final LiveDeployment deployment;
+  private final JobState state;
   private final IntUnaryOperator placeNew;
   private final ReconfigurationProtocol protocol;
   private final TreeSet<Integer> movedBuckets = new TreeSet<>();
@@ -43,22 +42,21 @@ public final class ReconfigurationDriver {
       long firstEpoch,
       OperatorId vertex,
       ReconfigurationPlan plan,
-      LiveDeployment deployment,
+      JobState state,
       IntUnaryOperator placeNew,
       ReconfigurationProtocol protocol,
       int bucketsPerStep) {
     this.firstEpoch = firstEpoch;
     this.vertex = vertex;
     this.steps = protocol.staged() ? plan.inSteps(bucketsPerStep) : List.of(plan);
-    this.deployment = deployment;
+    this.state = state;
     this.placeNew = placeNew;
     this.protocol = protocol;
     this.current = newStep();
   }
 
   private EpochDriver newStep() {
-    return new EpochDriver(
-        firstEpoch + step, vertex, steps.get(step), deployment, placeNew, protocol);
+    return new EpochDriver(firstEpoch + step, vertex, steps.get(step), state, placeNew, protocol);
   }
 
   /** How many epochs the request takes: the epochs it uses are {@code [firstEpoch, + epochs)}. */

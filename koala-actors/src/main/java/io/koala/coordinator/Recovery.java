@@ -170,10 +170,9 @@ final class Recovery {
                 from.id(), e.getValue().toString(), from.holders().contains(e.getKey())));
       }
     }
-    LiveDeployment live = state.deployment();
     Map<TaskId, Integer> placed = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
-      placed.put(s.task(), live.placement(s.task()));
+      placed.put(s.task(), state.deployment().placement(s.task()));
     }
     // tasks leave leaving workers only for a placeable one; with none (every other worker lost or
     // leaving too, a departure that failed), they stay where they run, and only those of lost
@@ -183,7 +182,7 @@ final class Recovery {
         (pool.placeable().isEmpty() ? new WorkerPool(pool.size(), pool.lost()) : pool)
             .replacements(placed);
     if (!moves.isEmpty()) {
-      live.relocate(moves);
+      state.updateDeployment(d -> d.relocated(moves));
       out.log()
           .warn(
               "job {}: tasks of lost workers {} and leaving workers {} placed on {}",
@@ -195,7 +194,9 @@ final class Recovery {
     Map<Integer, List<TaskSetup>> byWorker = new LinkedHashMap<>();
     for (TaskSetup s : setups) {
       parts.deploying(s);
-      byWorker.computeIfAbsent(live.placement(s.task()), k -> new ArrayList<>()).add(s);
+      byWorker
+          .computeIfAbsent(state.deployment().placement(s.task()), k -> new ArrayList<>())
+          .add(s);
     }
     int attempt = attempts.current();
     byWorker.forEach(
@@ -431,7 +432,7 @@ final class Recovery {
     }
     LiveDeployment live = state.deployment();
     for (Retirement.Publish p :
-        state.retirement().republish(parts.lastEpoch(), live::liveTaskIds)) {
+        state.changeRetirement(r -> r.republish(parts.lastEpoch(), live::liveTaskIds))) {
       out.tell(p.task(), p.command());
     }
     out.log()

@@ -7,11 +7,14 @@ import io.koala.plan.TaskId;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HashMap;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.SortedSet;
 import java.util.TreeSet;
 
 /**
@@ -26,48 +29,96 @@ import java.util.TreeSet;
  * for the current publication leaves it out and it has finished (its outputs have delivered their
  * ends). Reports made before the publication, or while an epoch of the operator runs (a hand-over
  * may carry a reference from a task that reported to one that has not yet), never count. Pure.
+ *
+ * <p>An immutable value: each event gives the retirement after it ({@link Changed} when the caller
+ * also has something to do), so that a checkpoint keeps a retirement as it is ({@link #kept}) and a
+ * rollback goes on from it.
  */
 public final class Retirement {
 
   /** One operator's retiring holders and the reports for their current publication. */
-  private static final class Operator {
-    long publication = -1;
-    boolean reconfiguring;
-    final Set<Integer> retiring = new TreeSet<>();
-    final Set<Integer> terminated = new HashSet<>();
-    final Map<Integer, Set<Integer>> reports = new HashMap<>(); // task index → references
+  private record Operator(
+      long publication,
+      boolean reconfiguring,
+      SortedSet<Integer> retiring,
+      Set<Integer> terminated,
+      Map<Integer, Set<Integer>> reports) {
+    static final Operator NONE =
+        new Operator(-1, false, new TreeSet<>(), Set.of(), Map.of()); // task index → references
+
+    Operator {
+      retiring = Collections.unmodifiableSortedSet(new TreeSet<>(retiring));
+      terminated = Collections.unmodifiableSet(new HashSet<>(terminated));
+      reports = Collections.unmodifiableMap(new HashMap<>(reports));
+      for (int h : retiring) {
+        if (terminated.contains(h)) {
+          throw new IllegalStateException("holder " + h + " is both retiring and terminated");
+        }
+      }
+    }
+
+    Operator withReports(boolean reconfiguring, Map<Integer, Set<Integer>> reports) {
+      return new Operator(publication, reconfiguring, retiring, terminated, reports);
+    }
   }
 
   /** Send {@code command} to {@code task}. */
   public record Publish(TaskId task, EpochMessage.Retiring command) {}
 
-  private final DrainSettings settings;
-  private final Map<OperatorId, Operator> operators = new HashMap<>();
-  private final Set<TaskId> finished = new HashSet<>();
-  private final Set<TaskId> unreferencedUnfinished = new HashSet<>();
+  /**
+   * What an event changed: the retirement after it, and what the caller does ({@code out}: the
+   * commands to publish, or the holders to stop).
+   */
+  public record Changed<T>(Retirement next, T out) {}
 
+  private final DrainSettings settings;
+  private final Map<OperatorId, Operator> operators;
+  private final Set<TaskId> finished;
+  private final Set<TaskId> unreferencedUnfinished;
+
+  /** No retiring holder. */
   public Retirement(DrainSettings settings) {
+    this(settings, Map.of(), Set.of(), Set.of());
+  }
+
+  private Retirement(
+      DrainSettings settings,
+      Map<OperatorId, Operator> operators,
+      Set<TaskId> finished,
+      Set<TaskId> unreferencedUnfinished) {
     this.settings = settings;
+    this.operators = Collections.unmodifiableMap(new LinkedHashMap<>(operators));
+    this.finished = Collections.unmodifiableSet(new HashSet<>(finished));
+    this.unreferencedUnfinished =
+        Collections.unmodifiableSet(new HashSet<>(unreferencedUnfinished));
+    for (TaskId t : this.unreferencedUnfinished) {
+      Operator o = this.operators.get(t.operator());
+      if (o == null || !o.terminated().contains(t.index()) || this.finished.contains(t)) {
+        throw new IllegalStateException(
+            "holder " + t + " waits to finish but is not terminated, or has finished");
+      }
+    }
+  }
+
+  private Retirement with(OperatorId id, Operator o) {
+    Map<OperatorId, Operator> next = new LinkedHashMap<>(operators);
+    next.put(id, o);
+    return new Retirement(settings, next, finished, unreferencedUnfinished);
+  }
+
+  private Operator operator(OperatorId id) {
+    return operators.getOrDefault(id, Operator.NONE);
   }
 
   /**
-   * An independent copy, as a checkpoint keeps it: the retiring holders of each operator and those
+   * This retirement as a checkpoint keeps it: the retiring holders of each operator and those
    * already terminated. Reports and the epochs running are not kept: after a rollback no epoch
    * runs, and {@link #republish} asks every owner again.
    */
-  public Retirement copy() {
-    Retirement r = new Retirement(settings);
-    operators.forEach(
-        (id, o) -> {
-          Operator c = new Operator();
-          c.publication = o.publication;
-          c.retiring.addAll(o.retiring);
-          c.terminated.addAll(o.terminated);
-          r.operators.put(id, c);
-        });
-    r.finished.addAll(finished);
-    r.unreferencedUnfinished.addAll(unreferencedUnfinished);
-    return r;
+  public Retirement kept() {
+    Map<OperatorId, Operator> next = new LinkedHashMap<>();
+    operators.forEach((id, o) -> next.put(id, o.withReports(false, Map.of())));
+    return new Retirement(settings, next, finished, unreferencedUnfinished);
   }
 
   /** One operator's retiring and terminated holders, as in {@link Image}. */
@@ -80,7 +131,7 @@ public final class Retirement {
     }
   }
 
-  /** What {@link #copy} keeps, as plain values for a checkpoint's durable metadata. */
+  /** What {@link #kept} keeps, as plain values for a checkpoint's durable metadata. */
   public record Image(
       List<OperatorImage> operators, List<TaskId> finished, List<TaskId> unreferencedUnfinished)
       implements io.koala.protocol.KoalaMessage {
@@ -99,25 +150,30 @@ public final class Retirement {
             ops.add(
                 new OperatorImage(
                     id,
-                    o.publication,
-                    new ArrayList<>(o.retiring),
-                    new ArrayList<>(o.terminated))));
+                    o.publication(),
+                    new ArrayList<>(o.retiring()),
+                    new ArrayList<>(o.terminated()))));
     return new Image(ops, new ArrayList<>(finished), new ArrayList<>(unreferencedUnfinished));
   }
 
-  /** The retirement {@code image} describes (as {@link #copy} would have made it). */
+  /** The retirement {@code image} describes (as {@link #kept} would have made it). */
   public static Retirement restore(DrainSettings settings, Image image) {
-    Retirement r = new Retirement(settings);
+    Map<OperatorId, Operator> operators = new LinkedHashMap<>();
     for (OperatorImage o : image.operators()) {
-      Operator c = new Operator();
-      c.publication = o.publication();
-      c.retiring.addAll(o.retiring());
-      c.terminated.addAll(o.terminated());
-      r.operators.put(o.operator(), c);
+      operators.put(
+          o.operator(),
+          new Operator(
+              o.publication(),
+              false,
+              new TreeSet<>(o.retiring()),
+              new HashSet<>(o.terminated()),
+              Map.of()));
     }
-    r.finished.addAll(image.finished());
-    r.unreferencedUnfinished.addAll(image.unreferencedUnfinished());
-    return r;
+    return new Retirement(
+        settings,
+        operators,
+        new HashSet<>(image.finished()),
+        new HashSet<>(image.unreferencedUnfinished()));
   }
 
   /**
@@ -125,31 +181,29 @@ public final class Retirement {
    * newest epoch number used), to its {@code live} tasks, so that their owners drain and report
    * anew.
    */
-  public List<Publish> republish(
+  public Changed<List<Publish>> republish(
       long epoch, java.util.function.Function<OperatorId, List<TaskId>> live) {
     List<Publish> out = new ArrayList<>();
+    Map<OperatorId, Operator> next = new LinkedHashMap<>();
     operators.forEach(
         (id, o) -> {
-          o.reports.clear();
-          o.reconfiguring = false;
-          if (o.retiring.isEmpty()) {
+          if (o.retiring().isEmpty()) {
+            next.put(id, o.withReports(false, Map.of()));
             return;
           }
-          o.publication = epoch;
+          next.put(id, new Operator(epoch, false, o.retiring(), o.terminated(), Map.of()));
           EpochMessage.Retiring command =
-              new EpochMessage.Retiring(epoch, new ArrayList<>(o.retiring), settings);
+              new EpochMessage.Retiring(epoch, new ArrayList<>(o.retiring()), settings);
           for (TaskId t : live.apply(id)) {
             out.add(new Publish(t, command));
           }
         });
-    return out;
+    return new Changed<>(new Retirement(settings, next, finished, unreferencedUnfinished), out);
   }
 
   /** An epoch of {@code operator} starts: no holder of it is terminated until it ends. */
-  public void epochStarted(OperatorId operator) {
-    Operator o = operators.computeIfAbsent(operator, k -> new Operator());
-    o.reconfiguring = true;
-    o.reports.clear();
+  public Retirement epochStarted(OperatorId operator) {
+    return with(operator, operator(operator).withReports(true, Map.of()));
   }
 
   /**
@@ -157,87 +211,95 @@ public final class Retirement {
    * of any operator; {@link LiveDeployment#retired}) to the retiring holders and publishes them to
    * every {@code live} task of the operator.
    */
-  public List<Publish> epochEnded(
+  public Changed<List<Publish>> epochEnded(
       OperatorId operator, long epoch, List<TaskId> retired, List<TaskId> live) {
-    Operator o = operators.computeIfAbsent(operator, k -> new Operator());
-    o.reconfiguring = false;
-    o.reports.clear();
+    Operator o = operator(operator);
+    SortedSet<Integer> retiring = new TreeSet<>(o.retiring());
     for (TaskId t : retired) {
-      if (t.operator().equals(operator) && !o.terminated.contains(t.index())) {
-        o.retiring.add(t.index());
+      if (t.operator().equals(operator) && !o.terminated().contains(t.index())) {
+        retiring.add(t.index());
       }
     }
-    if (o.retiring.isEmpty()) {
-      return List.of();
+    if (retiring.isEmpty()) {
+      return new Changed<>(with(operator, o.withReports(false, Map.of())), List.of());
     }
-    o.publication = epoch;
+    Retirement next =
+        with(operator, new Operator(epoch, false, retiring, o.terminated(), Map.of()));
     EpochMessage.Retiring command =
-        new EpochMessage.Retiring(epoch, new ArrayList<>(o.retiring), settings);
+        new EpochMessage.Retiring(epoch, new ArrayList<>(retiring), settings);
     List<Publish> out = new ArrayList<>();
     for (TaskId t : live) {
       out.add(new Publish(t, command));
     }
-    return out;
+    return new Changed<>(next, out);
   }
 
   /**
-   * A task has finished; returns it if it is a holder nobody references any more, which the caller
+   * A task has finished; gives it if it is a holder nobody references any more, which the caller
    * stops now.
    */
-  public List<TaskId> taskFinished(TaskId task) {
-    finished.add(task);
-    return unreferencedUnfinished.remove(task) ? List.of(task) : List.of();
+  public Changed<List<TaskId>> taskFinished(TaskId task) {
+    Set<TaskId> nextFinished = new HashSet<>(finished);
+    nextFinished.add(task);
+    Set<TaskId> waiting = new HashSet<>(unreferencedUnfinished);
+    boolean stop = waiting.remove(task);
+    return new Changed<>(
+        new Retirement(settings, operators, nextFinished, waiting),
+        stop ? List.of(task) : List.of());
   }
 
   /**
-   * A task's references; returns the holders no {@code live} task of its operator references any
-   * more and that have finished, which the caller stops (the others follow from {@link
-   * #taskFinished}; all are forgotten here).
+   * A task's references; gives the holders no {@code live} task of its operator references any more
+   * and that have finished, which the caller stops (the others follow from {@link #taskFinished};
+   * all are forgotten here).
    */
-  public List<TaskId> on(EpochMessage.References r, List<TaskId> live) {
+  public Changed<List<TaskId>> on(EpochMessage.References r, List<TaskId> live) {
     OperatorId operator = r.task().operator();
     Operator o = operators.get(operator);
-    if (o == null || o.reconfiguring || r.epoch() != o.publication) {
-      return List.of();
+    if (o == null || o.reconfiguring() || r.epoch() != o.publication()) {
+      return new Changed<>(this, List.of());
     }
-    o.reports.put(r.task().index(), Set.copyOf(r.holders()));
+    Map<Integer, Set<Integer>> reports = new HashMap<>(o.reports());
+    reports.put(r.task().index(), Set.copyOf(r.holders()));
     for (TaskId t : live) {
-      if (!o.reports.containsKey(t.index())) {
-        return List.of();
+      if (!reports.containsKey(t.index())) {
+        return new Changed<>(with(operator, o.withReports(false, reports)), List.of());
       }
     }
-    List<TaskId> done = new ArrayList<>();
-    for (int h : o.retiring) {
+    SortedSet<Integer> retiring = new TreeSet<>(o.retiring());
+    Set<Integer> terminated = new HashSet<>(o.terminated());
+    Set<TaskId> waiting = new HashSet<>(unreferencedUnfinished);
+    List<TaskId> stop = new ArrayList<>();
+    for (int h : o.retiring()) {
       boolean referenced = false;
       for (TaskId t : live) {
-        referenced |= o.reports.get(t.index()).contains(h);
+        referenced |= reports.get(t.index()).contains(h);
       }
       if (!referenced) {
-        done.add(new TaskId(operator, h));
+        TaskId holder = new TaskId(operator, h);
+        retiring.remove(h);
+        terminated.add(h);
+        if (finished.contains(holder)) {
+          stop.add(holder);
+        } else {
+          waiting.add(holder); // its outputs are still delivering their last items
+        }
       }
     }
-    List<TaskId> stop = new ArrayList<>();
-    for (TaskId t : done) {
-      o.retiring.remove(t.index());
-      o.terminated.add(t.index());
-      if (finished.contains(t)) {
-        stop.add(t);
-      } else {
-        unreferencedUnfinished.add(t); // its outputs are still delivering their last items
-      }
-    }
-    return stop;
+    Map<OperatorId, Operator> next = new LinkedHashMap<>(operators);
+    next.put(operator, new Operator(o.publication(), false, retiring, terminated, reports));
+    return new Changed<>(new Retirement(settings, next, finished, waiting), stop);
   }
 
   /** Whether {@code task} is a retired holder that no owner references any more. */
   public boolean unreferenced(TaskId task) {
     Operator o = operators.get(task.operator());
-    return o != null && o.terminated.contains(task.index());
+    return o != null && o.terminated().contains(task.index());
   }
 
   /** The retiring holders of {@code operator} not yet terminated. */
   public Set<Integer> retiring(OperatorId operator) {
     Operator o = operators.get(operator);
-    return o == null ? Set.of() : Set.copyOf(o.retiring);
+    return o == null ? Set.of() : Set.copyOf(o.retiring());
   }
 }

@@ -33,6 +33,10 @@ import org.junit.jupiter.api.Test;
 class LoadCountersEngineTest {
   static final String HOT = "hot";
   final KeyEncoder keys = new KeyEncoder(new KryoSerde(TypeRegistry.withDefaults()));
+
+  /** A channel id no other channel of the test uses. */
+  static final int PEER_CHANNEL = 9_999;
+
   final FakeServices host0 = new FakeServices();
   final FakeServices host1 = new FakeServices();
   final InMemoryStateStore store0 = new InMemoryStateStore();
@@ -132,7 +136,7 @@ class LoadCountersEngineTest {
 
     // the hot bucket moves to count#1: count#0 no longer reports it, count#1 starts it at zero
     FakeServices.Task count1 = started(host1, 1, 1_000, store1);
-    count1.engine().takeOver(count0.engine().handOver(bucketOf(HOT)));
+    new PeerHandover(host0, count0, count1, bucketOf(HOT), PEER_CHANNEL).moveNow();
     assertThat(indexOf(count0.engine().metrics().bucketLoads(), bucketOf(HOT))).isEqualTo(-1);
     BucketLoads at1 = count1.engine().metrics().bucketLoads();
     int moved = indexOf(at1, bucketOf(HOT));

@@ -76,6 +76,28 @@ final class PeerHandover {
     sender.engine().onCredit(new Credit(channel, 1_000));
   }
 
+  /**
+   * The whole move at once, no task awaiting a marker: both prepare, the sender hands the bucket
+   * over, and the receiver gets what it sent on the peer channel ({@link #flushAndRelay}).
+   */
+  void moveNow() {
+    prepareSender(List.of());
+    prepareReceiver(List.of());
+    handOver();
+    flushAndRelay();
+  }
+
+  /**
+   * The sender flushes what it buffered (its flush timer, when one is set) and the receiver gets
+   * what it sent on the peer channel since the last relay.
+   */
+  void flushAndRelay() {
+    if (senderHost.takeTimer(TaskTimer.FLUSH) != null) {
+      sender.engine().onTimer(TaskTimer.FLUSH);
+    }
+    relay();
+  }
+
   /** Passes on to the receiver what the sender sent on the peer channel since the last call. */
   void relay() {
     List<Deliver> sent = sent();

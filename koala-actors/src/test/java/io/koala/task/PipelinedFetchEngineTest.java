@@ -35,6 +35,9 @@ class PipelinedFetchEngineTest {
   static final int KEYS = 1_000;
   static final String PAD = "x".repeat(1_000); // about 1 KiB of state per key
 
+  /** A channel id no other channel of the test uses. */
+  static final int PEER_CHANNEL = 9_999;
+
   final FakeServices host0 = new FakeServices();
   final FakeServices host1 = new FakeServices();
   final InMemoryStateStore store0 = new InMemoryStateStore();
@@ -84,7 +87,8 @@ class PipelinedFetchEngineTest {
     FakeServices toHost = owner.index() == 0 ? host1 : host0;
     InMemoryStateStore holderStore = owner.index() == 0 ? store0 : store1;
     from.engine().onDeliver(new Deliver(from.inputFrom(WORDS0), 0, batch(records)));
-    to.engine().takeOver(from.engine().handOver(bucket));
+    FakeServices fromHost = owner.index() == 0 ? host0 : host1;
+    new PeerHandover(fromHost, from, to, bucket, PEER_CHANNEL).moveNow();
 
     to.engine().onDeliver(new Deliver(to.inputFrom(WORDS0), 0, batch(records)));
     List<StateMessage.Fetch> fetches = sent(toHost, StateMessage.Fetch.class);

@@ -94,10 +94,7 @@ class ProcessingTimerWakeUpTest {
 
   /** What count#0 sent count#1 on the peer channel and count#1 has not had yet. */
   void deliverPeerItems() {
-    if (host0.takeTimer(TaskTimer.FLUSH) != null) {
-      count0.engine().onTimer(TaskTimer.FLUSH);
-    }
-    handover.relay();
+    handover.flushAndRelay();
   }
 
   @Test

@@ -98,7 +98,7 @@ final class StateRedistribution {
         stored.triggeredMillis(),
         snapshots,
         new LinkedHashSet<>(),
-        new CoordinatorState(initial.copy(), new Retirement(drain), 0, 0));
+        new CoordinatorState(initial, new Retirement(drain), 0, 0));
   }
 
   private Map<TaskId, Path> write() {

@@ -39,16 +39,21 @@ class CheckpointMetadataTest {
     Dataflow dataflow = b.build();
     ExecutionPlan plan = ExecutionPlan.of(dataflow.plan());
     KoalaConfig config = KoalaConfig.load();
-    LiveDeployment live =
+    LiveDeployment initial =
         LiveDeployment.of(
             plan, DeploymentPlan.of("meta-1", plan, 2, EngineSettings.of(config).channels()));
-    live.newChannel();
     OperatorId count = new OperatorId("count");
     TaskId retired = new TaskId(count, 1);
-    Retirement retirement = new Retirement(EngineSettings.of(config).drain());
-    retirement.epochStarted(count);
-    retirement.epochEnded(count, 3, List.of(retired), List.of(new TaskId(count, 0)));
-    retirement.taskFinished(retired);
+    // a channel taken and a task retired since the job started
+    LiveDeployment live =
+        initial.withChannelsFrom(initial.nextChannel() + 1).withRetired(List.of(retired));
+    Retirement retirement =
+        new Retirement(EngineSettings.of(config).drain())
+            .epochStarted(count)
+            .epochEnded(count, 3, List.of(retired), List.of(new TaskId(count, 0)))
+            .next()
+            .taskFinished(retired)
+            .next();
     TaskId source = new TaskId(new OperatorId("n"), 0);
     Checkpoints.Completed<Path, io.koala.coordinator.CoordinatorState> c =
         new Checkpoints.Completed<>(
@@ -81,7 +86,8 @@ class CheckpointMetadataTest {
     assertThat(d.liveTasks(count)).containsExactly(live.liveTasks(count));
     assertThat(d.highestIndex(count)).isEqualTo(live.highestIndex(count));
     assertThat(d.retired()).isEqualTo(live.retired());
-    assertThat(d.newChannel()).isEqualTo(live.newChannel());
+    assertThat(d.retired()).containsExactly(retired);
+    assertThat(d.nextChannel()).isEqualTo(initial.nextChannel() + 1);
     assertThat(back.state().retirement().retiring(count)).containsExactly(1);
     // a new process has taken no request and made no report before the checkpoint
     assertThat(back.state().taken()).isZero();
