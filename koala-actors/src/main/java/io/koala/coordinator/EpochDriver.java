@@ -120,7 +120,7 @@ public final class EpochDriver {
    * @throws IllegalArgumentException when the operator cannot be reconfigured ({@link
    *     Vertex#checkReconfigurable})
    */
-  public EpochDriver(
+  EpochDriver(
       long epoch,
       OperatorId vertex,
       ReconfigurationPlan plan,

@@ -21,7 +21,7 @@ import java.util.function.IntUnaryOperator;
  * {@link Done} comes out, with the report of the whole request: every bucket moved, the tasks
  * before the first epoch and after the last, and the transfer of all of them.
  */
-public final class ReconfigurationDriver {
+final class ReconfigurationDriver {
   private final long firstEpoch;
   private final OperatorId vertex;
   private final List<ReconfigurationPlan> steps;
@@ -38,7 +38,7 @@ public final class ReconfigurationDriver {
    * @param bucketsPerStep the most buckets a step of a staged protocol moves
    * @throws IllegalArgumentException when the operator cannot be reconfigured
    */
-  public ReconfigurationDriver(
+  ReconfigurationDriver(
       long firstEpoch,
       OperatorId vertex,
       ReconfigurationPlan plan,

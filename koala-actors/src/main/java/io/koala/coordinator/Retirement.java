@@ -36,15 +36,17 @@ import java.util.TreeSet;
  */
 public final class Retirement {
 
-  /** One operator's retiring holders and the reports for their current publication. */
+  /**
+   * One operator's retiring holders and the reports for their current publication ({@code reports}:
+   * a live task's index → the holders it references).
+   */
   private record Operator(
       long publication,
       boolean reconfiguring,
       SortedSet<Integer> retiring,
       Set<Integer> terminated,
       Map<Integer, Set<Integer>> reports) {
-    static final Operator NONE =
-        new Operator(-1, false, new TreeSet<>(), Set.of(), Map.of()); // task index → references
+    static final Operator NONE = new Operator(-1, false, new TreeSet<>(), Set.of(), Map.of());
 
     Operator {
       retiring = Collections.unmodifiableSortedSet(new TreeSet<>(retiring));
