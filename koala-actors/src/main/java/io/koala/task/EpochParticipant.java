@@ -2,7 +2,7 @@ package io.koala.task;
 
 import io.koala.channel.InputChannel;
 import io.koala.function.KeySelector;
-import io.koala.keys.StateServing;
+import io.koala.keys.BucketPush;
 import io.koala.plan.TaskId;
 import io.koala.protocol.BucketHandover;
 import io.koala.protocol.ChannelItem;
@@ -16,9 +16,7 @@ import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.ReconfigurationProtocol;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateChunk;
-import io.koala.protocol.StateMessage;
 import io.koala.protocol.StateMessage.KeyRef;
-import io.koala.protocol.StateMessage.KeyState;
 import io.koala.protocol.TaskSetup;
 import io.koala.protocol.TaskSetup.InputSpec;
 import io.koala.protocol.TaskSetup.OutputSpec;
@@ -30,7 +28,6 @@ import io.koala.task.state.KeyedTimers;
 import io.koala.time.WatermarkTracker;
 import java.util.ArrayDeque;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -321,7 +318,7 @@ final class EpochParticipant {
         // where the state is
         toReceiver
             .computeIfAbsent(receiver, r -> new ArrayList<>())
-            .addAll(stateChunks(txn, bucket));
+            .addAll(BucketPush.chunks(txn, bucket));
         txn.deletePrefix(Table.STATE, KeyLayout.bucketPrefix(bucket));
         lookup = new BucketHandover(bucket, receiver, lookup.filter(), null, false, List.of());
       }
@@ -371,30 +368,6 @@ final class EpochParticipant {
     }
   }
 
-  /**
-   * A bucket's state, in chunks of about {@link StateServing#CHUNK_BYTES}: the scan a holder serves
-   * drains with, run to the end.
-   */
-  private static List<StateChunk> stateChunks(WriteTxn txn, int bucket) {
-    List<StateChunk> chunks = new ArrayList<>();
-    StateMessage.DrainChunk d = null;
-    do {
-      d =
-          StateServing.drain(
-              txn, new StateMessage.Drain(bucket, d == null ? null : d.next(), Integer.MAX_VALUE));
-      List<byte[]> keys = new ArrayList<>();
-      List<byte[]> values = new ArrayList<>();
-      for (KeyState ks : d.keys()) {
-        keys.addAll(ks.storeKeys());
-        values.addAll(ks.values());
-      }
-      if (!keys.isEmpty()) {
-        chunks.add(new StateChunk(bucket, keys, values));
-      }
-    } while (!d.end());
-    return chunks;
-  }
-
   // ---------------------------------------------------------------- at a receiver
 
   /** Installs a bucket handed over by {@code sender}: its lookup-table part and its timers. */
@@ -420,19 +393,10 @@ final class EpochParticipant {
   /** Installs pushed state of a bucket whose hand-over follows (stop-and-restart, fluid). */
   void installChunk(StateChunk c) {
     keyed.begin();
-    WriteTxn txn = keyed.txn();
-    byte[] last = null;
-    for (int i = 0; i < c.keys().size(); i++) {
-      byte[] k = c.keys().get(i);
-      txn.put(Table.STATE, k, c.values().get(i));
-      metrics.stateBytesFetched += k.length + c.values().get(i).length;
-      byte[] key = KeyLayout.userKeyOf(k);
-      if (last == null || !Arrays.equals(key, last)) {
-        metrics.keysFetched++; // installed from another task, pushed rather than fetched
-        last = key;
-      }
-    }
+    BucketPush.Written w = BucketPush.install(keyed.txn(), c);
     keyed.commit();
+    metrics.stateBytesFetched += w.bytes();
+    metrics.keysFetched += w.keys(); // installed from another task, pushed rather than fetched
   }
 
   /**
