@@ -71,6 +71,12 @@ public final class Checkpoints<H, C> {
   /** Delete these snapshots: no retained checkpoint refers to them any more. */
   public record Discard<H>(long checkpointId, List<H> snapshots) implements Effect {}
 
+  /**
+   * Move these snapshots aside, never to be restored and never deleted: checkpoint {@code
+   * checkpointId} is corrupt, and no retained checkpoint refers to them.
+   */
+  public record Quarantine<H>(long checkpointId, List<H> snapshots) implements Effect {}
+
   /** Stop retired holder {@code task}: no owner and no restorable checkpoint needs it. */
   public record StopHolder(TaskId task) implements Effect {}
 
@@ -409,15 +415,16 @@ public final class Checkpoints<H, C> {
   }
 
   /**
-   * Checkpoint {@code id} cannot be restored (a snapshot is missing or corrupt): it is dropped, so
-   * that {@link #latest} falls back to the one before.
+   * Checkpoint {@code id} is corrupt (a snapshot's checksum or format is wrong): it is dropped, so
+   * that {@link #latest} falls back to the one before, and its own snapshots are quarantined.
    */
   public List<Effect> unusable(long id) {
     for (var it = retained.iterator(); it.hasNext(); ) {
       Completed<H, C> c = it.next();
       if (c.id() == id) {
         it.remove();
-        return List.of(discard(c));
+        Discard<H> unshared = discard(c);
+        return List.of(new Quarantine<>(id, unshared.snapshots()));
       }
     }
     return List.of();

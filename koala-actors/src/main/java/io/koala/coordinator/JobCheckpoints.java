@@ -415,6 +415,13 @@ final class JobCheckpoints {
           files.add((Path) h);
         }
         deleteFiles(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
+      } else if (e instanceof Checkpoints.Quarantine<?> quarantine) {
+        List<Path> files = new ArrayList<>();
+        for (Object h : quarantine.snapshots()) {
+          files.add((Path) h);
+        }
+        stats = stats.afterQuarantine();
+        deleteFiles(new JobEffect.QuarantineCheckpoint(quarantine.checkpointId(), files));
       } else if (e instanceof Checkpoints.StopHolder stop) {
         parts.releaseHolder(stop.task());
       } else {
@@ -475,7 +482,10 @@ final class JobCheckpoints {
     core.recovered(completed, lastId);
   }
 
-  /** Checkpoint {@code id} cannot be restored: it is dropped, here and in the journal. */
+  /**
+   * Checkpoint {@code id} is corrupt: it is dropped, here and in the journal, and its files are
+   * quarantined.
+   */
   void unusable(long id) {
     carryOut(core.unusable(id));
     out.emit(new JobEffect.JournalDiscard(id));

@@ -20,7 +20,8 @@ public sealed interface JobEffect {
   /**
    * Create {@code setups} on worker {@code worker} as attempt {@code attempt}, those in {@code
    * restores} from their snapshots; answered by {@link JobInput.TasksDeployed}, {@link
-   * JobInput.DeployFailed} or {@link JobInput.SnapshotUnusable}.
+   * JobInput.DeployFailed}, {@link JobInput.SnapshotUnusable} or {@link
+   * JobInput.SnapshotUnreadable}.
    */
   record Deploy(int worker, List<TaskSetup> setups, int attempt, Map<TaskId, TaskRestore> restores)
       implements JobEffect {}
@@ -132,6 +133,12 @@ public sealed interface JobEffect {
    * job's own directory), its metadata, and its directory once empty.
    */
   record DiscardCheckpoint(long checkpointId, List<Path> snapshots) implements JobEffect {}
+
+  /**
+   * Checkpoint {@code checkpointId} is corrupt: move {@code snapshots} (those in the job's own
+   * directory) and its metadata aside, into the job's quarantine directory; delete nothing.
+   */
+  record QuarantineCheckpoint(long checkpointId, List<Path> snapshots) implements JobEffect {}
 
   /** The job finished: delete every checkpoint file of the job. */
   record DeleteCheckpoints() implements JobEffect {}

@@ -84,9 +84,17 @@ public sealed interface JobInput {
 
   /**
    * Worker → coordinator: {@code task}'s snapshot {@code file} of checkpoint {@code checkpointId}
-   * cannot be restored (missing or corrupt): the checkpoint is unusable.
+   * is corrupt (its checksum or format is wrong): the checkpoint is unusable, and quarantined.
    */
   record SnapshotUnusable(int worker, TaskId task, long checkpointId, String file, String problem)
+      implements OfAttempt, Deployment {}
+
+  /**
+   * Worker → coordinator: {@code task}'s snapshot {@code file} of checkpoint {@code checkpointId}
+   * cannot be read now (missing, or an I/O error: a mount not there yet, a disk that failed): the
+   * attempt failed, and the checkpoint is kept to be restored again.
+   */
+  record SnapshotUnreadable(int worker, TaskId task, long checkpointId, String file, String problem)
       implements OfAttempt, Deployment {}
 
   /** Task → coordinator: the task has delivered end-of-channel on every output. */

@@ -96,6 +96,7 @@ final class Recovery {
   private final Parts parts;
   private final boolean checkpointsOn;
   private Checkpoints.Completed<Path, CoordinatorState> restoring; // null: from the start
+  private final List<String> corrupt = new ArrayList<>(); // checkpoints found corrupt, and why
 
   Recovery(
       JobSetup setup,
@@ -123,6 +124,8 @@ final class Recovery {
       failed(m.error());
     } else if (input instanceof JobInput.SnapshotUnusable m) {
       onSnapshotUnusable(m);
+    } else if (input instanceof JobInput.SnapshotUnreadable m) {
+      onSnapshotUnreadable(m);
     } else if (input instanceof JobInput.TaskTerminated m) {
       onTaskTerminated(m);
     } else if (input instanceof JobInput.TaskStopChecked m) {
@@ -444,26 +447,38 @@ final class Recovery {
     restoring = null;
   }
 
-  /** A snapshot of the checkpoint being restored is missing or corrupt: try the one before. */
-  void onSnapshotUnusable(JobInput.SnapshotUnusable m) {
+  /** Whether a report about restoring a snapshot still concerns the attempt restoring it. */
+  private boolean restoringNow() {
     JobStatus status = parts.status();
     boolean restoringAtStart = status == JobStatus.DEPLOYING && restoring != null;
-    if (!(attempts.recovering() || restoringAtStart) || status.isTerminal()) {
+    return (attempts.recovering() || restoringAtStart) && !status.isTerminal();
+  }
+
+  /**
+   * A snapshot of the checkpoint being restored is corrupt: the checkpoint is quarantined (its
+   * files moved aside, never deleted) and the one before is tried. With none left the job fails,
+   * naming every checkpoint it could not restore and why: it never starts over from nothing, which
+   * would read its sources again and publish committed output twice.
+   */
+  void onSnapshotUnusable(JobInput.SnapshotUnusable m) {
+    if (!restoringNow()) {
       return;
     }
-    out.log()
-        .warn(
-            "job {}: checkpoint {} is unusable: snapshot {} of {}: {}; trying the one before",
-            out.jobId(),
-            m.checkpointId(),
-            m.file(),
-            m.task(),
-            m.problem());
+    String why =
+        "checkpoint "
+            + m.checkpointId()
+            + " (snapshot "
+            + m.file()
+            + " of "
+            + m.task()
+            + ": "
+            + m.problem()
+            + ")";
+    out.log().error("job {}: {} is corrupt: quarantined; trying the one before", out.jobId(), why);
+    corrupt.add(why);
     parts.checkpointUnusable(m.checkpointId());
-    Path restoreFrom = setup.restoreFrom();
-    if (restoreFrom != null
-        && parts.latestCheckpoint().isEmpty()
-        && status == JobStatus.DEPLOYING) {
+    if (parts.latestCheckpoint().isEmpty()) {
+      Path restoreFrom = setup.restoreFrom();
       parts.fail(
           ErrorInfo.of(
               m.task().operator().name(),
@@ -472,15 +487,48 @@ final class Recovery {
               new CheckpointException(
                   "cannot restore job "
                       + out.jobId()
-                      + " from "
-                      + restoreFrom
-                      + ": snapshot "
-                      + m.file()
-                      + ": "
-                      + m.problem())));
+                      + (restoreFrom == null ? "" : " from " + restoreFrom)
+                      + ": no checkpoint is left that is not corrupt: "
+                      + String.join("; ", corrupt)
+                      + ". Their files are kept in the job's quarantine directory; the job does"
+                      + " not start over from nothing")));
       return;
     }
-    rollback("checkpoint " + m.checkpointId() + " is unusable: " + m.problem());
+    rollback(why + " is corrupt");
+  }
+
+  /**
+   * A snapshot of the checkpoint being restored cannot be read now (missing, an I/O error): the
+   * attempt failed, and the checkpoint is kept. The job rolls back to it again after the backoff,
+   * spending a restart; once none is left it fails, the checkpoint still there to restore.
+   */
+  void onSnapshotUnreadable(JobInput.SnapshotUnreadable m) {
+    if (!restoringNow()) {
+      return;
+    }
+    out.log()
+        .warn(
+            "job {}: snapshot {} of {} of checkpoint {} cannot be read: {}; the checkpoint is kept",
+            out.jobId(),
+            m.file(),
+            m.task(),
+            m.checkpointId(),
+            m.problem());
+    failed(
+        ErrorInfo.of(
+            m.task().operator().name(),
+            m.task(),
+            null,
+            new CheckpointException(
+                "cannot read snapshot "
+                    + m.file()
+                    + " of checkpoint "
+                    + m.checkpointId()
+                    + " of job "
+                    + out.jobId()
+                    + ": "
+                    + m.problem()
+                    + " (the checkpoint is kept)")));
   }
 
   /** The redeployment after a rollback took too long: the attempt failed. */

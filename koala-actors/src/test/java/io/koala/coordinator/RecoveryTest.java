@@ -31,6 +31,8 @@ class RecoveryTest {
     JobStatus status = JobStatus.DEPLOYING;
     boolean checkpointsOn;
     Optional<Checkpoints.Completed<Path, CoordinatorState>> latest = Optional.empty();
+    // the retained checkpoint before the latest: what dropping the latest falls back to
+    Optional<Checkpoints.Completed<Path, CoordinatorState>> before = Optional.empty();
     final WorkerPool pool = WorkerPool.of(2);
     final List<String> told = new ArrayList<>();
     ErrorInfo failure;
@@ -79,7 +81,8 @@ class RecoveryTest {
 
     @Override
     public void checkpointUnusable(long id) {
-      latest = Optional.empty();
+      latest = before;
+      before = Optional.empty();
       told.add("checkpointUnusable " + id);
     }
 
@@ -284,14 +287,26 @@ class RecoveryTest {
     assertThat(attempts.current()).isZero();
   }
 
-  @Test
-  void anUnusableSnapshotWhileRecoveringDropsItsCheckpointAndRollsBackToTheOneBefore() {
-    Job job = new Job(true);
+  /**
+   * The job, with checkpoint {@code latest} retained (and {@code before}, if given, the one before
+   * it), rolled back to it after a task failed; attempt 1 is deploying.
+   */
+  private Recovery restoring(Job job, long latest, long... before) {
     Recovery recovery = running(job);
-    job.latest = Optional.of(checkpoint(7));
+    job.latest = Optional.of(checkpoint(latest));
+    for (long id : before) {
+      job.before = Optional.of(checkpoint(id));
+    }
     recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("boom")));
     recovery.onRedeploy(new JobInput.Redeploy(1));
     out.drain();
+    return recovery;
+  }
+
+  @Test
+  void aCorruptSnapshotQuarantinesItsCheckpointAndRollsBackToTheOneBefore() {
+    Job job = new Job(true);
+    Recovery recovery = restoring(job, 7, 6);
 
     recovery.onSnapshotUnusable(
         new JobInput.SnapshotUnusable(0, COUNT_0, 7, "/checkpoints/7/count#0", "checksum"));
@@ -299,8 +314,71 @@ class RecoveryTest {
     assertThat(attempts.current()).isEqualTo(2);
     recovery.onRedeploy(new JobInput.Redeploy(2));
     List<JobEffect.Deploy> deploys = of(JobEffect.Deploy.class, out.drain());
-    assertThat(job.told).endsWith("redeploying start");
-    assertThat(deploys).allSatisfy(d -> assertThat(d.restores()).isEmpty());
+    assertThat(job.told).endsWith("redeploying checkpoint 6");
+    assertThat(deploys.stream().flatMap(d -> d.restores().values().stream()))
+        .allSatisfy(r -> assertThat(r.checkpointId()).isEqualTo(6))
+        .isNotEmpty();
+    assertThat(job.failure).isNull();
+  }
+
+  @Test
+  void whenNoCheckpointIsLeftThatIsNotCorruptTheJobFailsNamingThemAndNeverStartsOver() {
+    Job job = new Job(true);
+    Recovery recovery = restoring(job, 7, 6);
+    recovery.onSnapshotUnusable(
+        new JobInput.SnapshotUnusable(0, COUNT_0, 7, "/checkpoints/7/count#0", "checksum"));
+    recovery.onRedeploy(new JobInput.Redeploy(2));
+    out.drain();
+
+    recovery.onSnapshotUnusable(
+        new JobInput.SnapshotUnusable(0, COUNT_0, 6, "/checkpoints/6/count#0", "bad magic"));
+    assertThat(job.status).isEqualTo(JobStatus.FAILED);
+    assertThat(job.failure.message())
+        .contains("checkpoint 7", "checksum", "checkpoint 6", "bad magic", "quarantine");
+    assertThat(job.told).doesNotContain("redeploying start");
+    recovery.onRedeploy(new JobInput.Redeploy(3));
+    assertThat(of(JobEffect.Deploy.class, out.drain())).as("nothing deploys").isEmpty();
+  }
+
+  @Test
+  void anUnreadableSnapshotKeepsItsCheckpointAndRestoresItAgainAfterTheBackoff() {
+    Job job = new Job(true);
+    Recovery recovery = restoring(job, 7);
+
+    recovery.onSnapshotUnreadable(
+        new JobInput.SnapshotUnreadable(
+            0, COUNT_0, 7, "/checkpoints/7/count#0", "snapshot file does not exist"));
+    assertThat(job.told).doesNotContain("checkpointUnusable 7");
+    assertThat(attempts.current()).isEqualTo(2);
+    assertThat(attempts.restarts()).as("a restart spent").isEqualTo(2);
+    recovery.onRedeploy(new JobInput.Redeploy(2));
+    assertThat(job.told).endsWith("redeploying checkpoint 7");
+    assertThat(of(JobEffect.Deploy.class, out.drain()))
+        .flatExtracting(d -> List.copyOf(d.restores().values()))
+        .allSatisfy(r -> assertThat(r.checkpointId()).isEqualTo(7))
+        .isNotEmpty();
+  }
+
+  @Test
+  void anUnreadableSnapshotWithNoRestartLeftFailsTheJobAndKeepsTheCheckpoint() {
+    Job job = new Job(true);
+    Recovery recovery = restoring(job, 7);
+    for (int i = attempts.restarts(); i < CHECKPOINTS.maxRestarts(); i++) {
+      recovery.onSnapshotUnreadable(
+          new JobInput.SnapshotUnreadable(
+              0, COUNT_0, 7, "/checkpoints/7/count#0", "Input/output error"));
+      recovery.onRedeploy(new JobInput.Redeploy(attempts.current()));
+      out.drain();
+    }
+    assertThat(job.failure).isNull();
+    recovery.onSnapshotUnreadable(
+        new JobInput.SnapshotUnreadable(
+            0, COUNT_0, 7, "/checkpoints/7/count#0", "Input/output error"));
+    assertThat(job.status).isEqualTo(JobStatus.FAILED);
+    assertThat(job.failure.message())
+        .contains("/checkpoints/7/count#0", "Input/output error", "the checkpoint is kept");
+    assertThat(job.told).doesNotContain("checkpointUnusable 7");
+    assertThat(job.latest).map(Checkpoints.Completed::id).contains(7L);
   }
 
   @Test

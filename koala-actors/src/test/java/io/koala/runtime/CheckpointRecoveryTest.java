@@ -208,6 +208,46 @@ class CheckpointRecoveryTest {
       assertThat(dir.resolve("checkpoints").resolve(job.id()))
           .as("a finished job's checkpoints are deleted")
           .doesNotExist();
+      assertThat(
+              dir.resolve("checkpoints")
+                  .resolve("_quarantine")
+                  .resolve(job.id())
+                  .resolve("chk-" + newer)
+                  .resolve("count-0.snap"))
+          .as("the corrupt snapshot is moved aside, not deleted")
+          .exists();
+    }
+  }
+
+  /**
+   * A snapshot that cannot be read at a restore (here: moved away, as when a mount is not there
+   * yet) fails that attempt, not the checkpoint: the job restores the same checkpoint again after
+   * the backoff, and once the file is back it resumes from it, exactly once.
+   */
+  @Test
+  void aSnapshotMissingAtARestoreKeepsItsCheckpointWhichRestoresOnceTheFileIsBack(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir, Duration.ofHours(1)).withMaxRestarts(1_000);
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow(4_000));
+      long only = checkpoint(job);
+      Path snap =
+          dir.resolve("checkpoints")
+              .resolve(job.id())
+              .resolve("chk-" + only)
+              .resolve("count-0.snap");
+      Path away = dir.resolve("count-0.snap.away");
+      Files.move(snap, away);
+      arm();
+      Eventually.await(
+          "attempts that met the missing snapshot",
+          WAIT,
+          () -> job.metrics().rollbacks() >= 3 || job.status().isTerminal());
+      assertThat(job.status()).isNotIn(JobStatus.FAILED, JobStatus.FINISHED);
+      Files.move(away, snap);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(FAILED).isTrue();
+      LiveReconfigurationTest.assertExactCounts(job);
     }
   }
 

@@ -166,6 +166,14 @@ final class MeterRows {
             job,
             m.checkpoints().completed(),
             "checkpoints committed since the job's coordinator started"));
+    rows.add(
+        new Value(
+            "koala.job.checkpoints.quarantined",
+            Kind.COUNTER,
+            job,
+            m.checkpoints().quarantined(),
+            "checkpoints found corrupt since the job's coordinator started, their files moved"
+                + " aside (never deleted)"));
     if (m.checkpoints().completed() > 0) {
       rows.add(
           gauge(

@@ -44,6 +44,7 @@ public final class CheckpointStorage {
   public static final String SNAPSHOT_SUFFIX = ".snap";
 
   private static final String CHECKPOINT_PREFIX = "chk-";
+  private static final String QUARANTINE = "_quarantine";
   private static final Pattern NAME = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._\\-#@+=]*");
   private static final Pattern ALLOWED = Pattern.compile("[A-Za-z0-9._\\-#@+=]");
   private static final Pattern CHECKPOINT_DIR = Pattern.compile("chk-(0|[1-9][0-9]{0,18})");
@@ -65,6 +66,17 @@ public final class CheckpointStorage {
   /** {@code <root>/<jobId>}. */
   public Path jobDirectory(String jobId) {
     return root.resolve(checkName("job id", jobId));
+  }
+
+  /**
+   * {@code <root>/_quarantine/<jobId>/chk-<checkpointId>}: where the files of a checkpoint found
+   * corrupt are moved, out of the job's directory (a job id cannot start with {@code _}), so that
+   * nothing that deletes a job's checkpoints deletes them.
+   */
+  public Path quarantineDirectory(String jobId, long checkpointId) {
+    return root.resolve(QUARANTINE)
+        .resolve(checkName("job id", jobId))
+        .resolve(CHECKPOINT_PREFIX + checkId(checkpointId));
   }
 
   /** {@code <root>/<jobId>/chk-<checkpointId>}. */

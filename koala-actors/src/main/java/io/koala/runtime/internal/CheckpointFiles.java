@@ -16,6 +16,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -141,6 +142,42 @@ final class CheckpointFiles {
       }
     } catch (IOException e) {
       // absent already, or not empty: a snapshot a newer checkpoint shares stays
+    }
+  }
+
+  /**
+   * Checkpoint {@code id} is corrupt: moves {@code snapshots} that are in the job's own directory,
+   * and its metadata, into its quarantine directory ({@link
+   * CheckpointStorage#quarantineDirectory}), naming each in the log. Deletes nothing: a file that
+   * cannot be moved stays where it is.
+   */
+  void quarantine(long id, List<Path> snapshots) {
+    Path own = storage.jobDirectory(jobId).toAbsolutePath();
+    Path to = storage.quarantineDirectory(jobId, id);
+    List<Path> files = new ArrayList<>();
+    for (Path file : snapshots) {
+      if (file.toAbsolutePath().startsWith(own)) {
+        files.add(file); // never the files of a checkpoint restored from elsewhere
+      }
+    }
+    files.add(storage.checkpointDirectory(jobId, id).resolve(METADATA_FILE));
+    for (Path file : files) {
+      if (!Files.exists(file)) {
+        continue;
+      }
+      Path target = to.resolve(file.getFileName().toString());
+      try {
+        Files.createDirectories(to);
+        Files.move(file, target, StandardCopyOption.REPLACE_EXISTING);
+        log.error("job {}: checkpoint {} is corrupt: {} moved to {}", jobId, id, file, target);
+      } catch (IOException e) {
+        log.error(
+            "job {}: checkpoint {} is corrupt, and {} cannot be moved aside ({}): it stays",
+            jobId,
+            id,
+            file,
+            e.toString());
+      }
     }
   }
 

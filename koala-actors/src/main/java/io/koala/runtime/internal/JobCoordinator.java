@@ -328,6 +328,8 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
       files.delete(d.file());
     } else if (e instanceof JobEffect.DiscardCheckpoint d) {
       files.discard(d.checkpointId(), d.snapshots());
+    } else if (e instanceof JobEffect.QuarantineCheckpoint q) {
+      files.quarantine(q.checkpointId(), q.snapshots());
     } else if (e instanceof JobEffect.DeleteCheckpoints) {
       files.deleteJob();
     } else if (e instanceof JobEffect.WriteSavepoint w) {

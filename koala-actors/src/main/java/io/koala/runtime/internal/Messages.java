@@ -47,6 +47,7 @@ final class Messages {
           io.koala.coordinator.JobInput.TasksDeployed.class,
           io.koala.coordinator.JobInput.DeployFailed.class,
           io.koala.coordinator.JobInput.SnapshotUnusable.class,
+          io.koala.coordinator.JobInput.SnapshotUnreadable.class,
           io.koala.coordinator.JobInput.TaskFinished.class,
           io.koala.coordinator.JobInput.TaskFailed.class,
           io.koala.coordinator.JobInput.ResultsDelivered.class,

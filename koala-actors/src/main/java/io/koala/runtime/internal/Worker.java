@@ -2,6 +2,7 @@ package io.koala.runtime.internal;
 
 import io.koala.checkpoint.CheckpointException;
 import io.koala.checkpoint.CheckpointStorage;
+import io.koala.checkpoint.CorruptCheckpointException;
 import io.koala.checkpoint.SnapshotFile;
 import io.koala.checkpoint.SnapshotInfo;
 import io.koala.coordinator.JobInput;
@@ -58,9 +59,10 @@ final class Worker extends AbstractBehavior<Worker.Command> {
   /**
    * Coordinator → worker: create these tasks of attempt {@code attempt}, each task named in {@code
    * restore} from its snapshot file; reply {@link JobInput.TasksDeployed}, else {@link
-   * JobInput.DeployFailed} or {@link JobInput.SnapshotUnusable}. The tasks report to {@code
-   * coordinator}. {@code worker} is this worker's index as the coordinator knows it (in a cluster
-   * each node's coordinators number the workers they have seen), given back in the reply.
+   * JobInput.DeployFailed}, {@link JobInput.SnapshotUnusable} or {@link
+   * JobInput.SnapshotUnreadable}. The tasks report to {@code coordinator}. {@code worker} is this
+   * worker's index as the coordinator knows it (in a cluster each node's coordinators number the
+   * workers they have seen), given back in the reply.
    */
   record DeployTasks(
       String jobId,
@@ -335,7 +337,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
         refs.add(new TaskActor.TaskRef(setup.task(), ref, server));
       }
       d.coordinator().tell(new JobInput.TasksDeployed(d.worker(), List.copyOf(refs)));
-    } catch (Unusable e) {
+    } catch (Unrestorable e) {
       getContext()
           .getLog()
           .error(
@@ -346,14 +348,22 @@ final class Worker extends AbstractBehavior<Worker.Command> {
               e.restore.file(),
               e.getCause().toString());
       stopDeployed(d.jobId(), refs, d.attempt());
+      String problem = String.valueOf(e.getCause().getMessage());
       d.coordinator()
           .tell(
-              new JobInput.SnapshotUnusable(
-                  d.worker(),
-                  current.task(),
-                  e.restore.checkpointId(),
-                  e.restore.file(),
-                  String.valueOf(e.getCause().getMessage())));
+              e.getCause() instanceof CorruptCheckpointException
+                  ? new JobInput.SnapshotUnusable(
+                      d.worker(),
+                      current.task(),
+                      e.restore.checkpointId(),
+                      e.restore.file(),
+                      problem)
+                  : new JobInput.SnapshotUnreadable(
+                      d.worker(),
+                      current.task(),
+                      e.restore.checkpointId(),
+                      e.restore.file(),
+                      problem));
     } catch (RuntimeException e) {
       TaskId task = current == null ? null : current.task();
       getContext()
@@ -375,12 +385,15 @@ final class Worker extends AbstractBehavior<Worker.Command> {
     return this;
   }
 
-  /** A snapshot file that cannot be restored: the checkpoint is unusable. */
-  private static final class Unusable extends RuntimeException {
+  /**
+   * A snapshot file that cannot be restored: corrupt ({@link CorruptCheckpointException}, the
+   * checkpoint is unusable), or unreadable now (missing, an I/O error: the attempt failed).
+   */
+  private static final class Unrestorable extends RuntimeException {
     private static final long serialVersionUID = 1L;
     final transient TaskRestore restore;
 
-    Unusable(TaskRestore restore, CheckpointException cause) {
+    Unrestorable(TaskRestore restore, CheckpointException cause) {
       super(cause);
       this.restore = restore;
     }
@@ -401,7 +414,7 @@ final class Worker extends AbstractBehavior<Worker.Command> {
       }
       info = store != null ? SnapshotFile.restore(file, store) : SnapshotFile.verify(file);
     } catch (CheckpointException e) {
-      throw new Unusable(restore, e);
+      throw new Unrestorable(restore, e);
     }
     return new TaskActor.Incarnation(
         d.attempt(), TaskCheckpoint.decode(info.metadata()), restore.holder());

@@ -595,6 +595,8 @@ public final class Simulation {
       worker.files.remove(d.file());
     } else if (e instanceof JobEffect.DiscardCheckpoint d) {
       d.snapshots().forEach(worker.files::remove);
+    } else if (e instanceof JobEffect.QuarantineCheckpoint q) {
+      q.snapshots().forEach(worker.files::remove); // moved aside: never restored again
     } else if (e instanceof JobEffect.DeleteCheckpoints) {
       worker.files.clear();
     } else if (!(e instanceof JobEffect.WriteMetadata
