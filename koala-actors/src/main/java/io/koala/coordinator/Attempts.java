@@ -8,7 +8,8 @@ package io.koala.coordinator;
  */
 final class Attempts {
   private int current;
-  private int restarts; // rollbacks that a failure spent (koala.checkpoint.max-restarts)
+  private int restarts; // rollbacks that failures spent this period (koala.checkpoint.max-restarts)
+  private long lastRestartMillis;
   private int rollbacks; // since this coordinator started (its takeover counts as one)
   private boolean recovering;
 
@@ -35,9 +36,23 @@ final class Attempts {
     return rollbacks;
   }
 
-  /** A failure spends one of the restarts. */
-  void restart() {
+  /** When the last restart was spent (0: none yet). */
+  long lastRestartMillis() {
+    return lastRestartMillis;
+  }
+
+  /** A failure at {@code nowMillis} spends one of the restarts. */
+  void restart(long nowMillis) {
     restarts++;
+    lastRestartMillis = nowMillis;
+  }
+
+  /**
+   * The job went long enough without a rollback ({@link RestartPolicy#resetAfter}): its restarts
+   * count from 0 again.
+   */
+  void newPeriod() {
+    restarts = 0;
   }
 
   /** The job rolls back: the next attempt recovers. */

@@ -455,6 +455,15 @@ public final class Checkpoints<H, C> {
     return out;
   }
 
+  /**
+   * When the checkpoint in progress (triggered, or being recorded) was triggered; -1 when none is.
+   */
+  public long inProgressSinceMillis() {
+    return pending != null
+        ? pending.triggeredMillis
+        : persisting != null ? persisting.triggeredMillis() : -1;
+  }
+
   /** For diagnostics: the checkpoint in progress and what it waits for. */
   public String waitingFor() {
     if (pending == null) {

@@ -6,6 +6,7 @@ import io.koala.job.JobStatus;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
 import io.koala.protocol.EpochMessage;
+import io.koala.time.DurationText;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -41,6 +42,9 @@ final class JobCheckpoints {
 
     /** The job fails with {@code error}. */
     void fail(ErrorInfo error);
+
+    /** The attempt failed with {@code error}: the job rolls back, or fails ({@link Recovery}). */
+    void failed(ErrorInfo error);
 
     /** A stop's savepoint is written: the job stops. */
     void stopped();
@@ -142,6 +146,7 @@ final class JobCheckpoints {
   /** An input about checkpoints and savepoints. */
   void on(JobInput.Checkpointing input) {
     if (input == JobInput.CheckpointTick.INSTANCE) {
+      checkTimeout();
       maybeCheckpoint();
     } else if (input instanceof JobInput.TakeCheckpoint m) {
       onTake(m);
@@ -193,7 +198,11 @@ final class JobCheckpoints {
   }
 
   CheckpointStats stats() {
-    return stats;
+    long since = core == null ? -1 : core.inProgressSinceMillis();
+    return since < 0
+        ? stats
+        : stats.withPending(
+            new CheckpointStats.Pending(core.pendingId(), out.now() - since, core.waitingFor()));
   }
 
   long committedCount() {
@@ -265,6 +274,43 @@ final class JobCheckpoints {
   void ask(ReplyTo<JobReply.CheckpointOutcome> replyTo) {
     asked.add(replyTo);
     maybeCheckpoint();
+  }
+
+  /**
+   * A checkpoint in progress longer than {@code koala.checkpoint.timeout} is abandoned: the attempt
+   * failed, naming what the checkpoint waited for, and the job rolls back (or fails, with no
+   * restart left). A task stuck in a blocking function, or a snapshot or reply that never comes,
+   * would otherwise hold every later checkpoint, reconfiguration and graceful leave behind it.
+   */
+  private void checkTimeout() {
+    if (core == null || !running() || attempts.recovering()) {
+      return;
+    }
+    long since = core.inProgressSinceMillis();
+    Duration timeout = setup.checkpointing().timeout();
+    if (since < 0 || out.now() - since < timeout.toMillis()) {
+      return;
+    }
+    long id = core.pendingId();
+    String waiting = core.waitingFor();
+    out.log()
+        .error(
+            "job {}: checkpoint {} not committed within {} (koala.checkpoint.timeout): {}",
+            out.jobId(),
+            id,
+            DurationText.of(timeout),
+            waiting);
+    parts.failed(
+        JobCore.coordinatorError(
+            "checkpoint",
+            "checkpoint "
+                + id
+                + " of job "
+                + out.jobId()
+                + " was not committed within "
+                + DurationText.of(timeout)
+                + " (koala.checkpoint.timeout); it waited for "
+                + waiting));
   }
 
   /**

@@ -555,6 +555,11 @@ final class JobParts {
     }
 
     @Override
+    public void failed(ErrorInfo error) {
+      recovery.failed(error);
+    }
+
+    @Override
     public void fail(ErrorInfo error) {
       lifecycle.fail(error);
     }

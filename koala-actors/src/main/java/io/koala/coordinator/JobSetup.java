@@ -100,16 +100,17 @@ public record JobSetup(
    *
    * @param interval time from one checkpoint's trigger to the next
    * @param retained completed checkpoints kept
-   * @param maxRestarts rollbacks before the next failure fails the job
-   * @param restartBackoff time from a rollback to the redeployment
+   * @param restarts when a job that failed is deployed again, and when it gives up
    * @param redeployTimeout time a redeployment may take before its attempt fails
+   * @param timeout time a checkpoint may take from its trigger to its commit before it is abandoned
+   *     and the job rolls back
    */
   public record Checkpointing(
       Duration interval,
       int retained,
-      int maxRestarts,
-      Duration restartBackoff,
-      Duration redeployTimeout) {}
+      RestartPolicy restarts,
+      Duration redeployTimeout,
+      Duration timeout) {}
 
   /**
    * Faults the simulator plants to show that its checks catch them; the one port through which a

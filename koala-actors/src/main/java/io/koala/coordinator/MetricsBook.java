@@ -100,8 +100,25 @@ final class MetricsBook {
   }
 
   void onGetMetrics(JobInput.GetMetrics m) {
-    if (job.status().isTerminal() || roster.isEmpty()) {
+    JobStatus status = job.status();
+    if (status.isTerminal()) {
       out.reply(m.replyTo(), last);
+    } else if (roster.isEmpty()) {
+      // between two attempts no task runs: the tasks as last gathered, the job as it is now
+      // (its rollbacks and checkpoints go on changing while it recovers)
+      out.reply(
+          m.replyTo(),
+          new JobMetrics(
+              out.jobId(),
+              status,
+              out.now(),
+              last.tasks(),
+              parts.reports(),
+              last.placement(),
+              attempts.rollbacks(),
+              parts.checkpointStats(),
+              null,
+              parts.autoscalerStatus()));
     } else {
       int id = nextRequest++;
       requests.put(id, m.replyTo());

@@ -319,7 +319,13 @@ final class Recovery {
 
   private void redeployAfterBackoff() {
     JobInput.Redeploy redeploy = new JobInput.Redeploy(attempts.current());
-    out.startTimer(redeploy, redeploy, setup.checkpointing().restartBackoff());
+    out.startTimer(
+        redeploy,
+        redeploy,
+        setup
+            .checkpointing()
+            .restarts()
+            .delay(out.jobId(), attempts.current(), Math.max(1, attempts.restarts())));
   }
 
   /** Workers deployed tasks of the current attempt. */
@@ -376,7 +382,18 @@ final class Recovery {
       parts.fail(error); // a first deployment that fails has nothing to roll back to
       return;
     }
-    int maxRestarts = setup.checkpointing().maxRestarts();
+    RestartPolicy policy = setup.checkpointing().restarts();
+    long sinceLast = out.now() - attempts.lastRestartMillis();
+    if (attempts.restarts() > 0 && sinceLast >= policy.resetAfter().toMillis()) {
+      out.log()
+          .info(
+              "job {}: no rollback for {} s: its restarts count from 0 again ({} spent before)",
+              out.jobId(),
+              sinceLast / 1000,
+              attempts.restarts());
+      attempts.newPeriod();
+    }
+    int maxRestarts = policy.maxRestarts();
     if (attempts.restarts() >= maxRestarts) {
       out.log()
           .error(
@@ -387,7 +404,7 @@ final class Recovery {
       parts.fail(error);
       return;
     }
-    attempts.restart();
+    attempts.restart(out.now());
     rollback(error.describe());
   }
 
@@ -406,7 +423,7 @@ final class Recovery {
             latest.map(c -> "checkpoint " + c.id()).orElse("its start"),
             attempts.current() + 1,
             attempts.restarts(),
-            setup.checkpointing().maxRestarts(),
+            setup.checkpointing().restarts().maxRestarts(),
             cause);
     attempts.rollingBack();
     out.emit(new JobEffect.OpenAttempt(attempts.current(), cause)); // the old tasks are fenced off

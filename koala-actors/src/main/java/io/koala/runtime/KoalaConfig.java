@@ -54,7 +54,10 @@ public final class KoalaConfig {
   private final Path checkpointDirectory; // null: <data-dir>/checkpoints
   private final int maxRestarts;
   private final Duration restartBackoff;
+  private final Duration restartBackoffMax;
+  private final Duration restartsResetAfter;
   private final Duration redeployTimeout;
+  private final Duration checkpointTimeout;
   private final List<String> scaleOnJoin;
   private final String coordinatorRole;
   private final EngineSettings engine;
@@ -180,9 +183,28 @@ public final class KoalaConfig {
     this.restartBackoff =
         durationIn(
             config, "koala.checkpoint.restart-backoff", Duration.ZERO, Duration.ofMinutes(10));
+    this.restartBackoffMax =
+        durationIn(
+            config, "koala.checkpoint.restart-backoff-max", Duration.ZERO, Duration.ofHours(1));
+    if (restartBackoffMax.compareTo(restartBackoff) < 0) {
+      throw new ConfigurationException(
+          "koala.checkpoint.restart-backoff-max = "
+              + DurationText.of(restartBackoffMax)
+              + " is shorter than koala.checkpoint.restart-backoff = "
+              + DurationText.of(restartBackoff)
+              + ": the longest wait must be at least the first");
+    }
+    this.restartsResetAfter =
+        durationIn(
+            config,
+            "koala.checkpoint.restarts-reset-after",
+            Duration.ofMillis(1),
+            Duration.ofDays(365));
     this.redeployTimeout =
         durationIn(
             config, "koala.checkpoint.redeploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
+    this.checkpointTimeout =
+        durationIn(config, "koala.checkpoint.timeout", Duration.ofMillis(1), Duration.ofDays(1));
     if (checkpointInterval != null && remoteStateServices > 0) {
       throw new ConfigurationException(
           "koala.checkpoint.interval = "
@@ -290,6 +312,14 @@ public final class KoalaConfig {
    */
   public KoalaConfig withRestartBackoff(Duration backoff) {
     return with("koala.checkpoint.restart-backoff", backoff.toMillis() + " ms");
+  }
+
+  /**
+   * A copy that abandons a checkpoint not committed {@code timeout} after its trigger, rolling the
+   * job back ({@code koala.checkpoint.timeout}).
+   */
+  public KoalaConfig withCheckpointTimeout(Duration timeout) {
+    return with("koala.checkpoint.timeout", timeout.toMillis() + " ms");
   }
 
   /**
@@ -426,12 +456,30 @@ public final class KoalaConfig {
     return restartBackoff;
   }
 
+  /** {@code koala.checkpoint.restart-backoff-max}: the longest wait before a redeployment. */
+  public Duration restartBackoffMax() {
+    return restartBackoffMax;
+  }
+
+  /**
+   * {@code koala.checkpoint.restarts-reset-after}: how long a job must go without a rollback for
+   * its restarts to count from 0 again.
+   */
+  public Duration restartsResetAfter() {
+    return restartsResetAfter;
+  }
+
   /**
    * How long the workers may take to deploy a job's tasks again after a rollback (restoring their
    * snapshots included) before the attempt counts as failed.
    */
   public Duration redeployTimeout() {
     return redeployTimeout;
+  }
+
+  /** {@code koala.checkpoint.timeout}: how long a checkpoint may take to commit. */
+  public Duration checkpointTimeout() {
+    return checkpointTimeout;
   }
 
   /**

@@ -4,6 +4,7 @@ import static io.koala.coordinator.JobSetups.CHECKPOINTS;
 import static io.koala.coordinator.JobSetups.of;
 import static org.assertj.core.api.Assertions.assertThat;
 
+import io.koala.job.CheckpointStats;
 import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.plan.OperatorNode;
@@ -36,6 +37,12 @@ class JobCheckpointsTest {
     public void fail(ErrorInfo error) {
       failure = error;
       status = JobStatus.FAILED;
+    }
+
+    @Override
+    public void failed(ErrorInfo error) {
+      failure = error;
+      told.add("failed");
     }
 
     @Override
@@ -195,6 +202,35 @@ class JobCheckpointsTest {
     assertThat(told)
         .extracting(JobEffect.ToTask::message)
         .containsOnly(new CheckpointMessage.TriggerCheckpoint(1, false));
+  }
+
+  @Test
+  void aCheckpointNotCommittedWithinItsTimeoutFailsTheAttemptNamingWhatItWaitedFor() {
+    long start = CHECKPOINTS.interval().toMillis();
+    out.at(start);
+    checkpoints.maybeCheckpoint();
+    assertThat(checkpoints.inProgress()).isTrue();
+    List<TaskId> tasks = List.copyOf(roster.ids());
+    TaskId stuck = tasks.get(tasks.size() - 1);
+    for (TaskId t : tasks.subList(0, tasks.size() - 1)) {
+      checkpoints.onSnapshotTaken(new JobInput.SnapshotTaken(t, 1, "/cp/1/" + t, 10));
+      checkpoints.clientBarrier(t, 1);
+    }
+    long timeout = CHECKPOINTS.timeout().toMillis();
+
+    out.at(start + timeout - 1);
+    checkpoints.on(JobInput.CheckpointTick.INSTANCE);
+    assertThat(job.failure).isNull();
+    CheckpointStats.Pending pending = checkpoints.stats().pending();
+    assertThat(pending.id()).isEqualTo(1);
+    assertThat(pending.millis()).isEqualTo(timeout - 1);
+    assertThat(pending.waitingFor()).contains(stuck.toString());
+
+    out.at(start + timeout);
+    checkpoints.on(JobInput.CheckpointTick.INSTANCE);
+    assertThat(job.told).contains("failed");
+    assertThat(job.failure.message())
+        .contains("checkpoint 1", "koala.checkpoint.timeout", stuck.toString(), "snapshot");
   }
 
   @Test

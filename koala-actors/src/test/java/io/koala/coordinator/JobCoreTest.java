@@ -171,7 +171,11 @@ class JobCoreTest {
             .filter(t -> t.input() instanceof JobInput.Redeploy)
             .findFirst()
             .orElseThrow();
-    assertThat(backoff.delay()).isEqualTo(CHECKPOINTS.restartBackoff());
+    assertThat(backoff.delay())
+        .isEqualTo(CHECKPOINTS.restarts().delay("count", 1, 1))
+        .isBetween(
+            CHECKPOINTS.restarts().backoff().multipliedBy(9).dividedBy(10),
+            CHECKPOINTS.restarts().backoff().multipliedBy(11).dividedBy(10));
 
     List<JobEffect> redeploy = on(core, backoff.input(), 60);
     assertThat(of(JobEffect.Deploy.class, redeploy))

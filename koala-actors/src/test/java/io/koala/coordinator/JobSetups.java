@@ -18,10 +18,17 @@ import java.util.List;
 final class JobSetups {
   static final ChannelSettings CHANNELS = new ChannelSettings(16, 1 << 20, 0, 4, 100);
 
-  /** Checkpoints every 100 ms, two retained, three restarts, a 50 ms backoff. */
+  /**
+   * Checkpoints every 100 ms, two retained, three restarts a period (backoff 50 ms doubling up to 1
+   * s, a new period after a minute without a rollback), a 5 s timeout.
+   */
   static final JobSetup.Checkpointing CHECKPOINTS =
       new JobSetup.Checkpointing(
-          Duration.ofMillis(100), 2, 3, Duration.ofMillis(50), Duration.ofSeconds(30));
+          Duration.ofMillis(100),
+          2,
+          new RestartPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1)),
+          Duration.ofSeconds(30),
+          Duration.ofSeconds(5));
 
   private JobSetups() {}
 

@@ -27,11 +27,12 @@ class MetricsBookTest {
       new Outbox("count", LoggerFactory.getLogger(MetricsBookTest.class), roster, 0);
   private final JobSetup setup = JobSetups.setup(null, null, JobSetups.plan(2), List.of(), false);
   private final JobState state = JobState.initial(setup);
+  private final Attempts attempts = new Attempts();
   private final MetricsBook metrics =
       new MetricsBook(
           out,
           state,
-          new Attempts(),
+          attempts,
           roster,
           () -> status,
           new MetricsBook.Parts() {
@@ -104,6 +105,28 @@ class MetricsBookTest {
                   .singleElement()
                   .satisfies(t -> assertThat(t.stateBytes()).isEqualTo(99));
             });
+  }
+
+  @Test
+  void betweenTwoAttemptsTheJobsNumbersAreCurrentAndItsTasksAsLastGathered() {
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    JobEffect.GatherMetrics gather = of(JobEffect.GatherMetrics.class, out.drain()).get(0);
+    metrics.onGathered(new JobInput.MetricsGathered(gather.request(), snapshots()));
+    int tasks = snapshots().size();
+    answers.clear();
+    out.drain();
+
+    // the job rolls back twice; no task of a new attempt is deployed yet
+    roster.clear();
+    attempts.rollingBack();
+    attempts.rollingBack();
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    List<JobEffect> effects = out.drain();
+    assertThat(of(JobEffect.GatherMetrics.class, effects)).as("no task to ask").isEmpty();
+    JobSetups.sendReplies(effects);
+    assertThat(answers).hasSize(1);
+    assertThat(answers.get(0).rollbacks()).isEqualTo(2);
+    assertThat(answers.get(0).tasks()).as("as last gathered").hasSize(tasks).isNotEmpty();
   }
 
   @Test

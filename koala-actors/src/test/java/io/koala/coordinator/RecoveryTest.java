@@ -238,7 +238,7 @@ class RecoveryTest {
         .extracting(JobEffect.StartTimer::input, JobEffect.StartTimer::delay)
         .containsExactly(
             org.assertj.core.groups.Tuple.tuple(
-                new JobInput.Redeploy(1), CHECKPOINTS.restartBackoff()));
+                new JobInput.Redeploy(1), CHECKPOINTS.restarts().delay("count", 1, 1)));
     assertThat(roster.ids()).isEmpty();
 
     recovery.onRedeploy(new JobInput.Redeploy(0)); // an older attempt's timer
@@ -263,15 +263,54 @@ class RecoveryTest {
   void aFailureWithNoRestartLeftFailsTheJob() {
     Job job = new Job(true);
     Recovery recovery = running(job);
-    for (int i = 0; i < CHECKPOINTS.maxRestarts(); i++) {
+    for (int i = 0; i < CHECKPOINTS.restarts().maxRestarts(); i++) {
       recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("" + i)));
     }
-    assertThat(attempts.current()).isEqualTo(CHECKPOINTS.maxRestarts());
+    assertThat(attempts.current()).isEqualTo(CHECKPOINTS.restarts().maxRestarts());
     assertThat(job.failure).isNull();
     ErrorInfo last = ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("last"));
     recovery.failed(last);
     assertThat(job.failure).isSameAs(last);
-    assertThat(attempts.current()).isEqualTo(CHECKPOINTS.maxRestarts());
+    assertThat(attempts.current()).isEqualTo(CHECKPOINTS.restarts().maxRestarts());
+  }
+
+  /** The wait before the redeployment that the latest rollback asked for. */
+  private java.time.Duration lastBackoff() {
+    return of(JobEffect.StartTimer.class, out.drain()).stream()
+        .filter(s -> s.input() instanceof JobInput.Redeploy)
+        .reduce((a, b) -> b)
+        .orElseThrow()
+        .delay();
+  }
+
+  @Test
+  void theWaitBeforeARedeploymentDoublesWithEachRollbackOfAPeriod() {
+    Job job = new Job(true);
+    Recovery recovery = running(job);
+    long backoff = CHECKPOINTS.restarts().backoff().toMillis();
+    for (int restart = 1; restart <= CHECKPOINTS.restarts().maxRestarts(); restart++) {
+      recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("x")));
+      long expected = backoff << (restart - 1);
+      assertThat(lastBackoff().toMillis())
+          .as("rollback %d of the period", restart)
+          .isBetween(expected * 9 / 10, expected * 11 / 10);
+    }
+  }
+
+  @Test
+  void failuresFurtherApartThanTheResetKeepTheJobAliveWithTheShortestWait() {
+    Job job = new Job(true);
+    Recovery recovery = running(job);
+    long apart = CHECKPOINTS.restarts().resetAfter().toMillis() + 1;
+    long backoff = CHECKPOINTS.restarts().backoff().toMillis();
+    for (int i = 1; i <= 10; i++) { // more than maxRestarts, each a period of its own
+      out.at(i * apart);
+      recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("" + i)));
+      assertThat(job.failure).as("failure %d", i).isNull();
+      assertThat(attempts.restarts()).isEqualTo(1);
+      assertThat(lastBackoff().toMillis()).isBetween(backoff * 9 / 10, backoff * 11 / 10);
+    }
+    assertThat(attempts.current()).isEqualTo(10);
   }
 
   @Test
@@ -363,7 +402,7 @@ class RecoveryTest {
   void anUnreadableSnapshotWithNoRestartLeftFailsTheJobAndKeepsTheCheckpoint() {
     Job job = new Job(true);
     Recovery recovery = restoring(job, 7);
-    for (int i = attempts.restarts(); i < CHECKPOINTS.maxRestarts(); i++) {
+    for (int i = attempts.restarts(); i < CHECKPOINTS.restarts().maxRestarts(); i++) {
       recovery.onSnapshotUnreadable(
           new JobInput.SnapshotUnreadable(
               0, COUNT_0, 7, "/checkpoints/7/count#0", "Input/output error"));

@@ -72,6 +72,8 @@ class ConfigValidationTest {
         "koala.checkpoint.restart-backoff | -1 s | allowed: [0 s, 10 min]",
         "koala.checkpoint.restart-backoff | later | expected a duration",
         "koala.checkpoint.redeploy-timeout | 0 s | allowed: [1 ms, 1 h]",
+        "koala.checkpoint.timeout | 0 s | allowed: [1 ms, 1 d]",
+        "koala.checkpoint.restarts-reset-after | 0 s | allowed: [1 ms, 365 d]",
         "koala.serialization.max-depth | 8 | allowed: [16, 1024]",
         "koala.serialization.max-depth | 5000 | allowed: [16, 1024]",
         "koala.serialization.max-depth | deep | expected an integer",
@@ -262,6 +264,13 @@ class ConfigValidationTest {
     assertThat(off.checkpointsRetained()).isEqualTo(2);
     assertThat(off.maxRestarts()).isEqualTo(5);
     assertThat(off.restartBackoff()).isEqualTo(java.time.Duration.ofSeconds(1));
+    assertThat(off.restartBackoffMax()).isEqualTo(java.time.Duration.ofMinutes(1));
+    assertThat(off.restartsResetAfter()).isEqualTo(java.time.Duration.ofMinutes(10));
+    assertThat(off.checkpointTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
+    assertThatThrownBy(() -> off.with("koala.checkpoint.restart-backoff-max", "500 ms"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageContaining("koala.checkpoint.restart-backoff-max")
+        .hasMessageContaining("koala.checkpoint.restart-backoff = 1 s");
     assertThat(off.checkpointDirectory()).isNull();
     KoalaConfig on =
         off.withCheckpointInterval(java.time.Duration.ofMillis(100))

@@ -1,5 +1,6 @@
 package io.koala.micrometer;
 
+import io.koala.job.CheckpointStats;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.job.LatencyHistogram;
@@ -174,6 +175,14 @@ final class MeterRows {
             m.checkpoints().quarantined(),
             "checkpoints found corrupt since the job's coordinator started, their files moved"
                 + " aside (never deleted)"));
+    CheckpointStats.Pending pending = m.checkpoints().pending();
+    rows.add(
+        gauge(
+            "koala.job.checkpoint.pending.seconds",
+            job,
+            pending == null ? 0 : pending.millis() / 1000.0,
+            "how long the checkpoint in progress has waited since its trigger, 0 when none is"
+                + " (koala.checkpoint.timeout abandons it)"));
     if (m.checkpoints().completed() > 0) {
       rows.add(
           gauge(

@@ -104,7 +104,13 @@ class MeterRowsTest {
             List.of(),
             Map.of(COUNT_0, 0, COUNT_1, 1),
             2,
-            new CheckpointStats(5, 9, 1_500, 64_000, 1),
+            new CheckpointStats(
+                5,
+                9,
+                1_500,
+                64_000,
+                1,
+                new CheckpointStats.Pending(10, 2_500, "checkpoint 10: {}")),
             progress);
     List<MeterRows.Row> rows =
         MeterRows.of(m, List.of("pekko://koala@a:1", "pekko://koala@b:2")).rows();
@@ -134,6 +140,7 @@ class MeterRowsTest {
     assertThat(row(rows, "koala.job.reconfiguration.holder.bytes", null).value()).isEqualTo(5_000);
     assertThat(row(rows, "koala.job.checkpoints", null).value()).isEqualTo(5);
     assertThat(row(rows, "koala.job.checkpoints.quarantined", null).value()).isEqualTo(1);
+    assertThat(row(rows, "koala.job.checkpoint.pending.seconds", null).value()).isEqualTo(2.5);
     assertThat(row(rows, "koala.job.checkpoint.last.duration.seconds", null).value())
         .isEqualTo(1.5);
     assertThat(row(rows, "koala.job.checkpoint.last.bytes", null).value()).isEqualTo(64_000);

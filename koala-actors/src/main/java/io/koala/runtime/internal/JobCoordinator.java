@@ -10,6 +10,7 @@ import io.koala.coordinator.JobInput;
 import io.koala.coordinator.JobReply;
 import io.koala.coordinator.JobSetup;
 import io.koala.coordinator.ReplyTo;
+import io.koala.coordinator.RestartPolicy;
 import io.koala.coordinator.TaskAddress;
 import io.koala.coordinator.WorkerPool;
 import io.koala.job.JobStatus;
@@ -153,9 +154,13 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
             ? new JobSetup.Checkpointing(
                 config.checkpointInterval(),
                 config.checkpointsRetained(),
-                config.maxRestarts(),
-                config.restartBackoff(),
-                config.redeployTimeout())
+                new RestartPolicy(
+                    config.maxRestarts(),
+                    config.restartBackoff(),
+                    config.restartBackoffMax(),
+                    config.restartsResetAfter()),
+                config.redeployTimeout(),
+                config.checkpointTimeout())
             : null,
         sharded,
         restoreFrom,

@@ -135,6 +135,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         Partitioning.class,
         JobMetrics.class,
         io.koala.job.CheckpointStats.class,
+        io.koala.job.CheckpointStats.Pending.class,
         io.koala.job.ReconfigurationProgress.class,
         JobStatus.class,
         StateMessage.Fetch.class,

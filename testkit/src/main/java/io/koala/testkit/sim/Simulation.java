@@ -9,6 +9,7 @@ import io.koala.coordinator.JobInput;
 import io.koala.coordinator.JobReply;
 import io.koala.coordinator.JobSetup;
 import io.koala.coordinator.PlannedCrash;
+import io.koala.coordinator.RestartPolicy;
 import io.koala.dataflow.Dataflow;
 import io.koala.deploy.LiveDeployment;
 import io.koala.job.ErrorInfo;
@@ -216,7 +217,11 @@ public final class Simulation {
   public Simulation checkpoints(long intervalMillis, int retained) {
     this.checkpointing =
         new JobSetup.Checkpointing(
-            Duration.ofMillis(intervalMillis), retained, Integer.MAX_VALUE, Duration.ZERO, NEVER);
+            Duration.ofMillis(intervalMillis),
+            retained,
+            new RestartPolicy(Integer.MAX_VALUE, Duration.ZERO, Duration.ZERO, NEVER),
+            NEVER,
+            NEVER);
     return this;
   }
 
