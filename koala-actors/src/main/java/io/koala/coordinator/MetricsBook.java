@@ -106,19 +106,7 @@ final class MetricsBook {
     } else if (roster.isEmpty()) {
       // between two attempts no task runs: the tasks as last gathered, the job as it is now
       // (its rollbacks and checkpoints go on changing while it recovers)
-      out.reply(
-          m.replyTo(),
-          new JobMetrics(
-              out.jobId(),
-              status,
-              out.now(),
-              last.tasks(),
-              parts.reports(),
-              last.placement(),
-              attempts.rollbacks(),
-              parts.checkpointStats(),
-              null,
-              parts.autoscalerStatus()));
+      out.reply(m.replyTo(), lastTasksWithTheJobNow(status, out.now()));
     } else {
       int id = nextRequest++;
       requests.put(id, m.replyTo());
@@ -244,19 +232,26 @@ final class MetricsBook {
   /** The job ended as {@code terminal}: the snapshot it keeps says so. */
   void jobEnded(JobStatus terminal) {
     if (terminal != JobStatus.FINISHED && last.status() != terminal) {
-      last =
-          new JobMetrics(
-              out.jobId(),
-              terminal,
-              last.atMillis(),
-              last.tasks(),
-              parts.reports(),
-              last.placement(),
-              attempts.rollbacks(),
-              parts.checkpointStats(),
-              null,
-              parts.autoscalerStatus());
+      last = lastTasksWithTheJobNow(terminal, last.atMillis());
     }
+  }
+
+  /**
+   * The tasks as last gathered, with the job's own numbers (status, reports, rollbacks,
+   * checkpoints) as they are now: what is known while no task can be asked.
+   */
+  private JobMetrics lastTasksWithTheJobNow(JobStatus status, long atMillis) {
+    return new JobMetrics(
+        out.jobId(),
+        status,
+        atMillis,
+        last.tasks(),
+        parts.reports(),
+        last.placement(),
+        attempts.rollbacks(),
+        parts.checkpointStats(),
+        null,
+        parts.autoscalerStatus());
   }
 
   /** The job ended: requests still gathering get the snapshot it keeps. */
