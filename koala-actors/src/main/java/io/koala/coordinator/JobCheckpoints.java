@@ -25,7 +25,8 @@ import java.util.Optional;
  * <p>A savepoint is a checkpoint asked for like any other, whose committed files the host then
  * places in the savepoint's directory; no file of the job's checkpoints is deleted while it does. A
  * stop with a savepoint triggers its checkpoint with the sources stopping at its barrier; once it
- * has committed (the sinks commit it) and its savepoint is written, the job ends {@link
+ * has committed (the sinks commit it) and its savepoint is written — or at once for a stop with a
+ * final checkpoint, which has no directory and stays in the job's own — the job ends {@link
  * JobStatus#STOPPED}, and until then no epoch or checkpoint starts. A savepoint whose checkpoint a
  * rollback abandons fails, and the job goes on; so does a stop whose savepoint cannot be written
  * (its sources read again).
@@ -256,7 +257,7 @@ final class JobCheckpoints {
               + parts.firstEnded()
               + " has read all its input): it takes no more checkpoints, and no savepoint";
     } else if (stopping) {
-      refused = "job " + out.jobId() + " is stopping with a savepoint";
+      refused = "job " + out.jobId() + " is stopping";
     }
     if (refused != null) {
       out.reply(m.replyTo(), new JobReply.SavepointOutcome(m.directory(), -1, 0, refused));
@@ -615,7 +616,14 @@ final class JobCheckpoints {
     }
     savepointsWriting++;
     stopping |= w.stop();
-    out.emit(new JobEffect.WriteSavepoint(committed.get(), w.directory(), w.stop(), w.replyTo()));
+    Checkpoints.Completed<Path, CoordinatorState> c = committed.get();
+    if (w.directory() == null) { // a stop with its final checkpoint: nothing to copy
+      onSavepointWritten(
+          new JobInput.SavepointWritten(
+              c.id(), c.triggeredMillis(), null, w.stop(), null, w.replyTo()));
+      return;
+    }
+    out.emit(new JobEffect.WriteSavepoint(c, w.directory(), w.stop(), w.replyTo()));
   }
 
   /** A file deletion: now, or once no savepoint is being written (it may link those files). */

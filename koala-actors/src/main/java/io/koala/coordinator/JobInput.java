@@ -175,7 +175,9 @@ public sealed interface JobInput {
   /**
    * Client → coordinator: take a savepoint in {@code directory} — a checkpoint triggered like one
    * asked for by {@link TakeCheckpoint}, whose files are then placed in that directory — and, with
-   * {@code stop}, stop the job with it; reply once it is written, or why not.
+   * {@code stop}, stop the job with it; reply once it is written, or why not. A stop with no {@code
+   * directory} (null) stops the job with a final checkpoint that stays in the job's own checkpoint
+   * directory, from which the job resumes when submitted again.
    */
   record TakeSavepoint(String directory, boolean stop, ReplyTo<JobReply.SavepointOutcome> replyTo)
       implements Checkpointing, KoalaMessage {}

@@ -5,7 +5,8 @@ package io.koala.coordinator;
  * that {@link JobCheckpoints} answers itself, never told directly. Registered with the serializer
  * as every {@link ReplyTo} is, though it never leaves the coordinator.
  *
- * @param directory where the savepoint goes
+ * @param directory where the savepoint goes; null for a stop with a final checkpoint, which stays
+ *     in the job's checkpoint directory
  * @param stop whether the job stops with it
  * @param replyTo who hears how it went
  */

@@ -329,6 +329,24 @@ public final class JobHandle implements AutoCloseable {
   }
 
   /**
+   * Stops the job with a final checkpoint, as {@link #stopWithSavepoint} does but without copying
+   * it anywhere: the sources stop at its barrier, the checkpoint commits (and with it the
+   * exactly-once sinks and the collecting sinks' results), the job's tasks stop and the job ends
+   * {@link JobStatus#STOPPED}. The checkpoint stays in the job's checkpoint directory, and
+   * submitting the same dataflow again under the same job id — on this runtime's {@code
+   * koala.data-dir} after a restart — resumes from it: nothing read before the stop is read again.
+   * {@link KoalaRuntime#close(Duration)} stops every job this way.
+   *
+   * <p>Completes with the checkpoint's id once it has committed (the job is then stopping; {@link
+   * #completion()} follows), or exceptionally with a {@link KoalaException} saying why not, the job
+   * going on: checkpoints are off, the job is not running or is finishing, or a failure rolled it
+   * back before the checkpoint committed.
+   */
+  public CompletionStage<Long> stop() {
+    return job.stop();
+  }
+
+  /**
    * The values the collecting sink {@code sink} has received so far, in arrival order. With
    * checkpoints on, only those a committed checkpoint covers (exactly once across rollbacks), and
    * all of them once the job has finished.

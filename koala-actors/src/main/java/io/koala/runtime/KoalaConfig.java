@@ -46,6 +46,7 @@ public final class KoalaConfig {
   private final int serializationMaxDepth;
   private final RemoteSettings remote;
   private final Duration deployTimeout;
+  private final Duration closeTimeout;
   private final Duration metricsTimeout;
   private final Duration reconfigurationStepTimeout;
   private final int bucketsPerStep;
@@ -134,6 +135,8 @@ public final class KoalaConfig {
     this.remote = RemoteSettings.from(config);
     this.deployTimeout =
         durationIn(config, "koala.deploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
+    this.closeTimeout =
+        durationIn(config, "koala.close-timeout", Duration.ZERO, Duration.ofHours(1));
     this.metricsTimeout =
         durationIn(config, "koala.metrics-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     this.reconfigurationStepTimeout =
@@ -401,6 +404,14 @@ public final class KoalaConfig {
 
   public Duration deployTimeout() {
     return deployTimeout;
+  }
+
+  /**
+   * How long {@link KoalaRuntime#close()} waits for its jobs to stop with a final checkpoint
+   * ({@code koala.close-timeout}); zero: it cancels them at once.
+   */
+  public Duration closeTimeout() {
+    return closeTimeout;
   }
 
   public Duration metricsTimeout() {

@@ -9,6 +9,7 @@ import io.koala.runtime.internal.ActorRuntime;
 import io.koala.runtime.internal.HostSettings;
 import io.koala.runtime.internal.journal.JournalConfig;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.Objects;
 import org.apache.pekko.actor.typed.ActorSystem;
 
@@ -24,7 +25,9 @@ import org.apache.pekko.actor.typed.ActorSystem;
  * }
  * }</pre>
  *
- * <p>Thread-safe. Closing the runtime stops every job and its actor systems.
+ * <p>Thread-safe. Closing the runtime stops every job — with a final checkpoint when it takes
+ * checkpoints, so that it resumes there when submitted again ({@link #close(Duration)}) — and its
+ * actor systems.
  */
 public final class KoalaRuntime implements AutoCloseable {
   private final ActorRuntime core;
@@ -178,8 +181,34 @@ public final class KoalaRuntime implements AutoCloseable {
     return core.drainWorker(worker);
   }
 
+  /**
+   * Closes the runtime as {@link #close(Duration)} does, waiting {@code koala.close-timeout} (30 s
+   * by default) for its jobs to stop.
+   */
   @Override
   public void close() {
     core.close();
+  }
+
+  /**
+   * Closes the runtime, first stopping every running job with a final checkpoint ({@link
+   * JobHandle#stop()}, all at once) — its sources stop at the checkpoint's barrier, and its
+   * exactly-once sinks commit what was read before it — so that a service restarted on the same
+   * {@code koala.data-dir} resumes each job, submitted again, where it stopped: nothing replayed,
+   * nothing duplicated. A job not stopped within {@code timeout}, or that cannot be (checkpoints
+   * off, its sources finishing, a failure rolling it back meanwhile), is cancelled: submitted
+   * again, it resumes from its latest checkpoint. {@code Duration.ZERO} cancels every job at once.
+   * Then the runtime's actor systems stop.
+   *
+   * <pre>{@code
+   * Runtime.getRuntime().addShutdownHook(new Thread(() -> runtime.close(Duration.ofSeconds(20))));
+   * }</pre>
+   */
+  public void close(Duration timeout) {
+    Objects.requireNonNull(timeout, "timeout");
+    if (timeout.isNegative()) {
+      throw new IllegalArgumentException("timeout " + timeout + " is negative");
+    }
+    core.close(timeout);
   }
 }

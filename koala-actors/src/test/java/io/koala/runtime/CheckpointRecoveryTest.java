@@ -251,10 +251,18 @@ class CheckpointRecoveryTest {
     }
   }
 
+  /**
+   * {@code config} with a close that cancels the jobs at once, as a runtime that goes away without
+   * stopping them (a crash, a kill) leaves them: they resume from their latest periodic checkpoint.
+   */
+  static KoalaConfig abruptClose(KoalaConfig config) {
+    return config.with("koala.close-timeout", "0 s");
+  }
+
   @Test
   void aJobSubmittedAgainAfterARestartResumesFromItsLatestCheckpoint(@TempDir Path dir)
       throws Exception {
-    KoalaConfig config = config(dir, Duration.ofHours(1));
+    KoalaConfig config = abruptClose(config(dir, Duration.ofHours(1)));
     Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
     String id;
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
@@ -282,7 +290,8 @@ class CheckpointRecoveryTest {
   @Test
   void aRescaleAcceptedAfterTheLatestCheckpointRunsAgainAfterARestart(@TempDir Path dir)
       throws Exception {
-    KoalaConfig config = config(dir, Duration.ofHours(1)); // no checkpoint covers the rescale
+    // no checkpoint covers the rescale
+    KoalaConfig config = abruptClose(config(dir, Duration.ofHours(1)));
     Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
     String id;
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
@@ -317,7 +326,8 @@ class CheckpointRecoveryTest {
     // no periodic checkpoint: the runtime goes away before the job's first one; with
     // delete-job-state off it leaves the job's task stores behind, as a kill -9 does
     // (KillNineRecoveryIT in samples)
-    KoalaConfig config = config(dir, Duration.ofHours(1)).with("koala.delete-job-state", false);
+    KoalaConfig config =
+        abruptClose(config(dir, Duration.ofHours(1))).with("koala.delete-job-state", false);
     String id;
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(dataflow(4_000));

@@ -125,7 +125,8 @@ class IngestTest {
       throws Exception {
     int records = 30_000;
     IngestSource<Long> events = SourceSpec.ingest("events", 50_000);
-    KoalaConfig config = CheckpointRecoveryTest.config(dir, Duration.ofHours(1)); // by hand
+    KoalaConfig config = // checkpoints by hand; the service goes down without stopping the job
+        CheckpointRecoveryTest.abruptClose(CheckpointRecoveryTest.config(dir, Duration.ofHours(1)));
     List<KeyValue<Long, Long>> out = new ArrayList<>();
     long checkpointed;
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {

@@ -124,6 +124,40 @@ class SavepointTest {
   }
 
   @Test
+  void aJobStoppedWithAFinalCheckpointResumesFromItWhenSubmittedAgain(@TempDir Path dir)
+      throws Exception {
+    KoalaConfig config = config(dir.resolve("data"));
+    Map<String, List<KeyValue<Long, Long>>> seen = new TreeMap<>();
+    long read;
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(CheckpointRecoveryTest.dataflow(4_000));
+      LiveReconfigurationTest.awaitProgress(job, 3_000);
+      long id = job.stop().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.STOPPED);
+      assertThat(dir.resolve("data/checkpoints").resolve(job.id()).resolve("chk-" + id))
+          .as("the final checkpoint stays with the job's")
+          .exists();
+      read = job.metrics().recordsIn("count");
+      assertThat(read).as("stopped early").isLessThan(CheckpointRecoveryTest.RECORDS);
+      CheckpointRecoveryTest.collect(seen, job);
+      assertThat((long) seen.get("counts").size()).isEqualTo(read);
+      assertThat(job.stop().toCompletableFuture())
+          .failsWithin(WAIT)
+          .withThrowableOfType(java.util.concurrent.ExecutionException.class)
+          .withMessageContaining("is STOPPED");
+    }
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(CheckpointRecoveryTest.dataflow(20_000));
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      assertThat(job.metrics().recordsIn("count"))
+          .as("nothing read before the stop is read again")
+          .isEqualTo(CheckpointRecoveryTest.RECORDS - read);
+      CheckpointRecoveryTest.collect(seen, job);
+    }
+    LiveReconfigurationTest.assertExactCounts(seen);
+  }
+
+  @Test
   void aSavepointIsRefusedWithTheReason(@TempDir Path dir) throws Exception {
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir.resolve("data")))) {
       JobHandle job = runtime.submit(CheckpointRecoveryTest.dataflow(4_000));

@@ -12,6 +12,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.Collector;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
+import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
 import io.koala.kafka.testing.EmbeddedKafka;
 import io.koala.runtime.JobFailedException;
@@ -516,6 +517,42 @@ class KafkaSinkTest {
     System.out.printf(
         "exactly once, a worker lost: %d ms%n",
         TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0));
+  }
+
+  /**
+   * A service restarted: closing its runtime with the job running stops the job with a final
+   * checkpoint, whose commit publishes what the job read (no periodic checkpoint falls in the
+   * test's time); submitted again on the same data directory, the job reads on from there, reading
+   * nothing twice, and the counts are written exactly once across the restart.
+   */
+  @Test
+  void aRuntimeClosedAndOpenedAgainResumesWhereItsJobStoppedWritingEachCountOnce(@TempDir Path dir)
+      throws Exception {
+    String in = "restart-in";
+    String out = "restart-out";
+    int phase = 3_000;
+    kafka.createTopic(in, 4);
+    kafka.createTopic(out, 2);
+    produce(in, 4, 0, phase);
+    KafkaSink<KeyValue<String, Long>> sink = exactlyOnceCounts(out, "restart");
+    KoalaConfig config = config(dir, 2).withCheckpointInterval(Duration.ofHours(1));
+    KoalaRuntime first = KoalaRuntime.embedded(config);
+    JobHandle job = first.submit(counts("restart", in, sink));
+    await("the first records counted", () -> job.metrics().recordsIn("count") == phase);
+    assertThat(readAllKeyed(out)).as("nothing is committed before the close").isEmpty();
+    first.close(WAIT);
+    assertThat(job.status()).isEqualTo(JobStatus.STOPPED);
+    assertExactCounts(out, phase); // the final checkpoint committed every count
+    produce(in, 4, phase, 2 * phase);
+    try (KoalaRuntime second = KoalaRuntime.embedded(config)) {
+      JobHandle again = second.submit(counts("restart", in, sink));
+      assertThat(again.id()).isEqualTo(job.id());
+      await("the new records counted", () -> again.metrics().recordsIn("count") >= phase);
+      assertThat(again.metrics().recordsIn("kafka"))
+          .as("the resumed job read only what came after the stop")
+          .isEqualTo(phase);
+    } // closed the same way: its final checkpoint commits the rest
+    assertExactCounts(out, 2 * phase);
   }
 
   @Test

@@ -730,8 +730,23 @@ public final class ActorRuntime implements AutoCloseable {
     return s.length() > 40 ? s.substring(0, 40) : s;
   }
 
+  /**
+   * Closes the runtime: an embedded one first stops its jobs with a final checkpoint, waiting up to
+   * {@code koala.close-timeout}; a node's leave the cluster's own way (they move, or fail over).
+   */
   @Override
   public void close() {
+    close(node ? Duration.ZERO : config.closeTimeout());
+  }
+
+  /**
+   * Closes the runtime, first stopping every running job with a final checkpoint ({@link
+   * JobClient#stop()}, all at once), so that submitting it again resumes where it stopped; a job
+   * not stopped within {@code timeout} (zero: none is tried), refused (no checkpoints, finishing),
+   * or rolled back meanwhile is cancelled, and resumes from its latest checkpoint instead.
+   */
+  public void close(Duration timeout) {
+    stopJobs(timeout);
     closing = true;
     for (JobClient job : submitted) {
       try {
@@ -772,6 +787,49 @@ public final class ActorRuntime implements AutoCloseable {
     }
     if (temporaryDataDir) {
       Worker.deleteRecursively(dataDir);
+    }
+  }
+
+  private void stopJobs(Duration timeout) {
+    if (timeout.isZero() || !config.checkpointing()) {
+      return;
+    }
+    long deadline = System.nanoTime() + timeout.toNanos();
+    Map<JobClient, CompletableFuture<Object>> settled = new java.util.LinkedHashMap<>();
+    for (JobClient job : submitted) {
+      if (job.status().get().isTerminal()) {
+        continue;
+      }
+      CompletableFuture<Object> over = new CompletableFuture<>();
+      job.completion().whenComplete((status, e) -> over.complete(status));
+      job.stop()
+          .whenComplete(
+              (checkpoint, refused) -> {
+                if (refused != null) {
+                  LOG.warn(
+                      "job {}: not stopped with a final checkpoint, cancelled: {}",
+                      job.jobId(),
+                      refused.getMessage());
+                  over.complete(refused);
+                } else {
+                  LOG.info("job {}: stopping with checkpoint {}", job.jobId(), checkpoint);
+                }
+              });
+      settled.put(job, over);
+    }
+    for (var e : settled.entrySet()) {
+      long left = Math.max(0, deadline - System.nanoTime());
+      try {
+        e.getValue().get(left, TimeUnit.NANOSECONDS);
+      } catch (TimeoutException late) {
+        LOG.warn(
+            "job {}: not stopped with a final checkpoint within {} (koala.close-timeout), cancelled:"
+                + " submitted again, it resumes from its latest checkpoint",
+            e.getKey().jobId(),
+            io.koala.time.DurationText.of(timeout));
+      } catch (Exception error) {
+        throw new KoalaException("stopping job " + e.getKey().jobId() + " failed", error);
+      }
     }
   }
 

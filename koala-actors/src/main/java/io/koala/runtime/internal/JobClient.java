@@ -185,6 +185,24 @@ public record JobClient(
     return done;
   }
 
+  /** See {@link io.koala.runtime.JobHandle#stop()}. No timeout: it waits for the job. */
+  public CompletionStage<Long> stop() {
+    CompletableFuture<Long> done = new CompletableFuture<>();
+    ActorRef<JobReply.SavepointOutcome> reply =
+        oneReply(
+            JobReply.SavepointOutcome.class,
+            jobId + "-stop",
+            o -> {
+              if (o.error() == null) {
+                done.complete(o.checkpointId());
+              } else {
+                done.completeExceptionally(new KoalaException(o.error()));
+              }
+            });
+    coordinator.tell(new JobInput.TakeSavepoint(null, true, new ActorReply<>(reply)));
+    return done;
+  }
+
   /** An actor that hands its first {@code type} message to {@code onReply}, then stops. */
   private <T> ActorRef<T> oneReply(Class<T> type, String name, Consumer<T> onReply) {
     return system.systemActorOf(

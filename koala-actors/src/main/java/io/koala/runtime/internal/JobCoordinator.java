@@ -188,7 +188,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   }
 
   private Behavior<JobInput> onInput(JobInput input) {
-    if (input instanceof JobInput.TakeSavepoint t && savepoints != null) {
+    if (input instanceof JobInput.TakeSavepoint t && t.directory() != null && savepoints != null) {
       // a directory that cannot take the savepoint is refused before the job is asked for one
       String problem = savepoints.problem(Path.of(t.directory()));
       if (problem != null) {
