@@ -1,5 +1,6 @@
 package io.koala.channel;
 
+import io.koala.function.UserFunctionException;
 import io.koala.protocol.ChannelSettings;
 import io.koala.protocol.RecordBatch;
 import io.koala.serialization.KryoSerde;
@@ -48,8 +49,9 @@ public final class BatchBuilder {
     }
     int estimate = SizeEstimate.of(value);
     String oversized = SizeEstimate.oversized(c, estimate);
-    if (oversized != null) {
-      throw new SerializationException("operator '" + operator + "' emitted " + oversized);
+    if (oversized != null) { // this record's fault: the job's record error policy applies
+      throw new UserFunctionException(
+          operator, new SerializationException("it emitted " + oversized));
     }
     values[size] = value;
     timestamps[size] = timestamp;

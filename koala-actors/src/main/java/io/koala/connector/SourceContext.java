@@ -29,4 +29,16 @@ public interface SourceContext {
    * may coalesce.
    */
   Runnable waker();
+
+  /**
+   * Whether to skip a record this reader cannot read — its bytes do not deserialize, say — and read
+   * on, by the job's {@link io.koala.function.RecordErrorPolicy}: true, it is counted as the
+   * source's skipped record and logged with {@code what} (where it was: a partition and offset) and
+   * {@code cause}; false (the policy fails, or its budget is spent), the reader fails as it would
+   * without a policy. Thread-safe: a reader's own fetching thread may ask. A context that skips
+   * nothing answers false.
+   */
+  default boolean skipRecord(String what, Exception cause) {
+    return false;
+  }
 }

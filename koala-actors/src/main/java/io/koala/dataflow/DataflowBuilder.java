@@ -4,6 +4,7 @@ import io.koala.connector.SourceSpec;
 import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeySelector;
+import io.koala.function.RecordErrorPolicy;
 import io.koala.operator.OperatorFactory;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
@@ -28,6 +29,7 @@ public final class DataflowBuilder {
   private final Set<Class<?>> types = new LinkedHashSet<>();
   private int defaultParallelism = 1;
   private int buckets = Buckets.DEFAULT_BUCKETS;
+  private RecordErrorPolicy recordErrors = RecordErrorPolicy.fail();
   private boolean built;
 
   /** A node while it is being defined. */
@@ -86,6 +88,16 @@ public final class DataflowBuilder {
   /** Number of buckets of keyed edges, fixed for the job's life (default 128). */
   public DataflowBuilder buckets(int buckets) {
     this.buckets = buckets;
+    return this;
+  }
+
+  /**
+   * What the job's tasks do with a record they cannot process (a function or key selector that
+   * throws, a null or oversized key, an oversized record, one a source cannot deserialize): fail
+   * the task (the default) or skip the record within a budget; see {@link RecordErrorPolicy}.
+   */
+  public DataflowBuilder onRecordError(RecordErrorPolicy policy) {
+    this.recordErrors = Objects.requireNonNull(policy, "record error policy");
     return this;
   }
 
@@ -184,7 +196,8 @@ public final class DataflowBuilder {
               d.capacityChange,
               d.uid));
     }
-    Dataflow dataflow = new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types)));
+    Dataflow dataflow =
+        new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types), recordErrors));
     built = true;
     return dataflow;
   }

@@ -211,6 +211,15 @@ public record JobMetrics(
     return countsOf(operator).mapToLong(OperatorCounts::recordsOut).sum();
   }
 
+  /**
+   * Records {@code operator} could not process and skipped, by the job's {@link
+   * io.koala.function.RecordErrorPolicy}, over its tasks (see {@link
+   * TaskMetricsSnapshot.OperatorCounts#recordsSkipped}).
+   */
+  public long recordsSkipped(String operator) {
+    return countsOf(operator).mapToLong(OperatorCounts::recordsSkipped).sum();
+  }
+
   /** Records {@code operator} dropped as too late, over its tasks. */
   public long lateRecords(String operator) {
     return countsOf(operator).mapToLong(OperatorCounts::lateRecords).sum();

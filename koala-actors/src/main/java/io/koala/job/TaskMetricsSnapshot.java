@@ -148,20 +148,25 @@ public record TaskMetricsSnapshot(
    * @param recordsOut records it emitted on its main output (side outputs not included)
    * @param recordsInPerSecond rate over the last full second
    * @param lateRecords records it dropped as too late
+   * @param recordsSkipped records it could not process, skipped by the job's {@link
+   *     io.koala.function.RecordErrorPolicy} (a source: those it could not read, or that failed
+   *     after it in its task; the last operator of a chain: those that failed in a downstream
+   *     operator's key selector as it emitted them)
    */
   public record OperatorCounts(
       OperatorId operator,
       long recordsIn,
       long recordsOut,
       double recordsInPerSecond,
-      long lateRecords) {
+      long lateRecords,
+      long recordsSkipped) {
     public OperatorCounts {
       Objects.requireNonNull(operator, "operator");
     }
 
     /** These counts with no rate, as a task that stopped has none. */
     OperatorCounts stopped() {
-      return new OperatorCounts(operator, recordsIn, recordsOut, 0, lateRecords);
+      return new OperatorCounts(operator, recordsIn, recordsOut, 0, lateRecords, recordsSkipped);
     }
   }
 

@@ -1,6 +1,7 @@
 package io.koala.plan;
 
 import io.koala.function.KeySelector;
+import io.koala.function.RecordErrorPolicy;
 import io.koala.plan.OperatorNode.Kind;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -37,13 +38,17 @@ public final class ExecutionPlan {
       KeySelector<?, ?> keySelector,
       String sideOutput) {}
 
-  /** A chain of operators run by each of {@code parallelism} tasks. */
+  /**
+   * A chain of operators run by each of {@code parallelism} tasks, which treat a record they cannot
+   * process as {@code recordErrors} says (the job's policy).
+   */
   public record Vertex(
       OperatorId id,
       List<OperatorNode> chain,
       int parallelism,
       List<VertexInput> inputs,
-      List<VertexOutput> outputs) {
+      List<VertexOutput> outputs,
+      RecordErrorPolicy recordErrors) {
     public Vertex {
       chain = List.copyOf(chain);
       inputs = List.copyOf(inputs);
@@ -207,7 +212,8 @@ public final class ExecutionPlan {
               }
             }
           }
-          vertices.put(head, new Vertex(head, chain, h.parallelism(), inputs, outputs));
+          vertices.put(
+              head, new Vertex(head, chain, h.parallelism(), inputs, outputs, plan.recordErrors()));
         });
     return new ExecutionPlan(plan, vertices);
   }

@@ -1,6 +1,7 @@
 package io.koala.plan;
 
 import io.koala.function.DataflowDefinitionException;
+import io.koala.function.RecordErrorPolicy;
 import io.koala.plan.OperatorNode.Kind;
 import io.koala.store.KeyLayout;
 import java.util.ArrayDeque;
@@ -23,14 +24,20 @@ public final class LogicalPlan {
   private final int buckets;
   private final List<Class<?>> types;
   private final List<OperatorNode> topological;
+  private final RecordErrorPolicy recordErrors;
 
   private LogicalPlan(
-      String name, Map<OperatorId, OperatorNode> nodes, int buckets, List<Class<?>> types) {
+      String name,
+      Map<OperatorId, OperatorNode> nodes,
+      int buckets,
+      List<Class<?>> types,
+      RecordErrorPolicy recordErrors) {
     this.name = name;
     this.nodes = nodes;
     this.buckets = buckets;
     this.types = types;
     this.topological = topologicalOrder(nodes);
+    this.recordErrors = recordErrors;
   }
 
   /**
@@ -41,6 +48,22 @@ public final class LogicalPlan {
    */
   public static LogicalPlan of(
       String name, List<OperatorNode> nodes, int buckets, List<Class<?>> types) {
+    return of(name, nodes, buckets, types, RecordErrorPolicy.fail());
+  }
+
+  /**
+   * Validates and builds a plan whose tasks treat a record they cannot process as {@code
+   * recordErrors} says.
+   *
+   * @throws DataflowDefinitionException naming the operator at fault
+   */
+  public static LogicalPlan of(
+      String name,
+      List<OperatorNode> nodes,
+      int buckets,
+      List<Class<?>> types,
+      RecordErrorPolicy recordErrors) {
+    Objects.requireNonNull(recordErrors, "record error policy");
     if (name == null || name.isBlank()) {
       throw new DataflowDefinitionException("a dataflow needs a non-blank name");
     }
@@ -102,7 +125,7 @@ public final class LogicalPlan {
                 + " (SinkSpec.discarding(...) drops records)");
       }
     }
-    return new LogicalPlan(name, byId, buckets, List.copyOf(types));
+    return new LogicalPlan(name, byId, buckets, List.copyOf(types), recordErrors);
   }
 
   private static void checkNode(OperatorNode n, Map<OperatorId, OperatorNode> byId, int buckets) {
@@ -201,6 +224,11 @@ public final class LogicalPlan {
           "the dataflow has a cycle through operators " + cyclic + "; dataflows must be acyclic");
     }
     return List.copyOf(order);
+  }
+
+  /** What the job's tasks do with a record they cannot process. */
+  public RecordErrorPolicy recordErrors() {
+    return recordErrors;
   }
 
   public String name() {

@@ -45,6 +45,8 @@ final class OperatorChain {
   private final SinkOperator<Object> sink; // the last operator, when a sink; else null
   private final int[] logicalInputs; // vertex input edge → the head operator's input number
   private final int first; // position of ops[0] in the vertex's chain: 1 after a source
+  private final List<String> chainNames = new ArrayList<>(); // the vertex's, a source included
+  private final RecordErrors errors;
   private Output<Object> entry;
   private KeyedStateBackend keyed; // null: the chain keeps no keyed state
   private boolean opened; // not so for a holder resumed from a snapshot
@@ -67,14 +69,16 @@ final class OperatorChain {
       Map<String, byte[]> restoredSinkStates) {}
 
   @SuppressWarnings("unchecked")
-  OperatorChain(TaskSetup setup, Vertex vertex, TaskMetrics metrics) {
+  OperatorChain(TaskSetup setup, Vertex vertex, TaskMetrics metrics, RecordErrors errors) {
     this.setup = setup;
     this.metrics = metrics;
+    this.errors = errors;
     logicalInputs = new int[vertex.inputs().size()];
     for (VertexInput vi : vertex.inputs()) {
       logicalInputs[vi.index()] = vi.logicalInput();
     }
     for (OperatorNode n : vertex.chain()) {
+      chainNames.add(n.id().name());
       if (n.kind() != Kind.SOURCE) {
         ops.add((Operator<Object, Object>) n.factory().create());
         names.add(n.id().name());
@@ -113,7 +117,7 @@ final class OperatorChain {
       downstream = chained(i);
     }
     opened = true;
-    entry = downstream;
+    entry = errors.skips() ? guarded(downstream) : downstream;
     keyed = env.state();
   }
 
@@ -159,11 +163,48 @@ final class OperatorChain {
     }
     try {
       ops.get(0).process(value, timestamp, logicalInputs[edge]);
+    } catch (UserFunctionException e) {
+      skipOrThrow(e);
     } catch (KoalaException e) {
       throw e;
     } catch (Exception e) {
-      throw new UserFunctionException(names.get(0), e);
+      skipOrThrow(new UserFunctionException(names.get(0), e));
     }
+  }
+
+  /**
+   * The record being processed failed with {@code e}: skipped when the job's policy says so ({@link
+   * RecordErrors}), else rethrown. A sink's failure is always rethrown: a write that did not happen
+   * may be an outage, never a record to drop.
+   */
+  private void skipOrThrow(UserFunctionException e) {
+    if (sink != null && e.operator().equals(tailName())) {
+      throw e;
+    }
+    errors.skipOrThrow(e, positionOf(e.operator()), recordKey);
+  }
+
+  /**
+   * Whether a record the source's reader could not read ({@code what}: where it was) is skipped,
+   * charged to the source, by the job's policy ({@link
+   * io.koala.connector.SourceContext#skipRecord}). Thread-safe.
+   */
+  boolean skipUnreadable(String what, Exception cause) {
+    return errors.trySkip(chainNames.get(0), 0, what, cause);
+  }
+
+  /** Why a record that cannot be read next is not skipped, when the job's policy skips. */
+  String skipBudgetSpent() {
+    return errors.overBudget();
+  }
+
+  /**
+   * The chain position a failure of {@code operator} is charged to: its own when it is in this
+   * chain, else the tail's (a downstream operator's key selector, run as the tail emits).
+   */
+  private int positionOf(String operator) {
+    int p = chainNames.indexOf(operator);
+    return p >= 0 ? p : chainNames.size() - 1;
   }
 
   /** Runs a timer callback of the head operator (the key is current). */
@@ -307,6 +348,20 @@ final class OperatorChain {
       }
     }
     ops.clear();
+  }
+
+  /**
+   * {@code out}, where a source task's reader emits, skipping a record that fails after it (the
+   * job's policy skips records): the reader goes on with its next.
+   */
+  private Output<Object> guarded(Output<Object> out) {
+    return (value, ts) -> {
+      try {
+        out.emit(value, ts);
+      } catch (UserFunctionException e) {
+        skipOrThrow(e);
+      }
+    };
   }
 
   /** What operator {@code i} is given by the one before it (or, at a source task's head, read). */

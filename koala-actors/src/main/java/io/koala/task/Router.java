@@ -72,7 +72,8 @@ public abstract class Router {
           @Override
           public int route(Object value) {
             Object key = KeySelection.keyOf(selector, value, consumer);
-            return positionOf[table.owner(Buckets.bucketOf(keys.encode(key), buckets))];
+            byte[] bytes = KeySelection.storable(keys.encode(key), key, consumer);
+            return positionOf[table.owner(Buckets.bucketOf(bytes, buckets))];
           }
         };
       }

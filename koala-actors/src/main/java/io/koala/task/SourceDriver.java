@@ -214,6 +214,11 @@ final class SourceDriver {
           public Runnable waker() {
             return waker;
           }
+
+          @Override
+          public boolean skipRecord(String what, Exception cause) {
+            return chain.skipUnreadable(what, cause);
+          }
         };
     SourceOutput<Object> out = id -> splitsById.computeIfAbsent(id, this::newSplit);
     userCall(

@@ -223,7 +223,7 @@ final class StatePlane {
     chain.recordKey(null);
     Object key = keyOf(selector, value);
     chain.recordKey(key);
-    byte[] keyBytes = keys.encode(key);
+    byte[] keyBytes = KeySelection.storable(keys.encode(key), key, chain.headName());
     recordKeyBytes = keyBytes;
     int bucket = Buckets.bucketOf(keyBytes, ownership.buckets());
     state.setCurrentKey(key, keyBytes, bucket);

@@ -77,6 +77,7 @@ public final class TaskEngine {
   private final StateStore store; // null: the chain keeps no keyed state
   private final TaskMetrics metrics;
   private final OperatorChain chain;
+  private final RecordErrors errors;
   private final InputGate input;
   private final OutputGate output;
   private final BatchClock clock;
@@ -104,7 +105,9 @@ public final class TaskEngine {
     this.store = store;
     KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
     boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
-    metrics = new TaskMetrics(vertex, isKeyed ? setup.buckets() : 0, setup.settings());
+    errors =
+        new RecordErrors(vertex.recordErrors(), setup.jobId(), setup.task(), vertex.chain().size());
+    metrics = new TaskMetrics(vertex, isKeyed ? setup.buckets() : 0, setup.settings(), errors);
     output = new OutputGate(setup, vertex, serde, keys, host, metrics);
     input = new InputGate(setup, host);
     clock = new BatchClock(vertex, host, metrics);
@@ -112,7 +115,7 @@ public final class TaskEngine {
     if (isKeyed && store == null) {
       throw new IllegalArgumentException("keyed task " + setup.task() + " needs a state store");
     }
-    chain = new OperatorChain(setup, vertex, metrics);
+    chain = new OperatorChain(setup, vertex, metrics, errors);
     RemoteStateClient remote = isKeyed ? new RemoteStateClient(setup, host) : null;
     keyed =
         isKeyed

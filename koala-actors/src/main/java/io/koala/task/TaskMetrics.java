@@ -64,6 +64,7 @@ final class TaskMetrics {
   private final long[] stallNanos = new long[Stall.values().length];
   private final Map<Integer, Histogram> fetchRoundTrips = new TreeMap<>(); // by holder
   private final List<OperatorId> operators;
+  private final RecordErrors errors; // counts the records each operator skipped
   private final long[] lastOperatorIn;
   private final double[] operatorInRate;
   private long lastTickMillis = -1;
@@ -74,12 +75,14 @@ final class TaskMetrics {
    * The metrics of a task that runs {@code vertex}'s chain, with keyed input of {@code buckets}
    * buckets (0: none); its load decays with the half-life of {@code settings}.
    */
-  TaskMetrics(Vertex vertex, int buckets, ChannelSettings settings) {
-    this(vertex.chain().stream().map(OperatorNode::id).toList(), buckets, settings);
+  TaskMetrics(Vertex vertex, int buckets, ChannelSettings settings, RecordErrors errors) {
+    this(vertex.chain().stream().map(OperatorNode::id).toList(), buckets, settings, errors);
   }
 
-  private TaskMetrics(List<OperatorId> operators, int buckets, ChannelSettings settings) {
+  private TaskMetrics(
+      List<OperatorId> operators, int buckets, ChannelSettings settings, RecordErrors errors) {
     this.operators = List.copyOf(operators);
+    this.errors = errors;
     loads = new BucketLoadCounter(buckets, settings.loadHalfLifeMillis());
     operatorIn = new long[operators.size()];
     operatorLate = new long[operators.size()];
@@ -228,7 +231,12 @@ final class TaskMetrics {
       long out = p + 1 < operatorIn.length ? operatorIn[p + 1] : recordsOut;
       counts.add(
           new OperatorCounts(
-              operators.get(p), operatorIn[p], out, operatorInRate[p], operatorLate[p]));
+              operators.get(p),
+              operatorIn[p],
+              out,
+              operatorInRate[p],
+              operatorLate[p],
+              errors.skipped(p)));
     }
     return counts;
   }

@@ -12,6 +12,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.BiPredicate;
 import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.ConsumerRecords;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
@@ -49,6 +50,7 @@ final class KafkaFetcher<T> implements Runnable {
   private final int parallelism;
   private final Map<Integer, Long> restored;
   private final Handoff handoff;
+  private final BiPredicate<String, Exception> skipUnreadable; // by the job's record policy
   private final Map<Integer, Long> logEnds = new ConcurrentHashMap<>();
   private final AtomicReference<Map<Integer, Long>> commitRequest = new AtomicReference<>();
   private final CountDownLatch stopped = new CountDownLatch(1);
@@ -67,8 +69,10 @@ final class KafkaFetcher<T> implements Runnable {
       int taskIndex,
       int parallelism,
       Map<Integer, Long> restored,
-      Handoff handoff) {
+      Handoff handoff,
+      BiPredicate<String, Exception> skipUnreadable) {
     this.source = source;
+    this.skipUnreadable = skipUnreadable;
     this.taskIndex = taskIndex;
     this.parallelism = parallelism;
     this.restored = Map.copyOf(restored);
@@ -345,16 +349,13 @@ final class KafkaFetcher<T> implements Runnable {
           }
           values[n] = v;
         } catch (Exception e) {
+          String where = "partition " + tp.partition() + ", offset " + r.offset();
+          if (skipUnreadable.test(where, e)) {
+            continue; // the job's policy skips it: the partition's position passes it all the same
+          }
           failure =
               new KafkaSourceException(
-                  source.describe()
-                      + ": the deserializer failed on partition "
-                      + tp.partition()
-                      + ", offset "
-                      + r.offset()
-                      + ": "
-                      + e,
-                  e);
+                  source.describe() + ": the deserializer failed on " + where + ": " + e, e);
           break;
         }
         timestamps[n] = r.timestamp() < 0 ? Long.MIN_VALUE : r.timestamp();

@@ -125,7 +125,9 @@ final class KafkaReader<T> implements SourceReader<T> {
         });
     long capacity = 4L * maxPollRecords();
     handoff = new Handoff(capacity, ctx.waker());
-    fetcher = new KafkaFetcher<>(source, ctx.taskIndex(), ctx.parallelism(), offsets, handoff);
+    fetcher =
+        new KafkaFetcher<>(
+            source, ctx.taskIndex(), ctx.parallelism(), offsets, handoff, ctx::skipRecord);
     fetcher.start();
   }
 

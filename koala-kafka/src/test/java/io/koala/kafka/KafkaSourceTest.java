@@ -10,6 +10,7 @@ import io.koala.dataflow.DataflowBuilder;
 import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.DataflowDefinitionException;
 import io.koala.function.KeyValue;
+import io.koala.function.RecordErrorPolicy;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
 import io.koala.kafka.testing.EmbeddedKafka;
@@ -350,6 +351,35 @@ class KafkaSourceTest {
           .hasMessageContaining("topic 'poison'")
           .hasMessageContaining("partition 1, offset 17")
           .hasMessageContaining("poison pill");
+    }
+  }
+
+  @Test
+  void underSkipARecordThatCannotBeDeserializedIsCountedAndTheOthersAreRead() {
+    String topic = "poison-skipped";
+    kafka.createTopic(topic, 2);
+    produce(topic, 2, 0, 100);
+    KafkaSource<String> source =
+        KafkaSource.<String>builder("kafka")
+            .bootstrapServers(kafka.bootstrapServers())
+            .topic(topic)
+            .deserializer(
+                r -> {
+                  if (r.offset() == 17 || (r.partition() == 0 && r.offset() == 3)) {
+                    throw new IllegalArgumentException("poison pill");
+                  }
+                  return new String(r.value(), StandardCharsets.UTF_8);
+                })
+            .build();
+    DataflowBuilder b =
+        Dataflow.builder("poison-skipped").parallelism(2).onRecordError(RecordErrorPolicy.skip(5));
+    b.source(source).keyBy((String w) -> w).count("count").sink(SinkSpec.collecting("counts"));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      await("the readable records counted", () -> job.collected("counts").size() == 97);
+      assertThat(job.metrics().recordsSkipped("kafka")).isEqualTo(3);
+      assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+      job.cancel().toCompletableFuture().join();
     }
   }
 

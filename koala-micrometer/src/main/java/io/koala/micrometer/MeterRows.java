@@ -437,6 +437,12 @@ final class MeterRows {
               op,
               o.lateRecords(),
               "records the operator dropped as later than the watermark allows"));
+      rows.add(
+          run(
+              "koala.operator.records.skipped",
+              op,
+              o.recordsSkipped(),
+              "records the operator could not process, skipped by the job's record error policy"));
     }
   }
 

@@ -218,8 +218,8 @@ class MeterRowsTest {
     // count#0 runs count → out (a chained sink): out has no task, only operator rows
     List<OperatorCounts> chain =
         List.of(
-            new OperatorCounts(new OperatorId("count"), 1_000, 900, 100.0, 3),
-            new OperatorCounts(new OperatorId("out"), 900, 0, 90.0, 0));
+            new OperatorCounts(new OperatorId("count"), 1_000, 900, 100.0, 3, 2),
+            new OperatorCounts(new OperatorId("out"), 900, 0, 90.0, 0, 0));
     JobMetrics m =
         new JobMetrics(
             "orders",
@@ -254,6 +254,7 @@ class MeterRowsTest {
     assertThat(rate.value()).isEqualTo(90.0);
     assertThat(rate.kind()).isEqualTo(MeterRows.Kind.GAUGE);
     assertThat(operatorRow(rows, "koala.operator.late.records", "count").value()).isEqualTo(3);
+    assertThat(operatorRow(rows, "koala.operator.records.skipped", "count").value()).isEqualTo(2);
     assertThat(row(rows, "koala.task.records.in", "count#0").tags())
         .as("the task's rows keep the head's name")
         .containsEntry("operator", "count");

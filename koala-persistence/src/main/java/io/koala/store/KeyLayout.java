@@ -14,6 +14,20 @@ public final class KeyLayout {
   /** Largest bucket number a key can carry. */
   public static final int MAX_BUCKETS = 1 << 15;
 
+  /** Bytes of a timer key around the record's key and namespace: the largest layout overhead. */
+  public static final int MAX_LAYOUT_BYTES = 2 + 1 + 8 + 4 + 2;
+
+  /** Bytes reserved for a state or timer namespace (a window's is 16) within a store key. */
+  public static final int NAMESPACE_RESERVE = 64;
+
+  /**
+   * Largest serialized record key: a store key holds 511 bytes (LMDB's limit, which {@link
+   * InMemoryStateStore} keeps too), less the layout and a namespace's reserve. A record whose key
+   * is longer cannot be given state; it is refused where its key is first taken.
+   */
+  public static final int MAX_RECORD_KEY_BYTES =
+      InMemoryStateStore.MAX_KEY_SIZE - MAX_LAYOUT_BYTES - NAMESPACE_RESERVE;
+
   private KeyLayout() {}
 
   /** The prefix of every key in {@code bucket}. */

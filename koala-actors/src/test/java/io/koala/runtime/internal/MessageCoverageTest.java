@@ -317,8 +317,9 @@ class MessageCoverageTest {
             new StatePlaneStats(
                 new long[] {1, 2, 3, 4, 5, 6, 7}, 6, Map.of(1, latency), 7, 8, 9, 10),
             List.of(
-                new TaskMetricsSnapshot.OperatorCounts(new OperatorId("count"), 100, 95, 12.5, 5),
-                new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0)),
+                new TaskMetricsSnapshot.OperatorCounts(
+                    new OperatorId("count"), 100, 95, 12.5, 5, 2),
+                new TaskMetricsSnapshot.OperatorCounts(new OperatorId("out"), 95, 0, 11.875, 0, 0)),
             3_500_000_000L,
             0.625,
             12.25,
