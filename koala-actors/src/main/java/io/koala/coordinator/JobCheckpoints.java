@@ -489,7 +489,11 @@ final class JobCheckpoints {
       if (!current) {
         return;
       }
-      parts.fail(
+      // not committed: an outage of the journal's store rolls the job back to its latest
+      // checkpoint, spending a restart, so that one lasting less than the restarts' backoff does
+      // not end a job; a record that was written after all is forgotten
+      out.emit(new JobEffect.JournalDiscard(m.checkpointId()));
+      parts.failed(
           JobCore.coordinatorError(
               "journal",
               "the journal cannot record checkpoint " + m.checkpointId() + ": " + m.error()));

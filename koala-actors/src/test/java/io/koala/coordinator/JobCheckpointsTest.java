@@ -264,12 +264,17 @@ class JobCheckpointsTest {
   }
 
   @Test
-  void aJournalThatCannotRecordTheCheckpointFailsTheJob() {
+  void aJournalThatCannotRecordTheCheckpointFailsTheAttemptAndForgetsTheRecord() {
     checkpoints.onTake(new JobInput.TakeCheckpoint(answers::add));
     complete(1);
+    out.drain();
     checkpoints.onJournaled(new JobInput.Journaled(0, 1, "disk full"));
     assertThat(job.failure.describe()).contains("cannot record checkpoint 1").contains("disk full");
-    assertThat(job.told).doesNotContain("publish 1");
+    assertThat(job.status).as("a rollback, not the job's end").isEqualTo(JobStatus.RUNNING);
+    assertThat(job.told).contains("failed").doesNotContain("publish 1");
+    assertThat(of(JobEffect.JournalDiscard.class, out.drain()))
+        .extracting(JobEffect.JournalDiscard::checkpointId)
+        .containsExactly(1L);
   }
 
   @Test
