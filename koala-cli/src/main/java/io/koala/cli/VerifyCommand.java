@@ -55,6 +55,15 @@ final class VerifyCommand implements Callable<Integer> {
   long firstSeed;
 
   @Option(
+      names = "--random-seeds",
+      paramLabel = "N",
+      description =
+          "Draw N fresh seeds instead of --seeds from --first-seed: each run explores schedules"
+              + " no fixed seed covers; the draw is printed, and a failing seed is named, so it"
+              + " can be run again with --first-seed S --seeds 1.")
+  Integer randomSeeds;
+
+  @Option(
       names = "--workload",
       description = "Only this workload (repeatable; default all: ${COMPLETION-CANDIDATES}).",
       completionCandidates = WorkloadNames.class)
@@ -155,9 +164,18 @@ final class VerifyCommand implements Callable<Integer> {
 
   @Override
   public Integer call() {
+    if (randomSeeds != null) {
+      var parsed = spec.commandLine().getParseResult();
+      if (parsed.hasMatchedOption("--seeds") || parsed.hasMatchedOption("--first-seed")) {
+        throw new ParameterException(
+            spec.commandLine(), "--random-seeds draws its seeds: not with --seeds or --first-seed");
+      }
+      seeds = randomSeeds;
+    }
     if (seeds < 1) {
       throw new ParameterException(spec.commandLine(), "--seeds must be at least 1");
     }
+    seedList = seedList();
     if ((records != null && records < 100) || !(rate > 0)) {
       throw new ParameterException(
           spec.commandLine(), "--records must be at least 100 and --rate positive");
@@ -230,10 +248,30 @@ final class VerifyCommand implements Callable<Integer> {
     // the first runtime of a JVM runs cold (class loading, JIT): its jobs can fall so far behind
     // their sources that whole inputs are read before the schedule's requests; warm up first
     System.err.println("warm-up: one unjudged seed");
-    runSeed(config, chosen, firstSeed);
+    runSeed(config, chosen, seedList.get(0));
     KoalaConfig runtime = config;
     List<Workload> all = chosen;
     return judge(seed -> runSeed(runtime, all, seed));
+  }
+
+  private List<Long> seedList; // the seeds to run, in order
+
+  /** {@code seeds} seeds from {@code firstSeed}, or {@code randomSeeds} drawn now. */
+  private List<Long> seedList() {
+    List<Long> out = new ArrayList<>();
+    if (randomSeeds == null) {
+      for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
+        out.add(seed);
+      }
+      return out;
+    }
+    java.util.SplittableRandom draw = new java.util.SplittableRandom(System.nanoTime());
+    for (int i = 0; i < randomSeeds; i++) {
+      out.add(draw.nextLong(1, 1L << 48));
+    }
+    System.err.println("random seeds: " + out);
+    firstSeed = out.get(0);
+    return out;
   }
 
   /** Runs every seed with {@code runSeed}, reports each, and prints the summary. */
@@ -248,7 +286,7 @@ final class VerifyCommand implements Callable<Integer> {
     long crashes = 0;
     long recoveries = 0;
     TreeSet<Long> failing = new TreeSet<>();
-    for (long seed = firstSeed; seed < firstSeed + seeds; seed++) {
+    for (long seed : seedList) {
       List<Outcome> outcomes = runSeed.apply(seed);
       int steps = 0;
       int struck = 0;
@@ -289,7 +327,8 @@ final class VerifyCommand implements Callable<Integer> {
                 + "\"reconfigurations\":%d,\"lateRequests\":%d,\"mismatches\":%d,"
                 + "\"invariantViolations\":%d,\"failingSeeds\":%s,\"workers\":%d,"
                 + "\"separateSystems\":%b,\"records\":%d,\"rate\":%.0f,\"seconds\":%.1f,"
-                + "\"faults\":%b,\"engine\":\"%s\",\"crashes\":%d,\"recoveries\":%d}",
+                + "\"faults\":%b,\"engine\":\"%s\",\"crashes\":%d,\"recoveries\":%d,"
+                + "\"randomSeeds\":%b}",
             protocol,
             seeds,
             firstSeed,
@@ -308,7 +347,8 @@ final class VerifyCommand implements Callable<Integer> {
             faults,
             engine,
             crashes,
-            recoveries);
+            recoveries,
+            randomSeeds != null);
     if (!failing.isEmpty()) {
       System.err.println("failing seeds: " + failing);
     }

@@ -45,6 +45,24 @@ class VerifyCommandIT {
     assertThat(j.getInt("mismatches")).isZero();
   }
 
+  @Test
+  void randomSeedsAreDrawnAndRunInTheSimulator() {
+    Config j = lastJsonLine("--random-seeds=2", "--workload=keyed-count", "--engine=simulator");
+    assertThat(j.getBoolean("randomSeeds")).isTrue();
+    assertThat(j.getInt("seeds")).isEqualTo(2);
+    assertThat(j.getInt("runs")).isEqualTo(2);
+    assertThat(j.getLong("firstSeed")).as("a drawn seed").isNotEqualTo(1);
+    assertThat(j.getInt("mismatches")).isZero();
+  }
+
+  @Test
+  void randomSeedsAreRefusedWithFixedOnes() {
+    StringWriter err = new StringWriter();
+    int code = run(new StringWriter(), err, "verify", "--random-seeds=3", "--first-seed=5");
+    assertThat(code).isEqualTo(2);
+    assertThat(err.toString()).contains("--random-seeds draws its seeds");
+  }
+
   /** Runs {@code koala verify} with {@code args} and --json; its summary line. */
   private static Config lastJsonLine(String... args) {
     java.io.ByteArrayOutputStream bytes = new java.io.ByteArrayOutputStream();
