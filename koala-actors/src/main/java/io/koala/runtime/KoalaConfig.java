@@ -109,7 +109,8 @@ public final class KoalaConfig {
               + initial
               + " bytes)");
     }
-    StoreOptions store = new StoreOptions(initial, max, 2);
+    long reserve = bytesIn(config, "koala.store.min-free-disk", 0, 1L << 50);
+    StoreOptions store = new StoreOptions(initial, max, 2, reserve);
     String backend = string(config, "koala.store.backend");
     if (!backend.equals("lmdb") && !backend.equals("remote")) {
       throw new ConfigurationException(

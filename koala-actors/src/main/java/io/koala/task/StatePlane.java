@@ -189,7 +189,7 @@ final class StatePlane {
 
   /** A read transaction of the store, opened now, for a snapshot. */
   ReadTxn beginSnapshot() {
-    return store.beginRead();
+    return store.beginLongRead();
   }
 
   // ---------------------------------------------------------------- records

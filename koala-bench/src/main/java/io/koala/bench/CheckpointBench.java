@@ -33,9 +33,7 @@ public final class CheckpointBench {
   public static BenchResult overhead(BenchSettings s, KoalaConfig base, Duration interval)
       throws InterruptedException {
     BenchResult off = KeyedCountBench.run(s, base);
-    BenchResult on =
-        KeyedCountBench.run(
-            s, base.withCheckpointInterval(interval).with("koala.store.initial-map-size", "8 GiB"));
+    BenchResult on = KeyedCountBench.run(s, base.withCheckpointInterval(interval));
     long offRate = (long) off.get("recordsPerSecond");
     long onRate = (long) on.get("recordsPerSecond");
     double offP99 = (double) off.get("p99BatchLatencyMs");
@@ -73,8 +71,7 @@ public final class CheckpointBench {
       KoalaConfig config =
           base.withWorkers(s.workers())
               .withDataDir(dir)
-              .withCheckpointInterval(Duration.ofHours(1)) // only the one asked for
-              .with("koala.store.initial-map-size", "8 GiB");
+              .withCheckpointInterval(Duration.ofHours(1)); // only the one asked for
       Dataflow dataflow = fill(s);
       long checkpointMs;
       long stateBytes;

@@ -3,6 +3,7 @@ package io.koala.micrometer;
 import io.koala.KoalaException;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaRuntime;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.Tags;
@@ -70,6 +71,8 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
   private final Object lock = new Object(); // serializes binding, polls and closing
   private final Map<String, Watched> watched = new LinkedHashMap<>(); // by job id
   private final Set<String> runningAtBind = new HashSet<>(); // not yet seen by a poll
+  private final java.nio.file.Path dataDir; // the runtime's: its disk's usable space; or null
+  private Gauge diskUsable; // null: no data directory, or not bound
   private MeterRegistry registry; // null until bound
   private ScheduledExecutorService poller; // null: no poll interval, or not bound
   private boolean closed;
@@ -79,6 +82,7 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
     this.workerNames = b.workerNames;
     this.tags = b.tags;
     this.pollInterval = b.pollInterval;
+    this.dataDir = b.dataDir;
   }
 
   /** The meters of every job {@code runtime} runs, polled every 10 s. */
@@ -94,7 +98,9 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
   /** A binder for every job {@code runtime} runs ({@link KoalaRuntime#jobs()}). */
   public static Builder builder(KoalaRuntime runtime) {
     Objects.requireNonNull(runtime, "runtime");
-    return new Builder(runtime::jobs);
+    Builder b = new Builder(runtime::jobs);
+    b.dataDir = runtime.dataDir();
+    return b;
   }
 
   /** A binder for {@code job} alone. */
@@ -129,6 +135,16 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
                 + " a CompositeMeterRegistry");
       }
       this.registry = registry;
+      if (dataDir != null) {
+        diskUsable =
+            Gauge.builder("koala.store.disk.usable.bytes", dataDir, KoalaMetrics::usableBytes)
+                .tags(tags.and("path", dataDir.toString()))
+                .description(
+                    "usable space on the file system of the workers' stores; below"
+                        + " koala.store.min-free-disk, tasks' commits are refused")
+                .baseUnit("bytes")
+                .register(registry);
+      }
       jobs.get().forEach(j -> runningAtBind.add(j.id()));
       if (!pollInterval.isZero()) {
         poller =
@@ -171,9 +187,21 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
       p = poller;
       watched.values().forEach(Watched::close);
       watched.clear();
+      if (diskUsable != null) {
+        registry.remove(diskUsable);
+      }
     }
     if (p != null) {
       p.shutdownNow();
+    }
+  }
+
+  /** The usable space of {@code dir}'s file system, NaN when it cannot be read. */
+  private static double usableBytes(java.nio.file.Path dir) {
+    try {
+      return java.nio.file.Files.getFileStore(dir).getUsableSpace();
+    } catch (java.io.IOException e) {
+      return Double.NaN;
     }
   }
 
@@ -266,6 +294,7 @@ public final class KoalaMetrics implements MeterBinder, AutoCloseable {
     private Supplier<List<String>> workerNames = List::of;
     private Tags tags = Tags.empty();
     private Duration pollInterval = DEFAULT_POLL_INTERVAL;
+    private java.nio.file.Path dataDir; // a runtime's
 
     private Builder(Supplier<? extends Collection<JobHandle>> jobs) {
       this.jobs = jobs;

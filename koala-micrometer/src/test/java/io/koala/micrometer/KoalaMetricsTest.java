@@ -69,6 +69,11 @@ class KoalaMetricsTest {
                 .pollInterval(Duration.ZERO) // polled by refresh() alone
                 .build()) {
       metrics.bindTo(registry);
+      io.micrometer.core.instrument.Gauge disk =
+          registry.find("koala.store.disk.usable.bytes").tag("service", "test").gauge();
+      assertThat(disk).as("the disk of the runtime's stores").isNotNull();
+      assertThat(disk.value()).isPositive();
+      assertThat(disk.getId().getTag("path")).isEqualTo(runtime.dataDir().toString());
       JobHandle job = runtime.submit(counting("numbers", RECORDS));
       String id = job.id();
 

@@ -1,6 +1,7 @@
 package io.koala.store;
 
 import java.io.IOException;
+import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -26,8 +27,23 @@ import org.slf4j.LoggerFactory;
 /**
  * A {@link StateStore} on an LMDB environment in one directory, one named database per {@link
  * Table}. Local state is recovered from checkpoints, never from this directory after a crash, so
- * the environment is opened without fsync ({@code MDB_NOSYNC}, {@code MDB_NOMETASYNC}) and with a
- * writable map; {@code MDB_NOTLS} lets read transactions move between threads as actors do.
+ * the environment is opened without fsync ({@code MDB_NOSYNC}, {@code MDB_NOMETASYNC}); {@code
+ * MDB_NOTLS} lets read transactions move between threads as actors do.
+ *
+ * <p><b>Writable map, allocated file.</b> Writes go straight into the map ({@code MDB_WRITEMAP}),
+ * which halves the cost of a commit against LMDB writing each dirty page with {@code pwrite}. LMDB
+ * sizes the file to the map and leaves it sparse, and a write through the map into a hole on a full
+ * disk kills the JVM with {@code SIGBUS}; so the file's blocks are allocated ({@code
+ * posix_fallocate}) up to the map size before the map is opened or grown, and a disk without room
+ * for them fails that open or growth with a {@link StoreException}. The file takes the map's size
+ * on disk, hence the small initial map. Where the file cannot be allocated (no {@code
+ * posix_fallocate}), the map is read-only to the process and LMDB writes its pages at commit.
+ *
+ * <p><b>Disk reserve.</b> A commit is refused with a {@link StoreException} naming the file system
+ * and the space left while that file system has less usable space than {@link
+ * StoreOptions#minFreeDiskBytes()} (looked up at most once a second while above it): a filling disk
+ * fails the task, whose job rolls back and tries again, long before LMDB or the checkpoint files
+ * meet the end of it.
  *
  * <pre>{@code
  * try (LmdbStateStore store = LmdbStateStore.open(dir, StoreOptions.defaults())) {
@@ -43,9 +59,12 @@ import org.slf4j.LoggerFactory;
  * StoreOptions#growthFactor()} (up to {@link StoreOptions#maxMapSizeBytes()}), and the transaction
  * replays its redo log (every put, delete and prefix delete so far) in a new LMDB transaction; the
  * caller sees nothing but a slower call. LMDB can only resize while no transaction of the
- * environment is open in the process, so while any read transaction is open growth fails with a
- * {@link StoreException}: the failing operation has no effect, the transaction keeps its earlier
- * writes, and the operation or {@link WriteTxn#commit()} can be retried once the readers closed.
+ * environment is open in the process, so growth waits for the open read transactions to close, up
+ * to {@link #GROWTH_WAIT_MILLIS}; after that it fails with a {@link StoreException}: the failing
+ * operation has no effect, the transaction keeps its earlier writes, and the operation or {@link
+ * WriteTxn#commit()} can be retried once the readers closed. A read that stays open long (a
+ * snapshot's, {@link #beginLongRead()}) first grows the map when less than half of it is free, so
+ * that writes seldom need to grow it meanwhile.
  *
  * <p><b>Threading.</b> Read transactions may be opened, used and closed on any thread (one thread
  * at a time per transaction). A write transaction must be used and finished on the thread that
@@ -59,10 +78,17 @@ public final class LmdbStateStore implements StateStore {
   /** Reader slots: with {@code MDB_NOTLS} every open read transaction holds one. */
   private static final int MAX_READERS = 256;
 
+  /** How long a growth of the map waits for the open read transactions to close. */
+  public static final long GROWTH_WAIT_MILLIS = 60_000;
+
+  private static final long DISK_CHECK_NANOS = 1_000_000_000L;
+
   private static final int INITIAL_VALUE_SLOT_BYTES = 4096;
   private static final long PAGE_BYTES = 4096;
 
   private final Path directory;
+  private final Path dataFile;
+  private final boolean writeMap; // the map is writable, so its file is allocated ahead
   private final StoreOptions options;
   private final Env<DirectBuffer> env;
   private final EnumMap<Table, Dbi<DirectBuffer>> dbis;
@@ -79,13 +105,22 @@ public final class LmdbStateStore implements StateStore {
   private int openReads; // guarded by lock
   private LmdbWriteTxn writer; // guarded by lock
   private boolean closed; // guarded by lock
+  private boolean growthWaiting; // guarded by lock: a growth waits for the readers
+  private long growthWaitMillis = GROWTH_WAIT_MILLIS; // guarded by lock
+
+  private final FileStore fileStore; // holds the directory: its usable space is checked at commits
+  private long diskCheckedNanos; // only the writer's thread reads and writes these two
+  private long usableBytes = Long.MAX_VALUE;
 
   private LmdbStateStore(
       Path directory,
+      boolean writeMap,
       StoreOptions options,
       Env<DirectBuffer> env,
       EnumMap<Table, Dbi<DirectBuffer>> dbis) {
     this.directory = directory;
+    this.dataFile = dataFile(directory);
+    this.writeMap = writeMap;
     this.options = options;
     this.env = env;
     this.dbis = dbis;
@@ -94,6 +129,13 @@ public final class LmdbStateStore implements StateStore {
     this.writerKey = DirectSlot.fixed(maxKeySize);
     this.writerValue = DirectSlot.growable(INITIAL_VALUE_SLOT_BYTES);
     this.mapSize = env.info().mapSize;
+    this.diskCheckedNanos = System.nanoTime() - DISK_CHECK_NANOS; // the first commit looks
+    try {
+      this.fileStore = Files.getFileStore(directory);
+    } catch (IOException e) {
+      env.close();
+      throw new StoreException("cannot find the file system of store " + directory, e);
+    }
   }
 
   /**
@@ -110,6 +152,17 @@ public final class LmdbStateStore implements StateStore {
     } catch (IOException e) {
       throw new StoreException("cannot create the directory of store " + directory, e);
     }
+    boolean writeMap = FileSpace.available();
+    List<EnvFlags> flags =
+        new ArrayList<>(
+            List.of(
+                EnvFlags.MDB_NOTLS,
+                EnvFlags.MDB_NOSYNC,
+                EnvFlags.MDB_NOMETASYNC,
+                EnvFlags.MDB_NORDAHEAD));
+    if (writeMap) {
+      flags.add(EnvFlags.MDB_WRITEMAP);
+    }
     Env<DirectBuffer> env;
     try {
       env =
@@ -117,27 +170,33 @@ public final class LmdbStateStore implements StateStore {
               .setMapSize(options.initialMapSizeBytes())
               .setMaxDbs(Table.values().length)
               .setMaxReaders(MAX_READERS)
-              .open(
-                  directory.toFile(),
-                  EnvFlags.MDB_NOTLS,
-                  EnvFlags.MDB_NOSYNC,
-                  EnvFlags.MDB_NOMETASYNC,
-                  EnvFlags.MDB_WRITEMAP,
-                  EnvFlags.MDB_NORDAHEAD);
+              .open(directory.toFile(), flags.toArray(new EnvFlags[0]));
     } catch (LmdbException e) {
       throw new StoreException("cannot open LMDB store " + directory + ": " + e.getMessage(), e);
+    }
+    try {
+      if (writeMap) { // before anything writes through the map
+        FileSpace.allocate(dataFile(directory), env.info().mapSize, "store " + directory);
+      }
+    } catch (RuntimeException e) {
+      env.close();
+      throw e;
     }
     try {
       EnumMap<Table, Dbi<DirectBuffer>> dbis = new EnumMap<>(Table.class);
       for (Table table : Table.values()) {
         dbis.put(table, env.openDbi(table.name(), DbiFlags.MDB_CREATE));
       }
-      return new LmdbStateStore(directory, options, env, dbis);
+      return new LmdbStateStore(directory, writeMap, options, env, dbis);
     } catch (LmdbException e) {
       env.close();
       throw new StoreException(
           "cannot open the tables of LMDB store " + directory + ": " + e.getMessage(), e);
     }
+  }
+
+  private static Path dataFile(Path directory) {
+    return directory.resolve("data.mdb");
   }
 
   /** The directory holding the environment. */
@@ -172,6 +231,29 @@ public final class LmdbStateStore implements StateStore {
   @Override
   public ReadTxn beginRead() {
     return new LmdbReadTxn(beginTrackedRead());
+  }
+
+  /**
+   * A read for a snapshot: when less than half of the map is free and no transaction is open, the
+   * map grows first (see the class comment).
+   */
+  @Override
+  public ReadTxn beginLongRead() {
+    synchronized (lock) {
+      checkOpen();
+      if (writer == null && openReads == 0 && mapSize < options.maxMapSizeBytes()) {
+        long used;
+        try {
+          used = (env.info().lastPageNumber + 1) * PAGE_BYTES;
+        } catch (LmdbException e) {
+          throw failure("read the map's use", e);
+        }
+        if (used > mapSize / 2) {
+          growMap();
+        }
+      }
+    }
+    return beginRead();
   }
 
   @Override
@@ -250,7 +332,42 @@ public final class LmdbStateStore implements StateStore {
         txn.close();
       } finally {
         openReads--;
+        if (openReads == 0) {
+          lock.notifyAll(); // a growth of the map may wait for this
+        }
       }
+    }
+  }
+
+  /**
+   * Refuses a commit while the file system has less usable space than the reserve; the space is
+   * looked up at most once a second while it is above the reserve, at every commit below it.
+   */
+  private void checkDisk() {
+    long reserve = options.minFreeDiskBytes();
+    if (reserve == 0) {
+      return;
+    }
+    long now = System.nanoTime();
+    if (usableBytes < reserve || now - diskCheckedNanos >= DISK_CHECK_NANOS) {
+      try {
+        usableBytes = fileStore.getUsableSpace();
+      } catch (IOException e) {
+        throw new StoreException(
+            "cannot read the usable space of " + fileStore + " (" + where + ")", e);
+      }
+      diskCheckedNanos = now;
+    }
+    if (usableBytes < reserve) {
+      throw new StoreException(
+          String.format(
+              java.util.Locale.ROOT,
+              "disk nearly full: %,d bytes usable on %s, below the reserve of %,d bytes"
+                  + " (koala.store.min-free-disk; %s): the commit is refused until space is freed",
+              usableBytes,
+              fileStore,
+              reserve,
+              where));
     }
   }
 
@@ -277,11 +394,14 @@ public final class LmdbStateStore implements StateStore {
    */
   private void growMap() {
     synchronized (lock) {
+      awaitNoReaders();
       if (openReads > 0) {
         throw new StoreException(
             "map full while "
                 + openReads
-                + " read transactions are open (map size "
+                + " read transactions stayed open for "
+                + growthWaitMillis
+                + " ms (map size "
                 + mapSize
                 + " bytes, "
                 + where
@@ -302,6 +422,9 @@ public final class LmdbStateStore implements StateStore {
       }
       double grown = Math.ceil(mapSize * options.growthFactor());
       long next = grown >= max ? max : Math.min(max, roundUpToPage((long) grown));
+      if (writeMap) {
+        FileSpace.allocate(dataFile, next, where); // before the map reaches into it
+      }
       try {
         env.setMapSize(next);
       } catch (LmdbException e) {
@@ -309,6 +432,45 @@ public final class LmdbStateStore implements StateStore {
       }
       LOG.info("Grew the LMDB map of {} from {} to {} bytes", directory, mapSize, next);
       mapSize = next;
+    }
+  }
+
+  /** Waits, holding the lock between checks, until no read is open or the wait is over. */
+  private void awaitNoReaders() {
+    long deadline = System.nanoTime() + growthWaitMillis * 1_000_000;
+    boolean interrupted = false;
+    growthWaiting = true;
+    try {
+      while (openReads > 0) {
+        long left = (deadline - System.nanoTime()) / 1_000_000;
+        if (left <= 0) {
+          break;
+        }
+        try {
+          lock.wait(left);
+        } catch (InterruptedException e) {
+          interrupted = true;
+        }
+      }
+    } finally {
+      growthWaiting = false;
+    }
+    if (interrupted) {
+      Thread.currentThread().interrupt();
+    }
+  }
+
+  /** For tests: whether a growth of the map waits for the readers now. */
+  boolean growthWaiting() {
+    synchronized (lock) {
+      return growthWaiting;
+    }
+  }
+
+  /** For tests: how long a growth waits for the readers ({@link #GROWTH_WAIT_MILLIS}). */
+  void growthWaitMillis(long millis) {
+    synchronized (lock) {
+      growthWaitMillis = millis;
     }
   }
 
@@ -623,6 +785,7 @@ public final class LmdbStateStore implements StateStore {
     @Override
     public void commit() {
       checkWritable();
+      checkDisk();
       while (true) {
         ensureLive();
         try {

@@ -19,6 +19,15 @@ public interface StateStore extends AutoCloseable {
   /** Opens a read-only snapshot view. */
   ReadTxn beginRead();
 
+  /**
+   * Opens a read-only view that may stay open long — a checkpoint's snapshot, while a copier
+   * streams it. A store that cannot grow while a reader is open first makes room, so that the
+   * writes meanwhile need not grow it. By default, {@link #beginRead()}.
+   */
+  default ReadTxn beginLongRead() {
+    return beginRead();
+  }
+
   /** Current entry counts and size. */
   StoreStats stats();
 

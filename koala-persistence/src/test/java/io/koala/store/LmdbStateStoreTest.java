@@ -149,8 +149,44 @@ class LmdbStateStoreTest extends StateStoreContractTest {
   }
 
   @Test
-  void growthWaitsForOpenReadTransactions() {
+  void growthWaitsForTheOpenReadTransactionsToClose() throws Exception {
     try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {
+      try (WriteTxn txn = tiny.beginWrite()) {
+        txn.put(Table.STATE, stateKey(-1), valueOf(-1, 10));
+        txn.commit();
+      }
+      ReadTxn snapshot = tiny.beginRead();
+      java.util.concurrent.atomic.AtomicReference<byte[]> seen =
+          new java.util.concurrent.atomic.AtomicReference<>();
+      Thread copier = // as a snapshot's copier does, it reads on and closes its transaction
+          new Thread(
+              () -> {
+                while (!tiny.growthWaiting()) {
+                  java.util.concurrent.locks.LockSupport.parkNanos(1_000_000);
+                }
+                seen.set(snapshot.get(Table.STATE, stateKey(0)));
+                snapshot.close();
+              });
+      copier.start();
+      int entries = 2_000;
+      try (WriteTxn txn = tiny.beginWrite()) {
+        for (int i = 0; i < entries; i++) {
+          txn.put(Table.STATE, stateKey(i), valueOf(i, 100)); // one waits for the copier
+        }
+        txn.commit();
+      }
+      copier.join();
+      assertThat(seen.get()).as("the snapshot saw none of the waiting writes").isNull();
+      assertThat(tiny.mapSizeBytes()).isGreaterThan(TINY.initialMapSizeBytes());
+      assertAllPresent(tiny, entries, 100);
+      assertThat(tiny.stats().entries(Table.STATE)).isEqualTo(entries + 1);
+    }
+  }
+
+  @Test
+  void aGrowthThatWaitedLongEnoughFailsAndTheWritesCanBeRetried() {
+    try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {
+      tiny.growthWaitMillis(20);
       try (WriteTxn txn = tiny.beginWrite()) {
         txn.put(Table.STATE, stateKey(-1), valueOf(-1, 10));
         txn.commit();
@@ -163,7 +199,7 @@ class LmdbStateStoreTest extends StateStoreContractTest {
           try {
             txn.put(Table.STATE, stateKey(i), valueOf(i, 100));
           } catch (StoreException e) {
-            assertThat(e).hasMessageContaining("map full while 1 read transactions are open");
+            assertThat(e).hasMessageContaining("map full while 1 read transactions stayed open");
             failedAt = i;
             break;
           }
@@ -172,7 +208,7 @@ class LmdbStateStoreTest extends StateStoreContractTest {
         // the commit cannot grow the map either while the snapshot is open
         assertThatThrownBy(txn::commit)
             .isInstanceOf(StoreException.class)
-            .hasMessageContaining("read transactions are open");
+            .hasMessageContaining("read transactions stayed open for 20 ms");
         assertThat(snapshot.get(Table.STATE, stateKey(0))).isNull();
         assertThat(snapshot.get(Table.STATE, stateKey(-1))).isEqualTo(valueOf(-1, 10));
         snapshot.close();
@@ -188,8 +224,135 @@ class LmdbStateStoreTest extends StateStoreContractTest {
   }
 
   @Test
+  void aLongReadGrowsTheMapFirstWhenLessThanHalfIsFree() {
+    try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {
+      tiny.growthWaitMillis(0); // a growth needed while the long read is open would fail
+      int filled = 0;
+      long size = tiny.mapSizeBytes();
+      while (tiny.mapSizeBytes() == size) { // fill until the map doubled: it held `filled` entries
+        put(tiny, filled++);
+      }
+      int entries = filled + filled / 2; // about three quarters of the doubled map
+      for (int i = filled; i < entries; i++) {
+        put(tiny, i);
+      }
+      long grown = tiny.mapSizeBytes();
+      assertThat(grown).as("no growth since").isEqualTo(2 * size);
+      try (ReadTxn snapshot = tiny.beginLongRead()) {
+        assertThat(tiny.mapSizeBytes()).as("grown before the read began").isGreaterThan(grown);
+        try (WriteTxn txn = tiny.beginWrite()) { // fits without a growth, which could not wait
+          for (int i = entries; i < entries + filled / 2; i++) {
+            txn.put(Table.STATE, stateKey(i), valueOf(i, 100));
+          }
+          txn.commit();
+        }
+        assertThat(snapshot.get(Table.STATE, stateKey(entries))).isNull();
+      }
+      assertAllPresent(tiny, entries + filled / 2, 100);
+    }
+  }
+
+  @Test
+  void aCommitIsRefusedWhileTheDiskHasLessUsableSpaceThanTheReserve() throws Exception {
+    Path path = dir.resolve("reserve");
+    java.nio.file.Files.createDirectories(path);
+    long usable = java.nio.file.Files.getFileStore(path).getUsableSpace();
+    StoreOptions reserved = StoreOptions.defaults().withMinFreeDiskBytes(usable + (1L << 40));
+    try (LmdbStateStore store = LmdbStateStore.open(path, reserved)) {
+      try (WriteTxn txn = store.beginWrite()) {
+        txn.put(Table.STATE, stateKey(1), valueOf(1, 10));
+        assertThatThrownBy(txn::commit)
+            .isInstanceOf(StoreException.class)
+            .hasMessageContaining("disk nearly full")
+            .hasMessageContaining("below the reserve of")
+            .hasMessageContaining("koala.store.min-free-disk")
+            .hasMessageContaining(path.toString());
+      }
+    }
+    // space returned (here: no reserve): the same write commits
+    try (LmdbStateStore store = LmdbStateStore.open(path, reserved.withMinFreeDiskBytes(0))) {
+      try (WriteTxn txn = store.beginWrite()) {
+        assertThat(txn.get(Table.STATE, stateKey(1)))
+            .as("the refused commit wrote nothing")
+            .isNull();
+        txn.put(Table.STATE, stateKey(1), valueOf(1, 10));
+        txn.commit();
+      }
+      try (ReadTxn txn = store.beginRead()) {
+        assertThat(txn.get(Table.STATE, stateKey(1))).isEqualTo(valueOf(1, 10));
+      }
+    }
+  }
+
+  /**
+   * A disk that fills up fails the write whose growth of the map finds no room, with an error, and
+   * the JVM lives: with LMDB writing through its map into a sparse file it died of SIGBUS. Once
+   * space returns, the same store grows and commits again. Runs where the test may mount a small
+   * tmpfs (as root).
+   */
+  @Test
+  void aFullDiskFailsTheWriteThatMeetsItsEndAndTheStoreGoesOnOnceSpaceReturns() throws Exception {
+    Path mount = dir.resolve("small-disk");
+    java.nio.file.Files.createDirectories(mount);
+    org.junit.jupiter.api.Assumptions.assumeTrue(
+        run("mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", mount.toString()),
+        "mounting a 4 MiB tmpfs needs root");
+    try {
+      Path ballast = mount.resolve("ballast");
+      java.nio.file.Files.write(ballast, new byte[3 << 20]);
+      assertThat(FileSpace.available()).as("a writable map, its file allocated ahead").isTrue();
+      StoreOptions noReserve = TINY.withMinFreeDiskBytes(0);
+      try (LmdbStateStore store = LmdbStateStore.open(mount.resolve("store"), noReserve)) {
+        StoreException full = null;
+        int committed = 0;
+        while (full == null && committed < 10_000) {
+          try (WriteTxn txn = store.beginWrite()) {
+            txn.put(Table.STATE, stateKey(committed), valueOf(committed, 1_000));
+            txn.commit();
+            committed++;
+          } catch (StoreException e) {
+            full = e;
+          }
+        }
+        assertThat(full).as("the disk filled up after %d commits", committed).isNotNull();
+        assertThat(full.getMessage().toLowerCase(java.util.Locale.ROOT))
+            .contains("no space left")
+            .contains(mount.toString());
+        assertAllPresent(store, committed, 1_000);
+        java.nio.file.Files.delete(ballast); // space returns
+        try (WriteTxn txn = store.beginWrite()) {
+          txn.put(Table.STATE, stateKey(committed), valueOf(committed, 1_000));
+          txn.commit();
+        }
+        assertAllPresent(store, committed + 1, 1_000);
+      }
+    } finally {
+      assertThat(run("umount", "-l", mount.toString())).as("unmounted").isTrue();
+    }
+  }
+
+  private static void put(StateStore store, int i) {
+    try (WriteTxn txn = store.beginWrite()) {
+      txn.put(Table.STATE, stateKey(i), valueOf(i, 100));
+      txn.commit();
+    }
+  }
+
+  private static boolean run(String... command) throws Exception {
+    Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
+    String out =
+        new String(p.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+    boolean ok = p.waitFor() == 0;
+    if (!ok) {
+      System.out.println(String.join(" ", command) + ": " + out.strip());
+    }
+    return ok;
+  }
+
+  @Test
   void aCommitRetriedAfterTheReadersClosedKeepsEveryWrite() {
     try (LmdbStateStore tiny = LmdbStateStore.open(dir.resolve("tiny"), TINY)) {
+      tiny.growthWaitMillis(20);
       WriteTxn txn = tiny.beginWrite();
       // fill part of the map without a reader, then open one and let the commit need growth
       int written = 0;
@@ -202,7 +365,7 @@ class LmdbStateStoreTest extends StateStoreContractTest {
           txn.put(Table.STATE, stateKey(written), valueOf(written, 50));
         }
       } catch (StoreException e) {
-        assertThat(e).hasMessageContaining("read transactions are open");
+        assertThat(e).hasMessageContaining("read transactions stayed open");
       }
       assertThat(snapshot).isNotNull();
       snapshot.close();

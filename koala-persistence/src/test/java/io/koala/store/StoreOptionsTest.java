@@ -10,7 +10,7 @@ class StoreOptionsTest {
   @Test
   void defaultsAreOneGibibyteGrowingToOneTebibyte() {
     StoreOptions options = StoreOptions.defaults();
-    assertThat(options.initialMapSizeBytes()).isEqualTo(1L << 30);
+    assertThat(options.initialMapSizeBytes()).isEqualTo(64L << 20);
     assertThat(options.maxMapSizeBytes()).isEqualTo(1L << 40);
     assertThat(options.growthFactor()).isEqualTo(2.0);
     assertThat(options.withGrowthFactor(1.5).growthFactor()).isEqualTo(1.5);

@@ -60,10 +60,10 @@ import org.apache.pekko.dispatch.ControlMessage;
  * while the task goes on, and the result comes back to this actor ({@link SnapshotWritten}), which
  * then tells the coordinator — so the report follows the task's barrier on its client channel, both
  * going from this actor to the coordinator. A failed write fails the task (and, through the
- * coordinator, rolls the job back). LMDB cannot grow its map while a read transaction is open: a
- * write that needs a bigger map during a long copy throws a {@code StoreException}, which fails the
- * task like any other store failure; size {@code koala.store.initial-map-size} for the state a task
- * holds between checkpoints.
+ * coordinator, rolls the job back). LMDB cannot grow its map while a read transaction is open: the
+ * snapshot's read grows a map more than half used before it begins, and a write that needs a bigger
+ * map during the copy waits for it (up to a minute, then the task fails like on any other store
+ * failure).
  */
 final class TaskActor {
 

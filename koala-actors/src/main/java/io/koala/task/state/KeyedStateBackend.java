@@ -83,8 +83,13 @@ public final class KeyedStateBackend implements KeyedStateContext, NamespacedSta
     WriteTxn t = txn;
     txn = null;
     currentKey = null;
-    cache.flush(t);
-    t.commit();
+    try {
+      cache.flush(t);
+      t.commit();
+    } catch (RuntimeException e) {
+      t.close(); // a refused commit (a full disk) leaves no transaction open behind the task
+      throw e;
+    }
   }
 
   /**
