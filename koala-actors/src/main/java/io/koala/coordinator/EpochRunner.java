@@ -102,7 +102,7 @@ final class EpochRunner {
   private final Parts parts;
   private Active active;
   private long nextEpoch = 1;
-  private final List<ReconfigurationReport> reports = new ArrayList<>();
+  private final ReportHistory reports = new ReportHistory();
   private final ProgressEstimator progressEstimator = new ProgressEstimator();
 
   EpochRunner(
@@ -164,17 +164,19 @@ final class EpochRunner {
     return active != null && !active.deploying.isEmpty();
   }
 
+  /** The newest reports ({@link ReportHistory#KEPT}). */
   List<ReconfigurationReport> reports() {
-    return List.copyOf(reports);
+    return reports.latest();
   }
 
+  /** The reports made since the job started, those no longer kept included. */
   int reportCount() {
-    return reports.size();
+    return reports.made();
   }
 
   /** A rollback to a checkpoint that had {@code kept} reports: the later ones are undone. */
   void truncateReports(int kept) {
-    reports.subList(Math.min(kept, reports.size()), reports.size()).clear();
+    reports.truncate(kept);
   }
 
   /**

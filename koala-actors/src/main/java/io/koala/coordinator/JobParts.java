@@ -316,6 +316,11 @@ final class JobParts {
     }
 
     @Override
+    public int reportsMade() {
+      return epochs.reportCount();
+    }
+
+    @Override
     public ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks) {
       return epochs.progress(tasks);
     }

@@ -34,8 +34,11 @@ final class MetricsBook {
     /** The job's end once its final metrics are in: every task finished. */
     void finished();
 
-    /** The reconfigurations completed ({@link EpochRunner}). */
+    /** The newest reports of the reconfigurations completed ({@link EpochRunner}). */
     List<ReconfigurationReport> reports();
+
+    /** How many reconfigurations completed, those whose reports are no longer kept included. */
+    int reportsMade();
 
     /** The running reconfiguration's progress given the tasks' metrics, or null. */
     ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks);
@@ -60,7 +63,11 @@ final class MetricsBook {
   private final Set<Integer> forAutoscaler = new HashSet<>();
   private int nextRequest;
   private JobMetrics last;
-  private final List<TaskMetricsSnapshot> released = new ArrayList<>();
+
+  /** Released holders whose final metrics a job keeps, the newest. */
+  static final int KEPT_RELEASED = 64;
+
+  private final List<TaskMetricsSnapshot> released = new ArrayList<>(); // oldest first
 
   MetricsBook(
       Outbox out,
@@ -187,7 +194,8 @@ final class MetricsBook {
         attempts.rollbacks(),
         parts.checkpointStats(),
         status.isTerminal() ? null : parts.progress(tasks),
-        parts.autoscalerStatus());
+        parts.autoscalerStatus(),
+        parts.reportsMade());
   }
 
   /** The worker each task of the current attempt runs on, retired holders included. */
@@ -219,9 +227,16 @@ final class MetricsBook {
     return all;
   }
 
-  /** A released holder's final metrics. */
+  /**
+   * A released holder's final metrics, kept among the newest {@link #KEPT_RELEASED}: a job that
+   * rescales every few minutes for months would otherwise carry every holder it ever released in
+   * its memory and in every metrics reply, which must fit a message frame across nodes.
+   */
   void released(TaskMetricsSnapshot metrics) {
     released.add(metrics);
+    if (released.size() > KEPT_RELEASED) {
+      released.remove(0);
+    }
   }
 
   /** A rollback: like every task's counters, the restored run counts afresh. */
@@ -251,7 +266,8 @@ final class MetricsBook {
         attempts.rollbacks(),
         parts.checkpointStats(),
         null,
-        parts.autoscalerStatus());
+        parts.autoscalerStatus(),
+        parts.reportsMade());
   }
 
   /** The job ended: requests still gathering get the snapshot it keeps. */

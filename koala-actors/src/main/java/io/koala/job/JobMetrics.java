@@ -15,13 +15,15 @@ import java.util.stream.Stream;
 /**
  * A snapshot of a job's metrics: one entry per task (tasks retired by a reconfiguration included,
  * {@link TaskMetricsSnapshot#RETIRED} while they hold state, then {@link
- * TaskMetricsSnapshot#RELEASED}), one report per completed reconfiguration, the worker each task
- * runs on ({@code placement}: the current tasks and the retired ones still holding state; {@link
- * #parallelism} counts the current ones), how many times the job has rolled back to a checkpoint
- * (or to its start) since its coordinator started ({@code rollbacks}; a coordinator that took over
- * from another on a cluster counts its takeover as one), its {@code checkpoints}, and the
- * reconfiguration running now ({@code reconfiguring}, null when none), and what the autoscaler
- * found and did ({@code autoscaler}; {@link AutoscalerStatus#OFF} when the job is not autoscaled).
+ * TaskMetricsSnapshot#RELEASED}: the newest 64 released, whose counts the operators' totals
+ * include), a report for each of the newest completed reconfigurations (the last 64; {@code
+ * reconfigurationsCompleted} counts them all), the worker each task runs on ({@code placement}: the
+ * current tasks and the retired ones still holding state; {@link #parallelism} counts the current
+ * ones), how many times the job has rolled back to a checkpoint (or to its start) since its
+ * coordinator started ({@code rollbacks}; a coordinator that took over from another on a cluster
+ * counts its takeover as one), its {@code checkpoints}, and the reconfiguration running now ({@code
+ * reconfiguring}, null when none), and what the autoscaler found and did ({@code autoscaler};
+ * {@link AutoscalerStatus#OFF} when the job is not autoscaled).
  *
  * <p>Tasks are named by the first operator of the chain they run ({@link
  * io.koala.plan.TaskId#operator()}): the helpers about tasks ({@link #tasksOf}, {@link
@@ -39,7 +41,8 @@ public record JobMetrics(
     int rollbacks,
     CheckpointStats checkpoints,
     ReconfigurationProgress reconfiguring,
-    AutoscalerStatus autoscaler) {
+    AutoscalerStatus autoscaler,
+    int reconfigurationsCompleted) {
 
   public JobMetrics {
     java.util.Objects.requireNonNull(checkpoints, "checkpoints");
@@ -47,6 +50,39 @@ public record JobMetrics(
     tasks = List.copyOf(tasks);
     reconfigurations = List.copyOf(reconfigurations);
     placement = new LinkedHashMap<>(placement);
+    if (reconfigurationsCompleted < reconfigurations.size()) {
+      throw new IllegalArgumentException(
+          reconfigurationsCompleted
+              + " reconfigurations completed, fewer than the "
+              + reconfigurations.size()
+              + " reports");
+    }
+  }
+
+  /** A snapshot whose reports are every reconfiguration completed. */
+  public JobMetrics(
+      String jobId,
+      JobStatus status,
+      long atMillis,
+      List<TaskMetricsSnapshot> tasks,
+      List<ReconfigurationReport> reconfigurations,
+      Map<TaskId, Integer> placement,
+      int rollbacks,
+      CheckpointStats checkpoints,
+      ReconfigurationProgress reconfiguring,
+      AutoscalerStatus autoscaler) {
+    this(
+        jobId,
+        status,
+        atMillis,
+        tasks,
+        reconfigurations,
+        placement,
+        rollbacks,
+        checkpoints,
+        reconfiguring,
+        autoscaler,
+        reconfigurations.size());
   }
 
   /** A snapshot of a job that is not autoscaled ({@link AutoscalerStatus#OFF}). */

@@ -52,6 +52,11 @@ class MetricsBookTest {
             }
 
             @Override
+            public int reportsMade() {
+              return 0;
+            }
+
+            @Override
             public ReconfigurationProgress progress(List<TaskMetricsSnapshot> tasks) {
               return null;
             }
@@ -105,6 +110,28 @@ class MetricsBookTest {
                   .singleElement()
                   .satisfies(t -> assertThat(t.stateBytes()).isEqualTo(99));
             });
+  }
+
+  @Test
+  void onlyTheNewestReleasedHoldersAreKept() {
+    int holders = MetricsBook.KEPT_RELEASED + 36;
+    for (int i = 0; i < holders; i++) {
+      metrics.released(TaskSnapshots.of(new TaskId(new OperatorId("count"), 100 + i)).build());
+    }
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    int request = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
+    metrics.onGathered(new JobInput.MetricsGathered(request, snapshots()));
+    JobSetups.sendReplies(out.drain());
+    List<Integer> released =
+        answers.get(0).tasks().stream()
+            .map(TaskMetricsSnapshot::task)
+            .filter(t -> t.index() >= 100)
+            .map(TaskId::index)
+            .toList();
+    assertThat(released)
+        .hasSize(MetricsBook.KEPT_RELEASED)
+        .startsWith(100 + holders - MetricsBook.KEPT_RELEASED)
+        .endsWith(100 + holders - 1);
   }
 
   @Test

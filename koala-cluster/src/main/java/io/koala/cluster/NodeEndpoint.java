@@ -486,6 +486,7 @@ final class NodeEndpoint implements AutoCloseable {
     }
     j.put("tasks", tasks);
     j.put("reconfigurations", m.reconfigurations());
+    j.put("reconfigurationsCompleted", m.reconfigurationsCompleted());
     return j;
   }
 

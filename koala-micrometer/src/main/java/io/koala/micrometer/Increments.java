@@ -45,14 +45,6 @@ final class Increments {
     }
   }
 
-  /**
-   * Where feeding a history of {@code size} durations resumes when {@code fed} were fed before: a
-   * history cut by a rollback is not fed again.
-   */
-  static int historyFrom(int fed, int size) {
-    return Math.min(fed, size);
-  }
-
   /** {@code h} compressed, to be kept until the next poll at a fraction of its size. */
   static byte[] compress(Histogram h) {
     ByteBuffer buf = ByteBuffer.allocate(h.getNeededByteBufferCapacity());

@@ -225,10 +225,14 @@ final class JobMeters implements AutoCloseable {
     }
   }
 
-  /** A timer fed each entry of a history once. */
+  /**
+   * A timer fed each entry of a history once, by the entries' numbers in the job's history: those
+   * after the last fed are new; a history that went back (a rollback undid entries, whose numbers
+   * the next ones take again) is fed from where it now ends.
+   */
   private static final class HistorySeries extends Series {
     private final Timer timer;
-    private int fed;
+    private int fedUpTo = -1; // the number of the last entry fed
 
     HistorySeries(Timer timer) {
       this.timer = timer;
@@ -241,13 +245,19 @@ final class JobMeters implements AutoCloseable {
 
     @Override
     void update(Row row, boolean restarted, boolean baseline) {
-      List<Long> nanos = ((Durations) row).nanos();
+      Durations d = (Durations) row;
+      List<Long> nanos = d.nanos();
+      List<Integer> seqs = d.seqs();
+      int last = seqs.isEmpty() ? -1 : seqs.get(seqs.size() - 1);
+      int from = Math.min(fedUpTo, last); // a history that went back is fed from its end
       if (!baseline) {
-        for (int i = Increments.historyFrom(fed, nanos.size()); i < nanos.size(); i++) {
-          timer.record(nanos.get(i), TimeUnit.NANOSECONDS);
+        for (int i = 0; i < nanos.size(); i++) {
+          if (seqs.get(i) > from) {
+            timer.record(nanos.get(i), TimeUnit.NANOSECONDS);
+          }
         }
       }
-      fed = nanos.size();
+      fedUpTo = Math.max(from, last);
     }
   }
 }

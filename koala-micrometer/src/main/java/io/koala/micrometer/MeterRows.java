@@ -77,11 +77,21 @@ final class MeterRows {
    * A history of durations in nanoseconds, oldest first, that only grows but for a rollback, which
    * may cut its tail: a timer fed with each entry once.
    */
-  record Durations(String name, Map<String, String> tags, List<Long> nanos, String help)
+  /**
+   * Durations of a history the job keeps only the newest of: {@code nanos[i]} is entry {@code
+   * seqs[i]} of the job's whole history (numbered from 0, increasing), so that what was fed once is
+   * told apart from what is new even after the oldest entries were dropped.
+   */
+  record Durations(
+      String name, Map<String, String> tags, List<Long> nanos, List<Integer> seqs, String help)
       implements Row {
     Durations {
       tags = frozen(tags);
       nanos = List.copyOf(nanos);
+      seqs = List.copyOf(seqs);
+      if (seqs.size() != nanos.size()) {
+        throw new IllegalArgumentException(seqs.size() + " numbers for " + nanos.size());
+      }
     }
   }
 
@@ -144,7 +154,8 @@ final class MeterRows {
             job,
             m.rollbacks(),
             "rollbacks to a checkpoint since the job's coordinator started"));
-    reconfigurations(rows, job, m.reconfigurations(), m.reconfiguring());
+    reconfigurations(
+        rows, job, m.reconfigurations(), m.reconfigurationsCompleted(), m.reconfiguring());
     autoscaler(rows, job, m.autoscaler());
     rows.add(
         new Value(
@@ -224,19 +235,22 @@ final class MeterRows {
       List<Row> rows,
       Map<String, String> job,
       List<ReconfigurationReport> done,
+      int completed,
       ReconfigurationProgress p) {
     rows.add(
         new Value(
             "koala.job.reconfigurations",
             Kind.COUNTER,
             job,
-            done.size(),
+            completed,
             "reconfigurations completed"));
     Map<List<String>, List<Long>> durations = new LinkedHashMap<>();
+    Map<List<String>, List<Integer>> seqs = new LinkedHashMap<>();
+    int seq = completed - done.size(); // the number of the oldest report kept
     for (ReconfigurationReport r : done) {
-      durations
-          .computeIfAbsent(List.of(r.operator(), r.kind()), k -> new ArrayList<>())
-          .add(r.durationMillis() * 1_000_000);
+      List<String> series = List.of(r.operator(), r.kind());
+      durations.computeIfAbsent(series, k -> new ArrayList<>()).add(r.durationMillis() * 1_000_000);
+      seqs.computeIfAbsent(series, k -> new ArrayList<>()).add(seq++);
     }
     durations.forEach(
         (k, nanos) ->
@@ -245,6 +259,7 @@ final class MeterRows {
                     "koala.job.reconfiguration.duration",
                     tags(job, "operator", k.get(0), "kind", k.get(1)),
                     nanos,
+                    seqs.get(k),
                     "from the start of a reconfiguration until every task had drained it")));
     if (!done.isEmpty()) {
       rows.add(

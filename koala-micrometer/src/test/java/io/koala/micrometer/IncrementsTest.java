@@ -52,12 +52,6 @@ class IncrementsTest {
   }
 
   @Test
-  void aHistoryCutByARollbackIsNotFedAgain() {
-    assertThat(Increments.historyFrom(2, 5)).isEqualTo(2);
-    assertThat(Increments.historyFrom(5, 3)).as("two undone: nothing to feed").isEqualTo(3);
-  }
-
-  @Test
   void aHistogramKeptCompressedComesBackWhole() {
     Histogram h = millis(1, 2, 3, 40_000);
     assertThat(Increments.decompress(Increments.compress(h))).isEqualTo(h);

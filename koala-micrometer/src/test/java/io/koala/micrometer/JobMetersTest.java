@@ -67,6 +67,15 @@ class JobMetersTest {
 
   private static MeterRows.Snapshot snapshot(
       int rollbacks, List<ReconfigurationReport> reports, TaskMetricsSnapshot... tasks) {
+    return snapshot(rollbacks, reports, reports.size(), tasks);
+  }
+
+  /** A snapshot keeping {@code reports}, the newest of {@code completed} reconfigurations. */
+  private static MeterRows.Snapshot snapshot(
+      int rollbacks,
+      List<ReconfigurationReport> reports,
+      int completed,
+      TaskMetricsSnapshot... tasks) {
     Map<TaskId, Integer> placement = new LinkedHashMap<>();
     for (TaskMetricsSnapshot t : tasks) {
       placement.put(t.task(), t.task().index());
@@ -81,7 +90,9 @@ class JobMetersTest {
             placement,
             rollbacks,
             CheckpointStats.NONE,
-            null),
+            null,
+            io.koala.job.AutoscalerStatus.OFF,
+            completed),
         List.of());
   }
 
@@ -194,6 +205,20 @@ class JobMetersTest {
     assertThat(timer.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(7.0);
     FunctionCounter completed = registry.get("koala.job.reconfigurations").functionCounter();
     assertThat(completed.count()).as("what was counted stays counted").isEqualTo(3);
+  }
+
+  @Test
+  void aJobKeepingOnlyItsNewestReportsHasEachTimedOnceAndAllCounted() {
+    MeterRegistry registry = new SimpleMeterRegistry();
+    JobMeters meters = new JobMeters(registry, Tags.empty(), true);
+    meters.update(snapshot(0, List.of(rescale(99, 1_000), rescale(100, 2_000)), 100));
+    // the oldest kept report dropped out as epoch 101 completed: only that one is new
+    meters.update(snapshot(0, List.of(rescale(100, 2_000), rescale(101, 4_000)), 101));
+    Timer timer = registry.get("koala.job.reconfiguration.duration").tag("kind", "rescale").timer();
+    assertThat(timer.count()).isEqualTo(3);
+    assertThat(timer.totalTime(java.util.concurrent.TimeUnit.SECONDS)).isEqualTo(7.0);
+    FunctionCounter completed = registry.get("koala.job.reconfigurations").functionCounter();
+    assertThat(completed.count()).as("every one, not only those kept").isEqualTo(101);
   }
 
   @Test
