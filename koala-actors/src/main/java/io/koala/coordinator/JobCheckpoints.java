@@ -210,6 +210,13 @@ final class JobCheckpoints {
     return committed;
   }
 
+  /** The requests the oldest retained checkpoint had taken: none older can be run again. */
+  int oldestRetainedTaken() {
+    var retained =
+        core == null ? List.<Checkpoints.Completed<Path, CoordinatorState>>of() : core.retained();
+    return retained.isEmpty() ? 0 : retained.get(0).state().taken();
+  }
+
   /** The newest completed checkpoint, if any. */
   Optional<Checkpoints.Completed<Path, CoordinatorState>> latest() {
     return core == null ? Optional.empty() : core.latest();

@@ -602,6 +602,7 @@ final class JobParts {
     @Override
     public void committed(long id) {
       requests.checkpointCommitted(id);
+      requests.forgetTakenBefore(checkpoints.oldestRetainedTaken());
     }
 
     @Override

@@ -62,6 +62,7 @@ final class RequestQueue {
   private final Parts parts;
   private final ArrayDeque<Queued> queue = new ArrayDeque<>();
   private final List<Queued> taken = new ArrayList<>(); // requests whose epoch started, in order
+  private int forgotten; // taken before those in the list: no rollback can run them again
   private final RequestLedger ledger; // the journaled requests; null: checkpoints off
   private boolean requestsRecovered; // the journal told the open requests (sequence numbers)
 
@@ -95,7 +96,20 @@ final class RequestQueue {
 
   /** Requests taken so far (a checkpoint keeps the count: those taken since run again). */
   int takenCount() {
-    return taken.size();
+    return forgotten + taken.size();
+  }
+
+  /**
+   * The first {@code count} requests taken can never run again: the oldest checkpoint a rollback
+   * can go back to had taken them. They are forgotten, so that the list does not grow for the job's
+   * whole life.
+   */
+  void forgetTakenBefore(int count) {
+    int drop = Math.min(count - forgotten, taken.size());
+    if (drop > 0) {
+      taken.subList(0, drop).clear();
+      forgotten += drop;
+    }
   }
 
   void onReconfigure(JobInput.Reconfigure m) {
@@ -403,7 +417,8 @@ final class RequestQueue {
    * restored checkpoint had taken) are queued again, in order, before those still queued.
    */
   void requeueTakenAfter(int keep) {
-    int from = Math.min(keep, taken.size()); // fewer: a stalled request left the list
+    // fewer: a stalled request left the list
+    int from = Math.max(0, Math.min(keep - forgotten, taken.size()));
     List<Queued> redo = new ArrayList<>(taken.subList(from, taken.size()));
     taken.subList(from, taken.size()).clear();
     for (int i = redo.size() - 1; i >= 0; i--) {

@@ -79,6 +79,27 @@ class RequestQueueTest {
   }
 
   @Test
+  void requestsNoRetainedCheckpointCanRunAgainAreForgottenAndTheCountGoesOn() {
+    RequestQueue queue = queue(null);
+    for (int i = 0; i < 5; i++) {
+      queue.onReconfigure(rescale("count", i + 2, outcomes::add));
+      RequestQueue.Queued q = queue.peekDurable();
+      queue.poll();
+      queue.taken(q);
+    }
+    assertThat(queue.takenCount()).isEqualTo(5);
+    queue.forgetTakenBefore(3); // the oldest retained checkpoint had taken three
+    queue.forgetTakenBefore(2); // an older count changes nothing
+    assertThat(queue.takenCount()).as("counted all the same").isEqualTo(5);
+    // a rollback to a checkpoint that had taken four runs the fifth again
+    queue.requeueTakenAfter(4);
+    assertThat(queue.size()).isEqualTo(1);
+    assertThat(queue.peekDurable().change)
+        .isEqualTo(new Change.Rescale("count", 6, PartitionPolicy.even()));
+    assertThat(queue.takenCount()).isEqualTo(4);
+  }
+
+  @Test
   void aRequestToAnEndedJobOrOfAnUnknownOperatorIsRejectedAtOnce() {
     RequestQueue queue = queue(null);
     queue.onReconfigure(rescale("nope", 3, outcomes::add));
