@@ -193,11 +193,6 @@ final class OperatorChain {
     return errors.trySkip(chainNames.get(0), 0, what, cause);
   }
 
-  /** Why a record that cannot be read next is not skipped, when the job's policy skips. */
-  String skipBudgetSpent() {
-    return errors.overBudget();
-  }
-
   /**
    * The chain position a failure of {@code operator} is charged to: its own when it is in this
    * chain, else the tail's (a downstream operator's key selector, run as the tail emits).

@@ -805,13 +805,13 @@ public final class ActorRuntime implements AutoCloseable {
       job.stop()
           .whenComplete(
               (checkpoint, refused) -> {
-                if (refused != null) {
+                if (refused != null && !job.status().get().isTerminal()) {
                   LOG.warn(
                       "job {}: not stopped with a final checkpoint, cancelled: {}",
                       job.jobId(),
                       refused.getMessage());
                   over.complete(refused);
-                } else {
+                } else if (refused == null) {
                   LOG.info("job {}: stopping with checkpoint {}", job.jobId(), checkpoint);
                 }
               });
@@ -827,8 +827,11 @@ public final class ActorRuntime implements AutoCloseable {
                 + " submitted again, it resumes from its latest checkpoint",
             e.getKey().jobId(),
             io.koala.time.DurationText.of(timeout));
-      } catch (Exception error) {
-        throw new KoalaException("stopping job " + e.getKey().jobId() + " failed", error);
+      } catch (InterruptedException interrupted) {
+        Thread.currentThread().interrupt(); // the jobs not stopped yet are cancelled
+        return;
+      } catch (java.util.concurrent.ExecutionException cannotHappen) { // never completed so
+        throw new IllegalStateException(cannotHappen);
       }
     }
   }
