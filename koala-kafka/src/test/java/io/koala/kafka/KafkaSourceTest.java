@@ -327,23 +327,29 @@ class KafkaSourceTest {
     }
   }
 
+  /** A source of {@code topic} whose deserializer throws on the records {@code poison} names. */
+  private static KafkaSource<String> poisoned(
+      String topic, java.util.function.BiPredicate<Integer, Long> poison) {
+    return KafkaSource.<String>builder("kafka")
+        .bootstrapServers(kafka.bootstrapServers())
+        .topic(topic)
+        .deserializer(
+            r -> {
+              if (poison.test(r.partition(), r.offset())) {
+                throw new IllegalArgumentException("poison pill");
+              }
+              return new String(r.value(), StandardCharsets.UTF_8);
+            })
+        .build();
+  }
+
   @Test
   void aFailingDeserializerNamesPartitionAndOffset() {
     String topic = "poison";
     kafka.createTopic(topic, 2);
     produce(topic, 2, 0, 100);
     KafkaSource<String> source =
-        KafkaSource.<String>builder("kafka")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(topic)
-            .deserializer(
-                r -> {
-                  if (r.partition() == 1 && r.offset() == 17) {
-                    throw new IllegalArgumentException("poison pill");
-                  }
-                  return new String(r.value(), StandardCharsets.UTF_8);
-                })
-            .build();
+        poisoned(topic, (partition, offset) -> partition == 1 && offset == 17);
     try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
       JobHandle job = runtime.submit(countWords("poison", source));
       assertThatThrownBy(() -> job.await(WAIT))
@@ -360,17 +366,7 @@ class KafkaSourceTest {
     kafka.createTopic(topic, 2);
     produce(topic, 2, 0, 100);
     KafkaSource<String> source =
-        KafkaSource.<String>builder("kafka")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(topic)
-            .deserializer(
-                r -> {
-                  if (r.offset() == 17 || (r.partition() == 0 && r.offset() == 3)) {
-                    throw new IllegalArgumentException("poison pill");
-                  }
-                  return new String(r.value(), StandardCharsets.UTF_8);
-                })
-            .build();
+        poisoned(topic, (partition, offset) -> offset == 17 || (partition == 0 && offset == 3));
     DataflowBuilder b =
         Dataflow.builder("poison-skipped").parallelism(2).onRecordError(RecordErrorPolicy.skip(5));
     b.source(source).keyBy((String w) -> w).count("count").sink(SinkSpec.collecting("counts"));
