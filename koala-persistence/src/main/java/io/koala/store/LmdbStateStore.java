@@ -1,7 +1,6 @@
 package io.koala.store;
 
 import java.io.IOException;
-import java.nio.file.FileStore;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -21,8 +20,6 @@ import org.lmdbjava.LmdbException;
 import org.lmdbjava.PutFlags;
 import org.lmdbjava.Stat;
 import org.lmdbjava.Txn;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * A {@link StateStore} on an LMDB environment in one directory, one named database per {@link
@@ -37,13 +34,14 @@ import org.slf4j.LoggerFactory;
  * posix_fallocate}) up to the map size before the map is opened or grown, and a disk without room
  * for them fails that open or growth with a {@link StoreException}. The file takes the map's size
  * on disk, hence the small initial map. Where the file cannot be allocated (no {@code
- * posix_fallocate}), the map is read-only to the process and LMDB writes its pages at commit.
+ * posix_fallocate}), the map is read-only to the process and LMDB writes its pages at commit. The
+ * map's size is {@code MapSize}'s concern.
  *
  * <p><b>Disk reserve.</b> A commit is refused with a {@link StoreException} naming the file system
  * and the space left while that file system has less usable space than {@link
  * StoreOptions#minFreeDiskBytes()} (looked up at most once a second while above it): a filling disk
  * fails the task, whose job rolls back and tries again, long before LMDB or the checkpoint files
- * meet the end of it.
+ * meet the end of it ({@code DiskReserve}).
  *
  * <pre>{@code
  * try (LmdbStateStore store = LmdbStateStore.open(dir, StoreOptions.defaults())) {
@@ -73,23 +71,15 @@ import org.slf4j.LoggerFactory;
  * (one writer at a time) or by each read transaction; every array returned is a heap copy.
  */
 public final class LmdbStateStore implements StateStore {
-  private static final Logger LOG = LoggerFactory.getLogger(LmdbStateStore.class);
-
   /** Reader slots: with {@code MDB_NOTLS} every open read transaction holds one. */
   private static final int MAX_READERS = 256;
 
   /** How long a growth of the map waits for the open read transactions to close. */
   public static final long GROWTH_WAIT_MILLIS = 60_000;
 
-  private static final long DISK_CHECK_NANOS = 1_000_000_000L;
-
   private static final int INITIAL_VALUE_SLOT_BYTES = 4096;
-  private static final long PAGE_BYTES = 4096;
 
   private final Path directory;
-  private final Path dataFile;
-  private final boolean writeMap; // the map is writable, so its file is allocated ahead
-  private final StoreOptions options;
   private final Env<DirectBuffer> env;
   private final EnumMap<Table, Dbi<DirectBuffer>> dbis;
   private final int maxKeySize;
@@ -101,41 +91,29 @@ public final class LmdbStateStore implements StateStore {
   private final DirectSlot writerValue;
 
   private final Object lock = new Object();
-  private long mapSize; // guarded by lock
+  private final MapSize mapSize; // guarded by lock
+  private final DiskReserve disk; // the writer's thread only
   private int openReads; // guarded by lock
   private LmdbWriteTxn writer; // guarded by lock
   private boolean closed; // guarded by lock
   private boolean growthWaiting; // guarded by lock: a growth waits for the readers
   private long growthWaitMillis = GROWTH_WAIT_MILLIS; // guarded by lock
 
-  private final FileStore fileStore; // holds the directory: its usable space is checked at commits
-  private long diskCheckedNanos; // only the writer's thread reads and writes these two
-  private long usableBytes = Long.MAX_VALUE;
-
   private LmdbStateStore(
       Path directory,
-      boolean writeMap,
-      StoreOptions options,
       Env<DirectBuffer> env,
-      EnumMap<Table, Dbi<DirectBuffer>> dbis) {
+      EnumMap<Table, Dbi<DirectBuffer>> dbis,
+      MapSize mapSize,
+      DiskReserve disk) {
     this.directory = directory;
-    this.dataFile = dataFile(directory);
-    this.writeMap = writeMap;
-    this.options = options;
     this.env = env;
     this.dbis = dbis;
     this.maxKeySize = env.getMaxKeySize();
     this.where = "store " + directory;
     this.writerKey = DirectSlot.fixed(maxKeySize);
     this.writerValue = DirectSlot.growable(INITIAL_VALUE_SLOT_BYTES);
-    this.mapSize = env.info().mapSize;
-    this.diskCheckedNanos = System.nanoTime() - DISK_CHECK_NANOS; // the first commit looks
-    try {
-      this.fileStore = Files.getFileStore(directory);
-    } catch (IOException e) {
-      env.close();
-      throw new StoreException("cannot find the file system of store " + directory, e);
-    }
+    this.mapSize = mapSize;
+    this.disk = disk;
   }
 
   /**
@@ -174,29 +152,23 @@ public final class LmdbStateStore implements StateStore {
     } catch (LmdbException e) {
       throw new StoreException("cannot open LMDB store " + directory + ": " + e.getMessage(), e);
     }
+    String where = "store " + directory;
     try {
-      if (writeMap) { // before anything writes through the map
-        FileSpace.allocate(dataFile(directory), env.info().mapSize, "store " + directory);
-      }
-    } catch (RuntimeException e) {
-      env.close();
-      throw e;
-    }
-    try {
+      MapSize mapSize = new MapSize(env, options, directory, writeMap, where);
+      DiskReserve disk = DiskReserve.of(directory, options.minFreeDiskBytes(), where);
       EnumMap<Table, Dbi<DirectBuffer>> dbis = new EnumMap<>(Table.class);
       for (Table table : Table.values()) {
         dbis.put(table, env.openDbi(table.name(), DbiFlags.MDB_CREATE));
       }
-      return new LmdbStateStore(directory, writeMap, options, env, dbis);
+      return new LmdbStateStore(directory, env, dbis, mapSize, disk);
     } catch (LmdbException e) {
       env.close();
       throw new StoreException(
           "cannot open the tables of LMDB store " + directory + ": " + e.getMessage(), e);
+    } catch (RuntimeException e) {
+      env.close();
+      throw e;
     }
-  }
-
-  private static Path dataFile(Path directory) {
-    return directory.resolve("data.mdb");
   }
 
   /** The directory holding the environment. */
@@ -207,7 +179,7 @@ public final class LmdbStateStore implements StateStore {
   /** Current size of the memory map in bytes; grows on demand, see the class comment. */
   public long mapSizeBytes() {
     synchronized (lock) {
-      return mapSize;
+      return mapSize.bytes();
     }
   }
 
@@ -241,16 +213,8 @@ public final class LmdbStateStore implements StateStore {
   public ReadTxn beginLongRead() {
     synchronized (lock) {
       checkOpen();
-      if (writer == null && openReads == 0 && mapSize < options.maxMapSizeBytes()) {
-        long used;
-        try {
-          used = (env.info().lastPageNumber + 1) * PAGE_BYTES;
-        } catch (LmdbException e) {
-          throw failure("read the map's use", e);
-        }
-        if (used > mapSize / 2) {
-          growMap();
-        }
+      if (writer == null && openReads == 0 && mapSize.moreThanHalfUsedAndGrowable()) {
+        growMap();
       }
     }
     return beginRead();
@@ -339,38 +303,6 @@ public final class LmdbStateStore implements StateStore {
     }
   }
 
-  /**
-   * Refuses a commit while the file system has less usable space than the reserve; the space is
-   * looked up at most once a second while it is above the reserve, at every commit below it.
-   */
-  private void checkDisk() {
-    long reserve = options.minFreeDiskBytes();
-    if (reserve == 0) {
-      return;
-    }
-    long now = System.nanoTime();
-    if (usableBytes < reserve || now - diskCheckedNanos >= DISK_CHECK_NANOS) {
-      try {
-        usableBytes = fileStore.getUsableSpace();
-      } catch (IOException e) {
-        throw new StoreException(
-            "cannot read the usable space of " + fileStore + " (" + where + ")", e);
-      }
-      diskCheckedNanos = now;
-    }
-    if (usableBytes < reserve) {
-      throw new StoreException(
-          String.format(
-              java.util.Locale.ROOT,
-              "disk nearly full: %,d bytes usable on %s, below the reserve of %,d bytes"
-                  + " (koala.store.min-free-disk; %s): the commit is refused until space is freed",
-              usableBytes,
-              fileStore,
-              reserve,
-              where));
-    }
-  }
-
   private Txn<DirectBuffer> beginLmdbWrite() {
     try {
       return env.txnWrite();
@@ -402,36 +334,14 @@ public final class LmdbStateStore implements StateStore {
                 + " read transactions stayed open for "
                 + growthWaitMillis
                 + " ms (map size "
-                + mapSize
+                + mapSize.bytes()
                 + " bytes, "
                 + where
                 + "): LMDB cannot grow its map while a transaction is open; the write transaction"
                 + " keeps its earlier writes, retry the operation or the commit once the readers"
                 + " are closed");
       }
-      long max = options.maxMapSizeBytes();
-      if (mapSize >= max) {
-        throw new StoreException(
-            "map full at its maximum size of "
-                + max
-                + " bytes (map size "
-                + mapSize
-                + " bytes, "
-                + where
-                + "): raise StoreOptions.maxMapSizeBytes");
-      }
-      double grown = Math.ceil(mapSize * options.growthFactor());
-      long next = grown >= max ? max : Math.min(max, roundUpToPage((long) grown));
-      if (writeMap) {
-        FileSpace.allocate(dataFile, next, where); // before the map reaches into it
-      }
-      try {
-        env.setMapSize(next);
-      } catch (LmdbException e) {
-        throw failure("grow the map from " + mapSize + " to " + next + " bytes", e);
-      }
-      LOG.info("Grew the LMDB map of {} from {} to {} bytes", directory, mapSize, next);
-      mapSize = next;
+      mapSize.grow();
     }
   }
 
@@ -472,10 +382,6 @@ public final class LmdbStateStore implements StateStore {
     synchronized (lock) {
       growthWaitMillis = millis;
     }
-  }
-
-  private static long roundUpToPage(long bytes) {
-    return (bytes + PAGE_BYTES - 1) / PAGE_BYTES * PAGE_BYTES;
   }
 
   private StoreException failure(String operation, LmdbException e) {
@@ -785,7 +691,7 @@ public final class LmdbStateStore implements StateStore {
     @Override
     public void commit() {
       checkWritable();
-      checkDisk();
+      disk.check();
       while (true) {
         ensureLive();
         try {

@@ -740,25 +740,16 @@ public final class ActorRuntime implements AutoCloseable {
   }
 
   /**
-   * Closes the runtime, first stopping every running job with a final checkpoint ({@link
-   * JobClient#stop()}, all at once), so that submitting it again resumes where it stopped; a job
-   * not stopped within {@code timeout} (zero: none is tried), refused (no checkpoints, finishing),
-   * or rolled back meanwhile is cancelled, and resumes from its latest checkpoint instead.
+   * Closes the runtime: with checkpoints on, its running jobs are first stopped with a final
+   * checkpoint, waiting up to {@code timeout} (zero: none is tried); whatever has not ended then is
+   * cancelled ({@link JobsAtClose}).
    */
   public void close(Duration timeout) {
-    stopJobs(timeout);
-    closing = true;
-    for (JobClient job : submitted) {
-      try {
-        job.cancel().toCompletableFuture().get(askTimeout().toMillis(), TimeUnit.MILLISECONDS);
-      } catch (Exception e) {
-        LOG.warn("job {} did not confirm its cancellation: {}", job.jobId(), e.toString());
-      }
-      // whatever the coordinator answered, the job ends with the runtime
-      if (job.completion().complete(JobStatus.CANCELLED)) {
-        job.status().set(JobStatus.CANCELLED);
-      }
+    if (config.checkpointing()) {
+      JobsAtClose.stop(submitted, timeout);
     }
+    closing = true;
+    JobsAtClose.cancel(submitted, askTimeout());
     if (inAppSystem) {
       HostedActors.stop(main, inHost, Duration.ofSeconds(30));
     }
@@ -787,52 +778,6 @@ public final class ActorRuntime implements AutoCloseable {
     }
     if (temporaryDataDir) {
       Worker.deleteRecursively(dataDir);
-    }
-  }
-
-  private void stopJobs(Duration timeout) {
-    if (timeout.isZero() || !config.checkpointing()) {
-      return;
-    }
-    long deadline = System.nanoTime() + timeout.toNanos();
-    Map<JobClient, CompletableFuture<Object>> settled = new java.util.LinkedHashMap<>();
-    for (JobClient job : submitted) {
-      if (job.status().get().isTerminal()) {
-        continue;
-      }
-      CompletableFuture<Object> over = new CompletableFuture<>();
-      job.completion().whenComplete((status, e) -> over.complete(status));
-      job.stop()
-          .whenComplete(
-              (checkpoint, refused) -> {
-                if (refused != null && !job.status().get().isTerminal()) {
-                  LOG.warn(
-                      "job {}: not stopped with a final checkpoint, cancelled: {}",
-                      job.jobId(),
-                      refused.getMessage());
-                  over.complete(refused);
-                } else if (refused == null) {
-                  LOG.info("job {}: stopping with checkpoint {}", job.jobId(), checkpoint);
-                }
-              });
-      settled.put(job, over);
-    }
-    for (var e : settled.entrySet()) {
-      long left = Math.max(0, deadline - System.nanoTime());
-      try {
-        e.getValue().get(left, TimeUnit.NANOSECONDS);
-      } catch (TimeoutException late) {
-        LOG.warn(
-            "job {}: not stopped with a final checkpoint within {} (koala.close-timeout), cancelled:"
-                + " submitted again, it resumes from its latest checkpoint",
-            e.getKey().jobId(),
-            io.koala.time.DurationText.of(timeout));
-      } catch (InterruptedException interrupted) {
-        Thread.currentThread().interrupt(); // the jobs not stopped yet are cancelled
-        return;
-      } catch (java.util.concurrent.ExecutionException cannotHappen) { // never completed so
-        throw new IllegalStateException(cannotHappen);
-      }
     }
   }
 
