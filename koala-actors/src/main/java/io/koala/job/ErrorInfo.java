@@ -45,8 +45,8 @@ public record ErrorInfo(
 
   /**
    * Whether this failure is the consequence of another task stopping (a {@link
-   * HolderStoppedException}): the coordinator reports that stop, so this one is logged as a
-   * warning, not as an error.
+   * HolderStoppedException}): the coordinator reports that stop, so this one is logged as
+   * information, not as an error.
    */
   public boolean consequence() {
     return HolderStoppedException.class.getName().equals(exceptionClass);

@@ -46,7 +46,9 @@ final class LogContext {
 
   /**
    * Logs the failure of {@code setup}'s task (of attempt {@code attempt}) in context: at ERROR, or
-   * at WARN when it is the consequence of another task's stop ({@link ErrorInfo#consequence()}).
+   * at INFO when it is the consequence of another task's stop ({@link ErrorInfo#consequence()}):
+   * the coordinator reports a stop that matters (its rollback names the cause), and a job cancelled
+   * stops holders before their owners hear of the cancellation, which is no news.
    */
   static void failure(Logger log, TaskSetup setup, int attempt, ErrorInfo error) {
     MDC.put(JOB, setup.jobId());
@@ -58,7 +60,7 @@ final class LogContext {
     }
     try {
       if (error.consequence()) {
-        log.warn("{}: {}", setup.task(), error.describe()); // the holder's stop is the news
+        log.info("{}: {}", setup.task(), error.describe()); // the holder's stop is the news
       } else {
         log.error("{}: {}", setup.task(), error.describe());
       }
