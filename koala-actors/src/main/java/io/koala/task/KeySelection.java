@@ -63,7 +63,8 @@ final class KeySelection {
                 + " of the long value for instance"));
   }
 
-  private static String shortened(String text) {
+  /** {@code text} cut to 200 characters for a message: a record or a key can be any length. */
+  static String shortened(String text) {
     return text.length() <= MAX_RECORD_CHARS ? text : text.substring(0, MAX_RECORD_CHARS) + "…";
   }
 }

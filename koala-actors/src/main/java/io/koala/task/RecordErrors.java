@@ -5,6 +5,7 @@ import io.koala.function.RecordErrorPolicy;
 import io.koala.function.UserFunctionException;
 import io.koala.plan.TaskId;
 import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.AtomicLongArray;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -19,14 +20,12 @@ final class RecordErrors {
   private static final Logger LOG = LoggerFactory.getLogger(RecordErrors.class);
   private static final long LOGGED_FIRST = 10;
   private static final long LOGGED_ONE_IN = 1_000;
-  private static final int MAX_KEY_CHARS = 200;
 
   private final RecordErrorPolicy policy;
   private final String jobId;
   private final TaskId task;
   private final AtomicLongArray skipped; // by chain position
-  private final java.util.concurrent.atomic.AtomicLong total =
-      new java.util.concurrent.atomic.AtomicLong();
+  private final AtomicLong total = new AtomicLong();
 
   /**
    * @param positions the operators of the task's chain, a source included
@@ -50,7 +49,8 @@ final class RecordErrors {
     if (!policy.skip()) {
       throw failure;
     }
-    String record = key == null ? "key unknown" : "key " + shortened(String.valueOf(key));
+    String record =
+        key == null ? "key unknown" : "key " + KeySelection.shortened(String.valueOf(key));
     if (!trySkip(failure.operator(), position, record, failure.getCause())) {
       throw new UserFunctionException(
           failure.operator(),
@@ -111,9 +111,5 @@ final class RecordErrors {
   /** Records skipped so far, charged to the operator at chain position {@code position}. */
   long skipped(int position) {
     return skipped.get(position);
-  }
-
-  private static String shortened(String text) {
-    return text.length() <= MAX_KEY_CHARS ? text : text.substring(0, MAX_KEY_CHARS) + "…";
   }
 }

@@ -732,7 +732,7 @@ public final class ActorRuntime implements AutoCloseable {
 
   /**
    * Closes the runtime: an embedded one first stops its jobs with a final checkpoint, waiting up to
-   * {@code koala.close-timeout}; a node's leave the cluster's own way (they move, or fail over).
+   * {@code koala.close-timeout}; a node leaves its jobs to the cluster (they move, or fail over).
    */
   @Override
   public void close() {
