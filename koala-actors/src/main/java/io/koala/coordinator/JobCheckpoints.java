@@ -308,6 +308,7 @@ final class JobCheckpoints {
             id,
             DurationText.of(timeout),
             waiting);
+    stats = stats.afterTimeout();
     parts.failed(
         JobCore.coordinatorError(
             "checkpoint",

@@ -75,6 +75,7 @@ class CheckpointTimeoutTest {
       assertThat(next).isGreaterThan(first);
       assertThat(RELEASE.getCount()).as("the stuck thread is still blocked").isEqualTo(1);
       assertThat(job.metrics().rollbacks()).as("the timed-out checkpoint rolled back").isPositive();
+      assertThat(job.metrics().checkpoints().timedOut()).as("checkpoints timed out").isEqualTo(1);
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
 
       RELEASE.countDown();

@@ -186,6 +186,14 @@ final class MeterRows {
             m.checkpoints().quarantined(),
             "checkpoints found corrupt since the job's coordinator started, their files moved"
                 + " aside (never deleted)"));
+    rows.add(
+        new Value(
+            "koala.job.checkpoints.timed.out",
+            Kind.COUNTER,
+            job,
+            m.checkpoints().timedOut(),
+            "checkpoints abandoned since the job's coordinator started because they were not"
+                + " committed within koala.checkpoint.timeout (each rolled the job back)"));
     CheckpointStats.Pending pending = m.checkpoints().pending();
     rows.add(
         gauge(

@@ -110,6 +110,7 @@ class MeterRowsTest {
                 1_500,
                 64_000,
                 1,
+                3,
                 new CheckpointStats.Pending(10, 2_500, "checkpoint 10: {}")),
             progress);
     List<MeterRows.Row> rows =
@@ -140,6 +141,7 @@ class MeterRowsTest {
     assertThat(row(rows, "koala.job.reconfiguration.holder.bytes", null).value()).isEqualTo(5_000);
     assertThat(row(rows, "koala.job.checkpoints", null).value()).isEqualTo(5);
     assertThat(row(rows, "koala.job.checkpoints.quarantined", null).value()).isEqualTo(1);
+    assertThat(row(rows, "koala.job.checkpoints.timed.out", null).value()).isEqualTo(3);
     assertThat(row(rows, "koala.job.checkpoint.pending.seconds", null).value()).isEqualTo(2.5);
     assertThat(row(rows, "koala.job.checkpoint.last.duration.seconds", null).value())
         .isEqualTo(1.5);

@@ -19,6 +19,7 @@ import picocli.CommandLine.Command;
       MicroCommand.class,
       UniformCommand.class,
       ClusterCommand.class,
-      UpgradeCommand.class
+      UpgradeCommand.class,
+      SoakCommand.class
     })
 final class ExperimentCommand {}

@@ -222,7 +222,7 @@ public final class ClusterExperiment {
    * The ActorSystem of a member in this JVM that coordinates jobs and runs no task, with the {@code
    * common} settings of the nodes.
    */
-  static ActorSystem<Void> driverSystem(Path dir, String common) {
+  public static ActorSystem<Void> driverSystem(Path dir, String common) {
     Config config =
         KoalaCluster.systemConfig(
             ConfigFactory.parseString(common)
