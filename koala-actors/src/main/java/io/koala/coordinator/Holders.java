@@ -27,8 +27,11 @@ final class Holders {
     /** Every task finished: the job ends once their final metrics are in. */
     void allTasksFinished();
 
-    /** A released holder's final metrics, counted in the job's totals. */
-    void releasedMetrics(TaskMetricsSnapshot metrics);
+    /**
+     * Released holder {@code task}'s final metrics (null: it did not answer), counted in the job's
+     * totals.
+     */
+    void releasedMetrics(TaskId task, TaskMetricsSnapshot metrics);
 
     /** A holder stopped: a departure waiting for its worker to empty may go on. */
     void holderStopped();
@@ -113,9 +116,7 @@ final class Holders {
 
   /** Holder {@code task}'s final metrics are kept: its worker stops it and deletes its state. */
   void onReleased(JobInput.HolderReleased m) {
-    if (m.metrics() != null) {
-      parts.releasedMetrics(m.metrics().released());
-    }
+    parts.releasedMetrics(m.task(), m.metrics());
     roster.stopped(m.task());
     out.log()
         .info(

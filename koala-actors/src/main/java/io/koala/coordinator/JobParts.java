@@ -427,8 +427,8 @@ final class JobParts {
     }
 
     @Override
-    public void releasedMetrics(TaskMetricsSnapshot released) {
-      metrics.released(released);
+    public void releasedMetrics(TaskId task, TaskMetricsSnapshot released) {
+      metrics.released(task, released);
     }
 
     @Override

@@ -228,15 +228,36 @@ final class MetricsBook {
   }
 
   /**
-   * A released holder's final metrics, kept among the newest {@link #KEPT_RELEASED}: a job that
-   * rescales every few minutes for months would otherwise carry every holder it ever released in
-   * its memory and in every metrics reply, which must fit a message frame across nodes.
+   * Holder {@code task} was released with {@code metrics}, its final ones, or null when it did not
+   * answer for them (it stopped once it had handed everything over, a crash that needs no
+   * rollback): then its snapshot of the last metrics gathered stands for them, if there is one, so
+   * that the operators' totals do not lose what it counted. Kept, as {@link
+   * TaskMetricsSnapshot#RELEASED}, among the newest {@link #KEPT_RELEASED}: a job that rescales
+   * every few minutes for months would otherwise carry every holder it ever released in its memory
+   * and in every metrics reply, which must fit a message frame across nodes.
    */
-  void released(TaskMetricsSnapshot metrics) {
-    released.add(metrics);
+  void released(TaskId task, TaskMetricsSnapshot metrics) {
+    TaskMetricsSnapshot known = metrics != null ? metrics : lastGathered(task);
+    if (known == null) {
+      return;
+    }
+    released.add(known.released());
     if (released.size() > KEPT_RELEASED) {
       released.remove(0);
     }
+  }
+
+  /** {@code task}'s snapshot in the last metrics gathered, or null. */
+  private TaskMetricsSnapshot lastGathered(TaskId task) {
+    if (last == null) {
+      return null;
+    }
+    for (TaskMetricsSnapshot t : last.tasks()) {
+      if (t.task().equals(task)) {
+        return t;
+      }
+    }
+    return null;
   }
 
   /** A rollback: like every task's counters, the restored run counts afresh. */

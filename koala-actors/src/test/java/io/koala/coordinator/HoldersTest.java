@@ -40,7 +40,7 @@ class HoldersTest {
     }
 
     @Override
-    public void releasedMetrics(TaskMetricsSnapshot metrics) {
+    public void releasedMetrics(TaskId task, TaskMetricsSnapshot metrics) {
       told.add("releasedMetrics");
     }
 
@@ -73,11 +73,11 @@ class HoldersTest {
     assertThat(of(JobEffect.AskReleasedMetrics.class, out.drain())).hasSize(1);
     assertThat(roster.isReleased(holder)).isTrue();
 
-    holders.onReleased(new JobInput.HolderReleased(holder, null));
+    holders.onReleased(new JobInput.HolderReleased(holder, null)); // it did not answer
     assertThat(of(JobEffect.StopTask.class, out.drain()))
         .extracting(JobEffect.StopTask::task)
         .containsExactly(holder);
-    assertThat(job.told).containsExactly("holderStopped");
+    assertThat(job.told).containsExactly("releasedMetrics", "holderStopped");
   }
 
   @Test

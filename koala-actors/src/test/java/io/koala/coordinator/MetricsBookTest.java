@@ -97,7 +97,7 @@ class MetricsBookTest {
         .satisfies(g -> assertThat(g.tasks()).hasSize(roster.ids().size()));
 
     TaskId holder = roster.ids().iterator().next();
-    metrics.released(TaskSnapshots.of(holder).stateBytes(99).build());
+    metrics.released(holder, TaskSnapshots.of(holder).load(10, 0.5).build());
     metrics.onGathered(new JobInput.MetricsGathered(gathers.get(0).request(), snapshots()));
     JobSetups.sendReplies(out.drain());
     assertThat(answers)
@@ -108,7 +108,7 @@ class MetricsBookTest {
               assertThat(m.tasks())
                   .filteredOn(t -> t.task().equals(holder))
                   .singleElement()
-                  .satisfies(t -> assertThat(t.stateBytes()).isEqualTo(99));
+                  .satisfies(t -> assertThat(t.busyNanos()).isEqualTo(5_000_000_000L));
             });
   }
 
@@ -116,7 +116,8 @@ class MetricsBookTest {
   void onlyTheNewestReleasedHoldersAreKept() {
     int holders = MetricsBook.KEPT_RELEASED + 36;
     for (int i = 0; i < holders; i++) {
-      metrics.released(TaskSnapshots.of(new TaskId(new OperatorId("count"), 100 + i)).build());
+      TaskId holder = new TaskId(new OperatorId("count"), 100 + i);
+      metrics.released(holder, TaskSnapshots.of(holder).build());
     }
     metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
     int request = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
@@ -132,6 +133,36 @@ class MetricsBookTest {
         .hasSize(MetricsBook.KEPT_RELEASED)
         .startsWith(100 + holders - MetricsBook.KEPT_RELEASED)
         .endsWith(100 + holders - 1);
+  }
+
+  @Test
+  void aHolderReleasedWithoutAnAnswerKeepsItsLastGatheredCounts() {
+    TaskId holder = roster.ids().iterator().next();
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    int first = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
+    List<TaskMetricsSnapshot> gathered = new ArrayList<>(snapshots());
+    gathered.replaceAll(
+        t -> t.task().equals(holder) ? TaskSnapshots.of(holder).load(10, 0.25).build() : t);
+    metrics.onGathered(new JobInput.MetricsGathered(first, gathered));
+    out.drain();
+
+    // the holder handed everything over and stopped (it crashed) before it was asked
+    metrics.released(holder, null);
+    metrics.onGetMetrics(new JobInput.GetMetrics(answers::add));
+    int second = of(JobEffect.GatherMetrics.class, out.drain()).get(0).request();
+    List<TaskMetricsSnapshot> live = new ArrayList<>(snapshots());
+    live.removeIf(t -> t.task().equals(holder));
+    metrics.onGathered(new JobInput.MetricsGathered(second, live));
+    JobSetups.sendReplies(out.drain());
+
+    assertThat(answers.get(answers.size() - 1).tasks())
+        .filteredOn(t -> t.task().equals(holder))
+        .singleElement()
+        .satisfies(
+            t -> {
+              assertThat(t.status()).isEqualTo(TaskMetricsSnapshot.RELEASED);
+              assertThat(t.busyNanos()).as("as last gathered").isEqualTo(2_500_000_000L);
+            });
   }
 
   @Test

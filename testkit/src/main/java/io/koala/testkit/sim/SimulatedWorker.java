@@ -81,6 +81,8 @@ final class SimulatedWorker implements SimulatedTask.Host {
   private final TypeRegistry registry;
   final Map<TaskId, SimulatedTask> tasks = new LinkedHashMap<>();
   private final List<TaskId> dead = new ArrayList<>(); // crashed, in the current attempt
+  // the metrics the tasks of the current attempt had when they crashed
+  private final Map<TaskId, TaskMetricsSnapshot> crashedMetrics = new LinkedHashMap<>();
   final Map<Path, TaskImage> files = new HashMap<>(); // the checkpoint files
   final List<TaskId> released = new ArrayList<>();
   final Map<TaskId, TaskMetricsSnapshot> releasedMetrics = new LinkedHashMap<>();
@@ -146,6 +148,7 @@ final class SimulatedWorker implements SimulatedTask.Host {
   /** A planned crash: the task dies with its store, and the coordinator's DeathWatch hears it. */
   void crash(TaskId task) {
     SimulatedTask t = tasks.remove(task);
+    crashedMetrics.put(task, t.engine.metrics());
     t.engine.cancel();
     sim.rewrite(task, m -> m instanceof Snapshotted s ? s.written() : m); // its copier finishes
     t.close();
@@ -169,6 +172,7 @@ final class SimulatedWorker implements SimulatedTask.Host {
       }
     }
     dead.clear();
+    crashedMetrics.clear();
     releasedMetrics.clear(); // like every task's counters: the restored run counts afresh
   }
 
@@ -179,6 +183,13 @@ final class SimulatedWorker implements SimulatedTask.Host {
    */
   void release(TaskId task, int attempt) {
     SimulatedTask t = tasks.get(task);
+    if (t == null && crashedMetrics.containsKey(task)) {
+      // it crashed once it had handed everything over: released without a rollback, its counts
+      // are those it had when it died (the oracle's truth, whatever the coordinator could see)
+      releasedMetrics.put(task, crashedMetrics.remove(task).released());
+      released.add(task);
+      return;
+    }
     if (t == null || t.attempt != attempt) {
       return;
     }
