@@ -109,6 +109,20 @@ final class SimulatedWorker implements SimulatedTask.Host {
                 d.worker(), setup.task(), restore.checkpointId(), restore.file(), "missing"));
         return;
       }
+      if (restore != null
+          && sim.environment().unreadable(d.attempt(), setup.task(), restore.file())) {
+        // as for a missing file, the tasks deployed before it go with the attempt's rollback
+        report(
+            WORKER,
+            d.attempt(),
+            new JobInput.SnapshotUnreadable(
+                d.worker(),
+                setup.task(),
+                restore.checkpointId(),
+                restore.file(),
+                "an I/O error (injected)"));
+        return;
+      }
       deployed.add(add(setup, d.attempt(), image, restore != null && restore.holder()));
     }
     report(WORKER, d.attempt(), new JobInput.TasksDeployed(d.worker(), deployed));
@@ -398,6 +412,12 @@ final class SimulatedWorker implements SimulatedTask.Host {
     if (txn != null && sim.plantedAndApplied(Simulation.Fault.SNAPSHOT_AFTER_BARRIER)) {
       txn.close(); // the bug: the copy reads the store when it runs, not at the barrier
       view = null;
+    }
+    if (sim.environment().snapshotHangs(task.attempt, task.id, checkpointId)) {
+      if (view != null) {
+        view.close(); // its copier hangs: the checkpoint waits until it times out
+      }
+      return;
     }
     // the host writes the snapshot later (asynchronously), then reports with the results
     sim.send(

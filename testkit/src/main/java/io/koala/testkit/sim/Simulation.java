@@ -79,6 +79,7 @@ public final class Simulation {
   private final SimulatedClient client = new SimulatedClient();
   private SimulatedReader reader; // null: no state queries
   private final PlantedBugs planted = new PlantedBugs();
+  private EnvironmentFaults environment; // none strike until environmentFaults(...)
   private long countedEpoch; // the epoch that started during a checkpoint, counted once
   private final ExecutionPlan plan;
   private final KryoSerde serde; // for reads from outside; each engine has its own
@@ -134,6 +135,7 @@ public final class Simulation {
   private Simulation(LogicalPlan logical, ChannelSettings settings, long seed) {
     this.random = new Random(seed);
     this.seed = seed;
+    this.environment = new EnvironmentFaults(seed, 0);
     this.settings = settings;
     this.plan = ExecutionPlan.of(logical);
     TypeRegistry registry = TypeRegistry.withDefaults();
@@ -253,6 +255,35 @@ public final class Simulation {
         new SimulatedReader(
             this, this.state, new Random(seed), serde, operator, state, keys, everyMillis);
     return this;
+  }
+
+  /**
+   * Makes what the job runs on fail ({@link EnvironmentFaults}): a snapshot unreadable at a restore
+   * and the journal failing to record a checkpoint, each with probability {@code p}, and a task's
+   * snapshot whose write never reports with probability {@code p / 10} (a checkpoint has one per
+   * task), ended by a checkpoint timeout of {@value #TIMEOUT_INTERVALS} checkpoint intervals. Each
+   * rolls the job back, and the output must not change. Needs {@link #checkpoints}.
+   */
+  public Simulation environmentFaults(double p) {
+    if (checkpointing == null) {
+      throw new IllegalStateException("environment faults need checkpoints: call checkpoints(...)");
+    }
+    environment = new EnvironmentFaults(seed, p);
+    checkpointing =
+        new JobSetup.Checkpointing(
+            checkpointing.interval(),
+            checkpointing.retained(),
+            checkpointing.restarts(),
+            checkpointing.redeployTimeout(),
+            checkpointing.interval().multipliedBy(TIMEOUT_INTERVALS));
+    return this;
+  }
+
+  /** Environment faults' checkpoint timeout, in checkpoint intervals. */
+  static final int TIMEOUT_INTERVALS = 25;
+
+  EnvironmentFaults environment() {
+    return environment;
   }
 
   /** Plants {@code fault} (tests of the checkers only). */
@@ -591,7 +622,11 @@ public final class Simulation {
     } else if (e instanceof JobEffect.JournalRequest r) {
       send(JOURNAL, COORDINATOR, new JobInput.RequestJournaled(r.seq(), null));
     } else if (e instanceof JobEffect.JournalCheckpoint j) {
-      send(JOURNAL, COORDINATOR, new JobInput.Journaled(j.attempt(), j.checkpoint().id(), null));
+      String error =
+          environment.journalFails(j.attempt(), j.checkpoint().id())
+              ? "the journal cannot be written (injected)"
+              : null;
+      send(JOURNAL, COORDINATOR, new JobInput.Journaled(j.attempt(), j.checkpoint().id(), error));
     } else if (e instanceof JobEffect.JournalRequestDone || e instanceof JobEffect.JournalDiscard) {
       send(JOURNAL, COORDINATOR, JobInput.CheckpointTick.INSTANCE);
     } else if (e instanceof JobEffect.JournalEnd) {
@@ -616,18 +651,20 @@ public final class Simulation {
   }
 
   /**
-   * A new attempt opens: from a rollback no crash was planned for, the simulation records a
-   * failure, since nothing but a planned crash may roll a simulated job back.
+   * A new attempt opens: from a rollback no fault was injected for, the simulation records a
+   * failure, since nothing but a planned crash or an environment fault may roll a simulated job
+   * back.
    */
   private void opened(JobEffect.OpenAttempt a) {
-    if (a.attempt() > 0 && core.rollbacks() > core.injectedCrashes().size()) {
+    if (a.attempt() > 0
+        && core.rollbacks() > core.injectedCrashes().size() + environment.attemptsStruck()) {
       failed(
           ErrorInfo.of(
               "simulation",
               new TaskId(new OperatorId("coordinator"), 0),
               null,
               new IllegalStateException(
-                  "the job rolled back with no crash planned: " + a.cause())));
+                  "the job rolled back with no fault injected: " + a.cause())));
     }
   }
 
@@ -778,6 +815,7 @@ public final class Simulation {
     }
     List<String> crashes = new ArrayList<>();
     core.injectedCrashes().forEach(c -> crashes.add(c.toString()));
+    crashes.addAll(environment.injected());
     return new Result(
         core.status() == JobStatus.FINISHED && mailboxes.idle(),
         steps,

@@ -58,6 +58,12 @@ public final class SimVerifier {
   public static final long CHECKPOINT_MILLIS = 40;
 
   /**
+   * With crashes, the probability of each environment fault where it may strike ({@link
+   * Simulation#environmentFaults}).
+   */
+  static final double ENVIRONMENT_FAULTS = 0.02;
+
+  /**
    * Runs {@code w} under the schedule of {@code seed} with {@code protocol}, with checkpoints and,
    * when {@code crashes}, one to three crashes at seeded random points — a time, a phase of the
    * next epoch, or a checkpoint in progress — each rolling the job back to its newest checkpoint.
@@ -117,6 +123,7 @@ public final class SimVerifier {
       for (PlannedCrash c : crashPlan(seed, runMillis, protocol)) {
         sim.crash(c);
       }
+      sim.environmentFaults(ENVIRONMENT_FAULTS);
     }
     Simulation.Result run = sim.run(MAX_STEPS);
     List<String> violations = new ArrayList<>();

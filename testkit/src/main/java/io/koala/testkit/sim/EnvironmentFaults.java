@@ -1,0 +1,72 @@
+package io.koala.testkit.sim;
+
+import io.koala.plan.TaskId;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+
+/**
+ * Faults of what a simulated job runs on, drawn from their own seeded random (so that a run's other
+ * draws stay those of its seed until one strikes): a snapshot that cannot be read at a restore (a
+ * mount not back yet), a checkpoint the journal fails to record, and a snapshot whose write never
+ * reports (a hung copier or a lost reply), which only the checkpoint timeout ends. The first two
+ * strike with probability {@code p} where they may, the last with {@code p / 10} (a checkpoint has
+ * a snapshot per task); each makes the attempt it strikes fail, and the job roll back.
+ */
+final class EnvironmentFaults {
+  private final Random random;
+  private final double p;
+  private final List<String> injected = new ArrayList<>();
+  private final Set<Integer> failedAttempts = new HashSet<>();
+
+  EnvironmentFaults(long seed, double p) {
+    if (!(p >= 0 && p <= 1)) {
+      throw new IllegalArgumentException("a probability of environment faults of " + p);
+    }
+    this.random = new Random(seed * 31 + 0x5EED);
+    this.p = p;
+  }
+
+  /** Whether the restore of {@code task}'s snapshot {@code file} for {@code attempt} fails. */
+  boolean unreadable(int attempt, TaskId task, String file) {
+    return strike(attempt, "snapshot " + file + " of " + task + " unreadable at a restore");
+  }
+
+  /** Whether the journal fails to record checkpoint {@code checkpointId} of {@code attempt}. */
+  boolean journalFails(int attempt, long checkpointId) {
+    return strike(attempt, "the journal failed to record checkpoint " + checkpointId);
+  }
+
+  /** Whether {@code task}'s snapshot for checkpoint {@code checkpointId} never reports. */
+  boolean snapshotHangs(int attempt, TaskId task, long checkpointId) {
+    return strike(
+        attempt,
+        p / 10,
+        "the snapshot of " + task + " for checkpoint " + checkpointId + " never reports");
+  }
+
+  private boolean strike(int attempt, String what) {
+    return strike(attempt, p, what);
+  }
+
+  private boolean strike(int attempt, double probability, String what) {
+    if (random.nextDouble() >= probability) {
+      return false;
+    }
+    injected.add(what + " (attempt " + attempt + ")");
+    failedAttempts.add(attempt);
+    return true;
+  }
+
+  /** The faults injected, described. */
+  List<String> injected() {
+    return List.copyOf(injected);
+  }
+
+  /** The attempts a fault struck: at most one rollback each. */
+  int attemptsStruck() {
+    return failedAttempts.size();
+  }
+}
