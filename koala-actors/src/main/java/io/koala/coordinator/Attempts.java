@@ -10,6 +10,8 @@ final class Attempts {
   private int current;
   private int restarts; // rollbacks that failures spent this period (koala.checkpoint.max-restarts)
   private long lastRestartMillis;
+  // when the restarts were spent, oldest first: those within a failure-rate interval
+  private final java.util.ArrayDeque<Long> restartTimes = new java.util.ArrayDeque<>();
   private int rollbacks; // since this coordinator started (its takeover counts as one)
   private boolean recovering;
 
@@ -45,6 +47,18 @@ final class Attempts {
   void restart(long nowMillis) {
     restarts++;
     lastRestartMillis = nowMillis;
+    restartTimes.addLast(nowMillis);
+  }
+
+  /**
+   * The restarts spent at or after {@code fromMillis}; those before it are forgotten (by failure
+   * rate, the job keeps only the restarts of its last interval).
+   */
+  int restartsSince(long fromMillis) {
+    while (!restartTimes.isEmpty() && restartTimes.peekFirst() < fromMillis) {
+      restartTimes.removeFirst();
+    }
+    return restartTimes.size();
   }
 
   /**

@@ -383,6 +383,24 @@ final class Recovery {
       return;
     }
     RestartPolicy policy = setup.checkpointing().restarts();
+    if (policy.failureRate()) {
+      int recent = attempts.restartsSince(out.now() - policy.failureRateInterval().toMillis());
+      if (recent >= policy.maxRestarts()) {
+        out.log()
+            .error(
+                "job {}: {} rollbacks within {} already (koala.checkpoint.max-restarts = {} within"
+                    + " koala.checkpoint.failure-rate-interval)",
+                out.jobId(),
+                recent,
+                DurationText.of(policy.failureRateInterval()),
+                policy.maxRestarts());
+        parts.fail(error);
+        return;
+      }
+      attempts.restart(out.now());
+      rollback(error.describe());
+      return;
+    }
     long sinceLast = out.now() - attempts.lastRestartMillis();
     if (attempts.restarts() > 0 && sinceLast >= policy.resetAfter().toMillis()) {
       out.log()
@@ -418,12 +436,11 @@ final class Recovery {
     Optional<Checkpoints.Completed<Path, CoordinatorState>> latest = parts.latestCheckpoint();
     out.log()
         .warn(
-            "job {}: rolling back to {} as attempt {} (restart {} of {}): {}",
+            "job {}: rolling back to {} as attempt {} ({}): {}",
             out.jobId(),
             latest.map(c -> "checkpoint " + c.id()).orElse("its start"),
             attempts.current() + 1,
-            attempts.restarts(),
-            setup.checkpointing().restarts().maxRestarts(),
+            restartsSpent(),
             cause);
     attempts.rollingBack();
     out.emit(new JobEffect.OpenAttempt(attempts.current(), cause)); // the old tasks are fenced off
@@ -433,6 +450,21 @@ final class Recovery {
     parts.rolledBack(); // the running epoch's request is among those taken: it runs again
     roster.clear();
     redeployAfterBackoff();
+  }
+
+  /** "restart 2 of 5" (of the period), or "restart 2 of 5 within 10 minutes" (failure rate). */
+  private String restartsSpent() {
+    RestartPolicy policy = setup.checkpointing().restarts();
+    if (!policy.failureRate()) {
+      return "restart " + attempts.restarts() + " of " + policy.maxRestarts();
+    }
+    long window = policy.failureRateInterval().toMillis();
+    return "restart "
+        + attempts.restartsSince(out.now() - window)
+        + " of "
+        + policy.maxRestarts()
+        + " within "
+        + DurationText.of(policy.failureRateInterval());
   }
 
   void onRedeploy(JobInput.Redeploy m) {

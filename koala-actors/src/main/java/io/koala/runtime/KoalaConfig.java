@@ -57,6 +57,7 @@ public final class KoalaConfig {
   private final Duration restartBackoff;
   private final Duration restartBackoffMax;
   private final Duration restartsResetAfter;
+  private final Duration failureRateInterval; // null: exponential delay
   private final Duration redeployTimeout;
   private final Duration checkpointTimeout;
   private final List<String> scaleOnJoin;
@@ -204,6 +205,22 @@ public final class KoalaConfig {
             "koala.checkpoint.restarts-reset-after",
             Duration.ofMillis(1),
             Duration.ofDays(365));
+    String strategy = string(config, "koala.checkpoint.restart-strategy");
+    if (strategy.equals("failure-rate")) {
+      this.failureRateInterval =
+          durationIn(
+              config,
+              "koala.checkpoint.failure-rate-interval",
+              Duration.ofMillis(1),
+              Duration.ofDays(365));
+    } else if (strategy.equals("exponential-delay")) {
+      this.failureRateInterval = null;
+    } else {
+      throw new ConfigurationException(
+          "koala.checkpoint.restart-strategy = \""
+              + strategy
+              + "\" is invalid; allowed: \"exponential-delay\", \"failure-rate\"");
+    }
     this.redeployTimeout =
         durationIn(
             config, "koala.checkpoint.redeploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
@@ -479,6 +496,15 @@ public final class KoalaConfig {
    */
   public Duration restartsResetAfter() {
     return restartsResetAfter;
+  }
+
+  /**
+   * {@code koala.checkpoint.failure-rate-interval} when {@code koala.checkpoint.restart-strategy =
+   * failure-rate}: the window in which at most {@code max-restarts} rollbacks are allowed; null for
+   * the default exponential delay.
+   */
+  public Duration failureRateInterval() {
+    return failureRateInterval;
   }
 
   /**

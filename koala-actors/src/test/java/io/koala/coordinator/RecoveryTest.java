@@ -148,9 +148,13 @@ class RecoveryTest {
   private JobState state;
 
   private Recovery recovery(Job job, boolean sharded) {
+    return recovery(job, sharded, CHECKPOINTS);
+  }
+
+  private Recovery recovery(Job job, boolean sharded, JobSetup.Checkpointing checkpoints) {
     JobSetup setup =
         JobSetups.setup(
-            job.checkpointsOn ? CHECKPOINTS : null, null, JobSetups.plan(2), List.of(), sharded);
+            job.checkpointsOn ? checkpoints : null, null, JobSetups.plan(2), List.of(), sharded);
     state = JobState.initial(setup);
     return new Recovery(setup, out, state, attempts, roster, job);
   }
@@ -179,7 +183,11 @@ class RecoveryTest {
 
   /** A job with checkpoints on that the journal started afresh and that runs. */
   private Recovery running(Job job) {
-    Recovery recovery = recovery(job, false);
+    return running(job, CHECKPOINTS);
+  }
+
+  private Recovery running(Job job, JobSetup.Checkpointing checkpoints) {
+    Recovery recovery = recovery(job, false, checkpoints);
     recovery.start();
     assertThat(of(JobEffect.RecoverJournal.class, out.drain())).hasSize(1);
     recovery.onRecovered(new JobInput.Recovered(journal(1), null));
@@ -311,6 +319,42 @@ class RecoveryTest {
       assertThat(lastBackoff().toMillis()).isBetween(backoff * 9 / 10, backoff * 11 / 10);
     }
     assertThat(attempts.current()).isEqualTo(10);
+  }
+
+  @Test
+  void byFailureRateOnlyTheRollbacksWithinTheIntervalCountAndEveryWaitIsTheBackoff() {
+    JobSetup.Checkpointing byRate =
+        new JobSetup.Checkpointing(
+            CHECKPOINTS.interval(),
+            CHECKPOINTS.retained(),
+            new RestartPolicy(
+                3,
+                java.time.Duration.ofMillis(50),
+                java.time.Duration.ofSeconds(1),
+                java.time.Duration.ofMinutes(1),
+                java.time.Duration.ofMinutes(10)),
+            CHECKPOINTS.redeployTimeout(),
+            CHECKPOINTS.timeout());
+    Job job = new Job(true);
+    Recovery recovery = running(job, byRate);
+    long minute = 60_000;
+    // three failures a minute apart: more than the reset's minute apart, yet all in one interval
+    for (int i = 1; i <= 3; i++) {
+      out.at(i * minute + 1);
+      recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("" + i)));
+      assertThat(job.failure).as("failure %d", i).isNull();
+      assertThat(lastBackoff().toMillis()).as("no doubling").isBetween(45L, 55L);
+    }
+    // over ten minutes after the first, it has left the interval: a fourth is allowed
+    out.at(11 * minute + 2);
+    recovery.failed(ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("4")));
+    assertThat(job.failure).isNull();
+    // a fifth a moment later would make four within ten minutes
+    out.at(11 * minute + 3);
+    ErrorInfo fifth = ErrorInfo.of("count", COUNT_0, null, new IllegalStateException("5"));
+    recovery.failed(fifth);
+    assertThat(job.failure).isSameAs(fifth);
+    assertThat(attempts.current()).isEqualTo(4);
   }
 
   @Test

@@ -35,6 +35,28 @@ class RestartPolicyTest {
   }
 
   @Test
+  void byFailureRateEveryWaitIsTheBackoff() {
+    RestartPolicy byRate =
+        new RestartPolicy(
+            5,
+            Duration.ofSeconds(1),
+            Duration.ofSeconds(60),
+            Duration.ofMinutes(10),
+            Duration.ofMinutes(5));
+    assertThat(byRate.failureRate()).isTrue();
+    assertThat(POLICY.failureRate()).isFalse();
+    for (int restart = 1; restart <= 8; restart++) {
+      assertThat(byRate.delay("orders", 7, restart).toMillis()).isBetween(900L, 1_100L);
+    }
+    assertThatThrownBy(
+            () ->
+                new RestartPolicy(
+                    5, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(1), Duration.ZERO))
+        .isInstanceOf(IllegalArgumentException.class)
+        .hasMessageContaining("failure-rate interval");
+  }
+
+  @Test
   void noWaitStaysNoWait() {
     RestartPolicy none = new RestartPolicy(1, Duration.ZERO, Duration.ZERO, Duration.ofMinutes(1));
     assertThat(none.delay("orders", 1, 4)).isZero();

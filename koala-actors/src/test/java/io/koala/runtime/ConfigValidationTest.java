@@ -74,6 +74,7 @@ class ConfigValidationTest {
         "koala.checkpoint.redeploy-timeout | 0 s | allowed: [1 ms, 1 h]",
         "koala.checkpoint.timeout | 0 s | allowed: [1 ms, 1 d]",
         "koala.checkpoint.restarts-reset-after | 0 s | allowed: [1 ms, 365 d]",
+        "koala.checkpoint.restart-strategy | fixed | allowed: \"exponential-delay\", \"failure-rate\"",
         "koala.serialization.max-depth | 8 | allowed: [16, 1024]",
         "koala.serialization.max-depth | 5000 | allowed: [16, 1024]",
         "koala.serialization.max-depth | deep | expected an integer",
@@ -267,6 +268,18 @@ class ConfigValidationTest {
     assertThat(off.restartBackoffMax()).isEqualTo(java.time.Duration.ofMinutes(1));
     assertThat(off.restartsResetAfter()).isEqualTo(java.time.Duration.ofMinutes(10));
     assertThat(off.checkpointTimeout()).isEqualTo(java.time.Duration.ofMinutes(10));
+    assertThat(off.failureRateInterval()).as("exponential delay").isNull();
+    assertThat(
+            off.with("koala.checkpoint.restart-strategy", "failure-rate")
+                .with("koala.checkpoint.failure-rate-interval", "3 minutes")
+                .failureRateInterval())
+        .isEqualTo(java.time.Duration.ofMinutes(3));
+    assertThatThrownBy(
+            () ->
+                off.with("koala.checkpoint.restart-strategy", "failure-rate")
+                    .with("koala.checkpoint.failure-rate-interval", "0 s"))
+        .isInstanceOf(ConfigurationException.class)
+        .hasMessageStartingWith("koala.checkpoint.failure-rate-interval");
     assertThatThrownBy(() -> off.with("koala.checkpoint.restart-backoff-max", "500 ms"))
         .isInstanceOf(ConfigurationException.class)
         .hasMessageContaining("koala.checkpoint.restart-backoff-max")

@@ -158,7 +158,8 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
                     config.maxRestarts(),
                     config.restartBackoff(),
                     config.restartBackoffMax(),
-                    config.restartsResetAfter()),
+                    config.restartsResetAfter(),
+                    config.failureRateInterval()),
                 config.redeployTimeout(),
                 config.checkpointTimeout())
             : null,
