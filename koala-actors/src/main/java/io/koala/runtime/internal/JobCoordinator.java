@@ -24,6 +24,7 @@ import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.runtime.internal.journal.JournalState;
 import io.koala.serialization.KryoSerde;
+import io.koala.time.MonotonicMillis;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,6 +74,8 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   record WatchTask(TaskId task, ActorRef<TaskMessage> ref) implements KoalaMessage {}
 
   private final JobCore core;
+  // the core's clock: wall time at the start, then monotonic (no wall-clock step reaches a timeout)
+  private final MonotonicMillis clock = new MonotonicMillis();
   private final String jobId;
   private final Setup setup;
   private final List<ActorRef<Worker.Command>> workers; // by index; grows as workers join
@@ -121,7 +124,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     if (job.sharded()) {
       ctx.getLog().info("job {}: its coordinator runs on {}", jobId, ctx.getSystem().address());
     }
-    this.core = new JobCore(job, System.currentTimeMillis(), ctx.getLog());
+    this.core = new JobCore(job, clock.now(), ctx.getLog());
     carryOut(core.start());
   }
 
@@ -197,7 +200,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
         return this;
       }
     }
-    carryOut(core.on(input, System.currentTimeMillis()));
+    carryOut(core.on(input, clock.now()));
     return this;
   }
 

@@ -67,9 +67,10 @@ public final class SoakExperiment {
       Duration restartsResetAfter) {
 
     public Settings {
-      if (minutes <= 0 || step.toMillis() < 1_000 || rate <= 0 || keys < 1) {
+      if (minutes < 2 || step.toMillis() < 1_000 || rate <= 0 || keys < 1) {
         throw new IllegalArgumentException(
-            "--minutes and --rate must be above 0, --step-seconds at least 1, --keys at least 1");
+            "--minutes must be at least 2 (the heap is measured after the first minute and in the"
+                + " last), --rate above 0, --step-seconds and --keys at least 1");
       }
       if (restartsResetAfter.compareTo(step) >= 0) {
         throw new IllegalArgumentException(

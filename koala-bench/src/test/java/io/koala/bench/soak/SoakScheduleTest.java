@@ -38,6 +38,8 @@ class SoakScheduleTest {
     SoakExperiment.Settings thirty = SoakExperiment.Settings.defaults(30);
     assertThat(thirty.faults()).as("at 2, 4, ..., 28 minutes").hasSize(14);
     assertThat(SoakExperiment.Settings.defaults(4.5).faults()).hasSize(2);
+    assertThatThrownBy(() -> SoakExperiment.Settings.defaults(1))
+        .hasMessageContaining("--minutes must be at least 2");
   }
 
   @Test
