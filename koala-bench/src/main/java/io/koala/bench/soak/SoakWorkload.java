@@ -5,15 +5,11 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.function.Collector;
 import io.koala.function.KeyValue;
-import io.koala.function.KeyedProcessFunction;
 import io.koala.kafka.KafkaSerializer;
 import io.koala.kafka.KafkaSink;
 import io.koala.kafka.KafkaSource;
 import io.koala.runtime.ConfigurationException;
-import io.koala.samples.PaddedState;
-import io.koala.state.Codec;
-import io.koala.state.KeyedStateContext;
-import io.koala.state.ValueState;
+import io.koala.samples.cluster.PaddedCount;
 import java.nio.ByteBuffer;
 import java.nio.file.Path;
 
@@ -38,7 +34,7 @@ public record SoakWorkload(
   public static final String TARGET = "count";
 
   public SoakWorkload {
-    if (partitions < 1 || parallelism < 1 || stateBytes < Counter.BYTES) {
+    if (partitions < 1 || parallelism < 1 || stateBytes < Long.BYTES) {
       throw new ConfigurationException(
           SETTINGS
               + ": partitions "
@@ -48,7 +44,7 @@ public record SoakWorkload(
               + " and state-bytes "
               + stateBytes
               + " must be at least 1, 1 and "
-              + Counter.BYTES);
+              + Long.BYTES);
     }
   }
 
@@ -118,44 +114,19 @@ public record SoakWorkload(
     return b.build();
   }
 
-  /** A running count per key in {@code stateBytes} bytes, that takes the injected faults. */
-  static final class FaultyCount extends KeyedProcessFunction<Long, Long, KeyValue<Long, Long>> {
-    private final int stateBytes;
+  /** The count of {@link PaddedCount}, that takes the injected faults. */
+  static final class FaultyCount extends PaddedCount {
     private final InjectedFaults faults;
-    private ValueState<Counter> count;
 
     FaultyCount(int stateBytes, String faultDir) {
-      this.stateBytes = stateBytes;
+      super(stateBytes);
       this.faults = new InjectedFaults(Path.of(faultDir));
-    }
-
-    @Override
-    public void open(KeyedStateContext ctx) {
-      count = ctx.valueState("count", Counter.codec(stateBytes));
     }
 
     @Override
     public void process(Long key, Context<Long> ctx, Collector<KeyValue<Long, Long>> out) {
       faults.check();
-      Counter c = count.value();
-      long n = c == null ? 1 : c.count() + 1;
-      count.update(new Counter(n, c == null ? new byte[stateBytes - Counter.BYTES] : c.padding()));
-      out.collect(new KeyValue<>(key, n));
-    }
-  }
-
-  /** A counter and its padding. */
-  record Counter(long count, byte[] padding) {
-    static final int BYTES = 8;
-
-    static Codec<Counter> codec(int stateBytes) {
-      return PaddedState.codec(
-          stateBytes,
-          BYTES,
-          "a counter",
-          Counter::padding,
-          (c, buf) -> buf.putLong(c.count()),
-          (buf, padding) -> new Counter(buf.getLong(), padding));
+      super.process(key, ctx, out);
     }
   }
 }
