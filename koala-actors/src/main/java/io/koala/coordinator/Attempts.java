@@ -67,6 +67,7 @@ final class Attempts {
    */
   void newPeriod() {
     restarts = 0;
+    restartTimes.clear(); // by exponential delay, a period's times are all it ever keeps
   }
 
   /** The job rolls back: the next attempt recovers. */
