@@ -1,5 +1,7 @@
 package io.koala.coordinator;
 
+import java.util.ArrayDeque;
+
 /**
  * The job's deployment attempts as numbers (DESIGN §8): the current attempt, whether it is
  * recovering — from a rollback until its tasks have all started — and the restarts and rollbacks so
@@ -11,7 +13,7 @@ final class Attempts {
   private int restarts; // rollbacks that failures spent this period (koala.checkpoint.max-restarts)
   private long lastRestartMillis;
   // when the restarts were spent, oldest first: those within a failure-rate interval
-  private final java.util.ArrayDeque<Long> restartTimes = new java.util.ArrayDeque<>();
+  private final ArrayDeque<Long> restartTimes = new ArrayDeque<>();
   private int rollbacks; // since this coordinator started (its takeover counts as one)
   private boolean recovering;
 

@@ -383,26 +383,10 @@ final class Recovery {
       return;
     }
     RestartPolicy policy = setup.checkpointing().restarts();
-    if (policy.failureRate()) {
-      int recent = attempts.restartsSince(out.now() - policy.failureRateInterval().toMillis());
-      if (recent >= policy.maxRestarts()) {
-        out.log()
-            .error(
-                "job {}: {} rollbacks within {} already (koala.checkpoint.max-restarts = {} within"
-                    + " koala.checkpoint.failure-rate-interval)",
-                out.jobId(),
-                recent,
-                DurationText.of(policy.failureRateInterval()),
-                policy.maxRestarts());
-        parts.fail(error);
-        return;
-      }
-      attempts.restart(out.now());
-      rollback(error.describe());
-      return;
-    }
     long sinceLast = out.now() - attempts.lastRestartMillis();
-    if (attempts.restarts() > 0 && sinceLast >= policy.resetAfter().toMillis()) {
+    if (!policy.failureRate()
+        && attempts.restarts() > 0
+        && sinceLast >= policy.resetAfter().toMillis()) {
       out.log()
           .info(
               "job {}: no rollback for {} s: its restarts count from 0 again ({} spent before)",
@@ -411,14 +395,18 @@ final class Recovery {
               attempts.restarts());
       attempts.newPeriod();
     }
-    int maxRestarts = policy.maxRestarts();
-    if (attempts.restarts() >= maxRestarts) {
+    int spent = restartsCounted();
+    if (spent >= policy.maxRestarts()) {
       out.log()
           .error(
-              "job {}: no restart left after {} (koala.checkpoint.max-restarts = {})",
+              "job {}: no restart left after {} (koala.checkpoint.max-restarts = {}{})",
               out.jobId(),
-              attempts.restarts(),
-              maxRestarts);
+              spent,
+              policy.maxRestarts(),
+              policy.failureRate()
+                  ? " within koala.checkpoint.failure-rate-interval = "
+                      + DurationText.of(policy.failureRateInterval())
+                  : "");
       parts.fail(error);
       return;
     }
@@ -452,19 +440,25 @@ final class Recovery {
     redeployAfterBackoff();
   }
 
+  /**
+   * The restarts max-restarts counts now: those of the period (exponential delay), or those within
+   * the last failure-rate interval.
+   */
+  private int restartsCounted() {
+    RestartPolicy policy = setup.checkpointing().restarts();
+    return policy.failureRate()
+        ? attempts.restartsSince(out.now() - policy.failureRateInterval().toMillis())
+        : attempts.restarts();
+  }
+
   /** "restart 2 of 5" (of the period), or "restart 2 of 5 within 10 minutes" (failure rate). */
   private String restartsSpent() {
     RestartPolicy policy = setup.checkpointing().restarts();
-    if (!policy.failureRate()) {
-      return "restart " + attempts.restarts() + " of " + policy.maxRestarts();
-    }
-    long window = policy.failureRateInterval().toMillis();
     return "restart "
-        + attempts.restartsSince(out.now() - window)
+        + restartsCounted()
         + " of "
         + policy.maxRestarts()
-        + " within "
-        + DurationText.of(policy.failureRateInterval());
+        + (policy.failureRate() ? " within " + DurationText.of(policy.failureRateInterval()) : "");
   }
 
   void onRedeploy(JobInput.Redeploy m) {

@@ -16,9 +16,7 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
-import java.util.Comparator;
 import java.util.SplittableRandom;
-import java.util.stream.Stream;
 
 /**
  * The snapshot file of one task's LMDB store, without the runtime around it: loads {@code keys}
@@ -87,7 +85,7 @@ public final class SnapshotBench {
           .put("restoreMs", round(restore * 1e3))
           .put("cores", Runtime.getRuntime().availableProcessors());
     } finally {
-      delete(dir);
+      Directories.delete(dir);
     }
   }
 
@@ -203,13 +201,5 @@ public final class SnapshotBench {
 
   private static double round(double v) {
     return Math.round(v * 10) / 10.0;
-  }
-
-  private static void delete(Path dir) throws IOException {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    }
   }
 }

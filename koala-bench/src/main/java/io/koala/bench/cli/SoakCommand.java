@@ -1,14 +1,10 @@
 package io.koala.bench.cli;
 
+import io.koala.bench.Directories;
 import io.koala.bench.soak.SoakExperiment;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Comparator;
 import java.util.concurrent.Callable;
-import java.util.stream.Stream;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -68,7 +64,7 @@ final class SoakCommand implements Callable<Integer> {
     SoakExperiment.Result r =
         SoakExperiment.run(s, dir, line -> System.err.println("soak: " + line));
     if (!keep && r.targetsMet()) {
-      delete(dir);
+      Directories.delete(dir);
     } else {
       System.err.println("soak: the working directory is kept: " + dir);
     }
@@ -98,15 +94,5 @@ final class SoakCommand implements Callable<Integer> {
       System.out.println(r.json());
     }
     return r.targetsMet() ? 0 : 1;
-  }
-
-  private static void delete(Path dir) {
-    try (Stream<Path> paths = Files.walk(dir)) {
-      for (Path p : (Iterable<Path>) paths.sorted(Comparator.reverseOrder())::iterator) {
-        Files.deleteIfExists(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException(e);
-    }
   }
 }

@@ -1,23 +1,19 @@
 package io.koala.bench.upgrade;
 
+import io.koala.bench.Directories;
 import io.koala.job.JobStatus;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
 import io.koala.runtime.Savepoint;
 import io.koala.runtime.SubmitOptions;
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Consumer;
-import java.util.stream.Stream;
 
 /**
  * {@code koala experiment upgrade}: version 1 of {@link OrderTotals} runs on a bounded,
@@ -91,11 +87,11 @@ public final class UpgradeExperiment {
             dir.resolve("savepoint-v1"),
             dir.resolve("classes-v1"),
             dir.resolve("classes-v2"));
-    data.forEach(UpgradeExperiment::delete);
+    data.forEach(Directories::delete);
     try {
       return runIn(w, dir, progress);
     } finally {
-      data.forEach(UpgradeExperiment::delete);
+      data.forEach(Directories::delete);
     }
   }
 
@@ -179,19 +175,6 @@ public final class UpgradeExperiment {
       return stage.toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     } catch (Exception e) {
       throw new IllegalStateException("the savepoint failed: " + e, e);
-    }
-  }
-
-  private static void delete(Path root) {
-    if (!Files.exists(root)) {
-      return;
-    }
-    try (Stream<Path> paths = Files.walk(root)) {
-      for (Path p : paths.sorted(Comparator.reverseOrder()).toList()) {
-        Files.delete(p);
-      }
-    } catch (IOException e) {
-      throw new UncheckedIOException("cannot delete " + root, e);
     }
   }
 
