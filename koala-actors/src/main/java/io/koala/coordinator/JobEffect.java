@@ -93,8 +93,11 @@ public sealed interface JobEffect {
    */
   record RecoverJournal(boolean incarnation) implements JobEffect {}
 
-  /** Record request {@code seq} open; answered by {@link JobInput.RequestJournaled}. */
-  record JournalRequest(long seq, Change change) implements JobEffect {}
+  /**
+   * Record request {@code seq} open, with who waits for its outcome; answered by {@link
+   * JobInput.RequestJournaled}.
+   */
+  record JournalRequest(long seq, JobInput.JournaledRequest request) implements JobEffect {}
 
   /**
    * Record request {@code seq} done: a restart does not run it again. A failure costs only a repeat

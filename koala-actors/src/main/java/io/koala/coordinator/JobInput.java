@@ -303,12 +303,23 @@ public sealed interface JobInput {
       String endedError,
       List<Decoded<Checkpoints.Completed<Path, CoordinatorState>>> checkpoints,
       long lastCheckpointId,
-      List<Decoded<Change>> requests,
+      List<Decoded<JournaledRequest>> requests,
       long lastRequestSeq,
       Decoded<Checkpoints.Completed<Path, CoordinatorState>> restoreFrom) {
     public RecoveredJournal {
       checkpoints = List.copyOf(checkpoints);
       requests = List.copyOf(requests);
+    }
+  }
+
+  /**
+   * A reconfiguration request as the journal keeps it: the change, and who waits for its outcome
+   * (those the host could record: on a cluster whose coordinators fail over they are often alive on
+   * other nodes, and get the outcome of the request's run under the next coordinator).
+   */
+  record JournaledRequest(Change change, List<ReplyTo<JobReply.Outcome>> replyTo) {
+    public JournaledRequest {
+      replyTo = List.copyOf(replyTo);
     }
   }
 

@@ -27,6 +27,7 @@ final class RequestQueue {
     int departingFrom = -1; // a migration off this leaving worker the coordinator asked for
     final List<ReplyTo<JobReply.Outcome>> replyTo = new ArrayList<>();
     long seq; // its journal sequence number (0: not journaled, or checkpoints off)
+    boolean again; // run again from the journal by a coordinator that did not take it
     boolean durable; // journaled (or checkpoints off): it may start
     final List<Long> superseded = new ArrayList<>(); // journaled requests it replaced
 
@@ -174,7 +175,7 @@ final class RequestQueue {
     long seq = ledger.accept();
     q.seq = seq;
     q.durable = false;
-    out.emit(new JobEffect.JournalRequest(seq, q.change));
+    out.emit(new JobEffect.JournalRequest(seq, new JobInput.JournaledRequest(q.change, q.replyTo)));
   }
 
   void onJournaled(JobInput.RequestJournaled m) {
@@ -210,16 +211,17 @@ final class RequestQueue {
 
   /**
    * The requests the journal still has open (accepted after the restored checkpoint, or not yet
-   * covered by one) run again, in order, before any taken since; their callers are gone, so their
-   * outcomes are only logged and reported. Requests that arrived while the journal recovered are
-   * journaled now.
+   * covered by one) run again, in order, before any taken since. Their callers get the outcome
+   * where they still run (a client on another node when a coordinator fails over; a caller in a
+   * process that restarted is gone, and the reply goes nowhere); the outcome is also logged.
+   * Requests that arrived while the journal recovered are journaled now.
    */
   void recovered(JobInput.RecoveredJournal state) {
     List<Long> open = state.requests().stream().map(JobInput.Decoded::id).toList();
     ledger.recovered(state.lastRequestSeq(), open);
     requestsRecovered = true;
     List<Queued> again = new ArrayList<>();
-    for (JobInput.Decoded<Change> r : state.requests()) {
+    for (JobInput.Decoded<JobInput.JournaledRequest> r : state.requests()) {
       if (setup.restoreFrom() != null) {
         out.log()
             .warn(
@@ -228,6 +230,7 @@ final class RequestQueue {
                 r.id(),
                 setup.restoreFrom());
         markDone(ledger.ended(r.id()));
+        tell(r, INVALID_REQUEST, "not run again: the job starts from " + setup.restoreFrom());
         continue;
       }
       if (r.value() == null) {
@@ -241,12 +244,20 @@ final class RequestQueue {
         continue;
       }
       try {
-        Queued q = new Queued(r.value(), check(r.value()));
+        Change change = r.value().change();
+        Queued q = new Queued(change, check(change));
         q.seq = r.id();
         q.durable = true;
+        q.again = true;
+        q.replyTo.addAll(r.value().replyTo());
         again.add(q);
         out.log()
-            .warn("job {}: journaled request {} runs again: {}", out.jobId(), r.id(), r.value());
+            .warn(
+                "job {}: journaled request {} runs again: {} ({} waiting for its outcome)",
+                out.jobId(),
+                r.id(),
+                change,
+                q.replyTo.size());
       } catch (RuntimeException e) {
         out.log()
             .warn(
@@ -255,6 +266,7 @@ final class RequestQueue {
                 r.id(),
                 e.toString());
         markDone(ledger.ended(r.id()));
+        tell(r, INVALID_REQUEST, "cannot run again after a restart: " + e.getMessage());
       }
     }
     for (Queued q : queue) {
@@ -262,6 +274,18 @@ final class RequestQueue {
     }
     for (int i = again.size() - 1; i >= 0; i--) {
       queue.addFirst(again.get(i));
+    }
+  }
+
+  /** The callers of journaled request {@code r}, which will not run, get {@code reason}. */
+  private void tell(
+      JobInput.Decoded<JobInput.JournaledRequest> r,
+      ReconfigurationException.Reason kind,
+      String reason) {
+    if (r.value() != null) {
+      for (ReplyTo<JobReply.Outcome> to : r.value().replyTo()) {
+        out.reply(to, new JobReply.Rejected(kind, reason));
+      }
     }
   }
 
@@ -319,7 +343,7 @@ final class RequestQueue {
   void complete(Queued q, ReconfigurationReport report) {
     if (q.departingFrom >= 0) {
       parts.migrated((Change.Migrate) q.change);
-    } else if (q.replyTo.isEmpty()) {
+    } else if (q.again) {
       out.log().info("job {}: journaled request {} ran again: {}", out.jobId(), q.seq, report);
     }
     for (ReplyTo<JobReply.Outcome> r : q.replyTo) {
@@ -369,7 +393,7 @@ final class RequestQueue {
   void reject(Queued q, ReconfigurationException.Reason kind, String reason) {
     if (q.departingFrom >= 0) {
       parts.migrationRejected((Change.Migrate) q.change, q.departingFrom, kind, reason);
-    } else if (q.replyTo.isEmpty()) {
+    } else if (q.again) {
       out.log().warn("job {}: journaled request {} was rejected: {}", out.jobId(), q.seq, reason);
     }
     for (ReplyTo<JobReply.Outcome> r : q.replyTo) {

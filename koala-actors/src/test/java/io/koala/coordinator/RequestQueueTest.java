@@ -123,9 +123,53 @@ class RequestQueueTest {
         new JobInput.RecoveredJournal(
             1, null, null, List.of(), 0, List.of(), 0, new JobInput.Decoded<>(0, null, null)));
     List<JobEffect.JournalRequest> journaled = of(JobEffect.JournalRequest.class, drain());
-    assertThat(journaled).singleElement().satisfies(j -> assertThat(j.seq()).isEqualTo(1));
+    assertThat(journaled)
+        .singleElement()
+        .satisfies(j -> assertThat(j.seq()).isEqualTo(1))
+        .satisfies(j -> assertThat(j.request().replyTo()).as("its caller").hasSize(1));
     assertThat(queue.peekDurable()).isNull();
     queue.onJournaled(new JobInput.RequestJournaled(1, null));
     assertThat(queue.peekDurable()).isNotNull();
+  }
+
+  /** A journal recovered with open request 7 ({@code change}), whose caller is {@code caller}. */
+  private static JobInput.RecoveredJournal openRequest(
+      Change change, ReplyTo<JobReply.Outcome> caller) {
+    return new JobInput.RecoveredJournal(
+        2,
+        null,
+        null,
+        List.of(),
+        0,
+        List.of(
+            new JobInput.Decoded<>(
+                7, new JobInput.JournaledRequest(change, List.of(caller)), null)),
+        7,
+        null);
+  }
+
+  @Test
+  void aRequestRunAgainByTheNextCoordinatorAnswersTheCallerTheJournalKept() {
+    RequestQueue queue = queue(CHECKPOINTS);
+    queue.recovered(
+        openRequest(new Change.Rescale("count", 3, PartitionPolicy.even()), outcomes::add));
+    RequestQueue.Queued q = queue.peekDurable();
+    assertThat(q).as("journaled: it may start at once").isNotNull();
+    queue.complete(queue.poll(), null);
+    drain();
+    assertThat(outcomes).singleElement().isInstanceOf(JobReply.Completed.class);
+  }
+
+  @Test
+  void aJournaledRequestThatCannotRunAgainIsRefusedToItsCaller() {
+    RequestQueue queue = queue(CHECKPOINTS);
+    queue.recovered(openRequest(new Change.Migrate("count", 0, 9), outcomes::add)); // no worker 9
+    drain();
+    assertThat(queue.peekDurable()).isNull();
+    assertThat(outcomes)
+        .singleElement()
+        .isInstanceOfSatisfying(
+            JobReply.Rejected.class,
+            r -> assertThat(r.kind()).isEqualTo(ReconfigurationException.Reason.INVALID_REQUEST));
   }
 }

@@ -346,6 +346,18 @@ public final class KoalaCluster implements AutoCloseable {
   }
 
   /**
+   * The node that coordinates job {@code jobId} now: the address of its ActorSystem, {@code
+   * pekko://<system>@host:port}. With coordinators that fail over it changes when that node is lost
+   * or leaves. Asks every node, waiting a few seconds for each.
+   *
+   * @throws KoalaException when no node coordinates a job {@code jobId} (the message names the jobs
+   *     that run), or more than one does
+   */
+  public String coordinatorNode(String jobId) {
+    return jobs.find(Objects.requireNonNull(jobId, "jobId")).node();
+  }
+
+  /**
    * The ids of the jobs coordinated anywhere in the cluster now, sorted: asks every node's
    * directory, waiting a few seconds for each (a node that does not answer in time is left out).
    */

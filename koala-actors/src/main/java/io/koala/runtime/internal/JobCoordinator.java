@@ -1,7 +1,6 @@
 package io.koala.runtime.internal;
 
 import io.koala.checkpoint.CheckpointStorage;
-import io.koala.coordinator.Change;
 import io.koala.coordinator.Checkpoints;
 import io.koala.coordinator.CoordinatorState;
 import io.koala.coordinator.JobCore;
@@ -295,7 +294,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
               r.incarnation() ? JobJournal.StartIncarnation::new : JobJournal.Recover::new,
               this::recovered);
     } else if (e instanceof JobEffect.JournalRequest r) {
-      byte[] bytes = metadataSerde.toBytes(r.change());
+      byte[] bytes = RequestRecord.encode(metadataSerde, r.request());
       getContext()
           .askWithStatus(
               JobJournal.RequestAck.class,
@@ -420,12 +419,12 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
         checkpoints.add(new JobInput.Decoded<>(c.id(), null, e.toString()));
       }
     }
-    List<JobInput.Decoded<Change>> requests = new ArrayList<>();
+    List<JobInput.Decoded<JobInput.JournaledRequest>> requests = new ArrayList<>();
     for (JournalState.Request r : state.requests()) {
       try {
         requests.add(
             new JobInput.Decoded<>(
-                r.seq(), (Change) metadataSerde.fromBytes(r.request().bytes()), null));
+                r.seq(), RequestRecord.decode(metadataSerde, r.request().bytes()), null));
       } catch (RuntimeException e) {
         requests.add(new JobInput.Decoded<>(r.seq(), null, e.toString()));
       }

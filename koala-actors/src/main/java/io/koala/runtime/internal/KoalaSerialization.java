@@ -209,7 +209,8 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.QueryMessage.KeyEntries.class,
         io.koala.protocol.QueryMessage.Page.class,
         io.koala.protocol.QueryMessage.Declared.class,
-        io.koala.coordinator.JobReply.IngestAttached.class);
+        io.koala.coordinator.JobReply.IngestAttached.class,
+        RequestRecord.class);
     for (Class<?> c : Messages.ALL) {
       registry.register(c);
     }
