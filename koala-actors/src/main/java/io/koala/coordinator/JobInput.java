@@ -325,7 +325,8 @@ public sealed interface JobInput {
 
   /**
    * A journal entry ({@code id}: its checkpoint id or request number) as decoded: {@code value}, or
-   * why it could not be ({@code error}).
+   * why it could not be ({@code error}). A request may have both: what could be read of it (its
+   * callers, to be told) and why it cannot run.
    */
   record Decoded<T>(long id, T value, String error) {}
 }

@@ -233,7 +233,7 @@ final class RequestQueue {
         tell(r, INVALID_REQUEST, "not run again: the job starts from " + setup.restoreFrom());
         continue;
       }
-      if (r.value() == null) {
+      if (r.error() != null) {
         out.log()
             .warn(
                 "job {}: journaled request {} cannot run again: {}",
@@ -241,6 +241,7 @@ final class RequestQueue {
                 r.id(),
                 r.error());
         markDone(ledger.ended(r.id()));
+        tell(r, INVALID_REQUEST, "cannot run again after a restart: " + r.error());
         continue;
       }
       try {

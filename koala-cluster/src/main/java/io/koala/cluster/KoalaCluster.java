@@ -398,9 +398,11 @@ public final class KoalaCluster implements AutoCloseable {
 
   /**
    * The node of each worker this node's jobs know, by worker index (as {@link
-   * io.koala.job.JobMetrics#placement()} names them): the address of its ActorSystem, {@code
-   * pekko://<system>@host:port}, or without host and port for this node's own worker. Workers that
-   * left stay at their index.
+   * io.koala.job.JobMetrics#placement()} names them for the jobs coordinated on this node): the
+   * address of its ActorSystem, {@code pekko://<system>@host:port}, or without host and port for
+   * this node's own worker. Workers that left stay at their index. Each node numbers the workers in
+   * the order it found them: a job coordinated on another node ({@link #coordinatorNode}) names
+   * them as that node does.
    */
   public List<String> workerNodes() {
     return node.core().workerAddresses();

@@ -294,7 +294,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
               r.incarnation() ? JobJournal.StartIncarnation::new : JobJournal.Recover::new,
               this::recovered);
     } else if (e instanceof JobEffect.JournalRequest r) {
-      byte[] bytes = RequestRecord.encode(metadataSerde, r.request());
+      byte[] bytes = RequestRecord.encode(metadataSerde, r.request(), workers);
       getContext()
           .askWithStatus(
               JobJournal.RequestAck.class,
@@ -422,9 +422,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     List<JobInput.Decoded<JobInput.JournaledRequest>> requests = new ArrayList<>();
     for (JournalState.Request r : state.requests()) {
       try {
-        requests.add(
-            new JobInput.Decoded<>(
-                r.seq(), RequestRecord.decode(metadataSerde, r.request().bytes()), null));
+        requests.add(RequestRecord.decode(metadataSerde, r.seq(), r.request().bytes(), workers));
       } catch (RuntimeException e) {
         requests.add(new JobInput.Decoded<>(r.seq(), null, e.toString()));
       }

@@ -10,35 +10,64 @@ import java.util.List;
 import org.apache.pekko.actor.typed.ActorRef;
 
 /**
- * A reconfiguration request as the checkpoint-metadata journal stores it: the change and the actors
- * that wait for its outcome, so that a coordinator that starts again elsewhere (a sharded cluster)
- * answers the callers still alive. Journals written before the callers were kept hold a bare {@link
- * Change}, read as a request nobody waits for.
+ * A reconfiguration request as the checkpoint-metadata journal stores it: the change, the actors
+ * that wait for its outcome, and for a migration the worker it moves the task to. A coordinator
+ * that starts again elsewhere (a sharded cluster) answers the callers still alive, and finds the
+ * migration's worker by its actor: worker indices are those of the node that runs the coordinator,
+ * and another node numbers the same workers differently. Journals written before these were kept
+ * hold a bare {@link Change}, read as a request nobody waits for.
+ *
+ * @param migrateTo the worker of a {@link Change.Migrate}, null for other changes
  */
-record RequestRecord(Change change, List<ActorRef<JobReply.Outcome>> replyTo) {
+record RequestRecord(
+    Change change, List<ActorRef<JobReply.Outcome>> replyTo, ActorRef<Worker.Command> migrateTo) {
 
-  /** The bytes of {@code request}: its callers that are actors (the only ones a host keeps). */
-  static byte[] encode(KryoSerde serde, JobInput.JournaledRequest request) {
+  /**
+   * The bytes of {@code request}: its callers that are actors (the only ones a host keeps), and for
+   * a migration {@code workers}' entry at its index.
+   */
+  static byte[] encode(
+      KryoSerde serde, JobInput.JournaledRequest request, List<ActorRef<Worker.Command>> workers) {
     List<ActorRef<JobReply.Outcome>> refs = new ArrayList<>();
     for (ReplyTo<JobReply.Outcome> to : request.replyTo()) {
       if (to instanceof ActorReply<JobReply.Outcome> a) {
         refs.add(a.ref());
       }
     }
-    return serde.toBytes(new RequestRecord(request.change(), refs));
+    ActorRef<Worker.Command> worker =
+        request.change() instanceof Change.Migrate m ? workers.get(m.worker()) : null;
+    return serde.toBytes(new RequestRecord(request.change(), refs, worker));
   }
 
-  /** The request {@code bytes} hold. */
-  static JobInput.JournaledRequest decode(KryoSerde serde, byte[] bytes) {
+  /**
+   * The request {@code bytes} hold, a migration's worker index that of its worker in {@code
+   * workers}; with an {@code error} when that worker is none of them (its node left), so that the
+   * callers are told it cannot run.
+   */
+  static JobInput.Decoded<JobInput.JournaledRequest> decode(
+      KryoSerde serde, long seq, byte[] bytes, List<ActorRef<Worker.Command>> workers) {
     Object value = serde.fromBytes(bytes);
     if (value instanceof Change c) {
-      return new JobInput.JournaledRequest(c, List.of());
+      return new JobInput.Decoded<>(seq, new JobInput.JournaledRequest(c, List.of()), null);
     }
     RequestRecord r = (RequestRecord) value;
     List<ReplyTo<JobReply.Outcome>> replyTo = new ArrayList<>();
     for (ActorRef<JobReply.Outcome> ref : r.replyTo()) {
       replyTo.add(new ActorReply<>(ref));
     }
-    return new JobInput.JournaledRequest(r.change(), replyTo);
+    Change change = r.change();
+    String error = null;
+    if (change instanceof Change.Migrate m && r.migrateTo() != null) {
+      int index = workers.indexOf(r.migrateTo());
+      if (index < 0) {
+        error =
+            "its target worker "
+                + r.migrateTo().path().address()
+                + " is not a worker of this coordinator (its node left)";
+      } else {
+        change = new Change.Migrate(m.operator(), m.task(), index);
+      }
+    }
+    return new JobInput.Decoded<>(seq, new JobInput.JournaledRequest(change, replyTo), error);
   }
 }
