@@ -42,21 +42,31 @@ public final class NodeProcess implements AutoCloseable {
    * options} (such as {@code --dataflows JAR}), its output in {@code <config>.log}.
    */
   public static NodeProcess start(String name, Path config, String... options) {
+    return start(List.of(), name, config, options);
+  }
+
+  /**
+   * {@link #start(String, Path, String...)}, the java command run by {@code launcher} (such as
+   * {@code ip netns exec NAME}, which runs it in a network namespace; it must exec the command, so
+   * that a kill reaches the node).
+   */
+  public static NodeProcess start(
+      List<String> launcher, String name, Path config, String... options) {
     Path log = config.resolveSibling(config.getFileName() + ".log");
     String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
-    List<String> command =
-        new ArrayList<>(
-            List.of(
-                java,
-                "-Xmx768m",
-                "-XX:+UseParallelGC",
-                "-Dkoala.log.level=INFO",
-                "-cp",
-                System.getProperty("java.class.path"),
-                KoalaCli.class.getName(),
-                "node",
-                "--config",
-                config.toString()));
+    List<String> command = new ArrayList<>(launcher);
+    command.addAll(
+        List.of(
+            java,
+            "-Xmx768m",
+            "-XX:+UseParallelGC",
+            "-Dkoala.log.level=INFO",
+            "-cp",
+            System.getProperty("java.class.path"),
+            KoalaCli.class.getName(),
+            "node",
+            "--config",
+            config.toString()));
     command.addAll(List.of(options));
     ProcessBuilder b =
         new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(log.toFile());
@@ -108,7 +118,8 @@ public final class NodeProcess implements AutoCloseable {
     }
   }
 
-  private List<String> lines() {
+  /** The lines the node has written to its log so far. */
+  public List<String> lines() {
     try {
       return Files.exists(log) ? Files.readAllLines(log, StandardCharsets.UTF_8) : List.of();
     } catch (IOException e) {

@@ -270,8 +270,13 @@ public final class ClusterExperiment {
 
   /** {@link #common}, with the target scaled onto a node that joins or not. */
   static String common(Path dir, int[] ports, ClusterWorkload w, boolean scaleOnJoin) {
-    return "koala.node.seed-nodes = [\"127.0.0.1:"
-        + ports[0]
+    return common(dir, "127.0.0.1:" + ports[0], w, scaleOnJoin);
+  }
+
+  /** {@link #common}, the cluster's seed at {@code seed} ({@code host:port}). */
+  static String common(Path dir, String seed, ClusterWorkload w, boolean scaleOnJoin) {
+    return "koala.node.seed-nodes = [\""
+        + seed
         + "\"]\n"
         + "koala.checkpoint.interval = 1 s\n"
         + "koala.checkpoint.directory = \""
