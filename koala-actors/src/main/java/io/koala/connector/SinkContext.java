@@ -44,6 +44,15 @@ public interface SinkContext {
   }
 
   /**
+   * Asks the job for a checkpoint before its interval is due, from the task's thread (in {@link
+   * SinkWriter#write}, say): a transactional writer whose output since the last checkpoint grows
+   * large asks, so that it is committed, and its log dropped, sooner. The job triggers one as soon
+   * as one may start (not while one is in progress or a reconfiguration runs); {@code reason} goes
+   * to its log. Without checkpoints it does nothing.
+   */
+  default void requestCheckpoint(String reason) {}
+
+  /**
    * What a writer whose {@link SinkWriter#ready} returned false calls, from any thread, once it can
    * take records again (its consumer caught up): the task then asks {@code ready()} again and goes
    * on. Thread-safe; calls may coalesce, and a call when the task does not wait does no harm.

@@ -113,6 +113,7 @@ final class JobCheckpoints {
   private long committed;
   private final Map<Long, Long> snapshotBytes = new HashMap<>(); // pending checkpoint → bytes
   private final List<ReplyTo<JobReply.CheckpointOutcome>> asked = new ArrayList<>();
+  private TaskId wantedByTask; // a task asked for a checkpoint before it is due; null: none
   private final Map<Long, List<ReplyTo<JobReply.CheckpointOutcome>>> waiters = new HashMap<>();
   private int savepointsWriting; // savepoints the host is writing
   private final List<JobEffect> deferred = new ArrayList<>(); // file deletions held while it does
@@ -151,6 +152,8 @@ final class JobCheckpoints {
       maybeCheckpoint();
     } else if (input instanceof JobInput.TakeCheckpoint m) {
       onTake(m);
+    } else if (input instanceof JobInput.CheckpointWanted m) {
+      onWanted(m);
     } else if (input instanceof JobInput.TakeSavepoint m) {
       onTakeSavepoint(m);
     } else if (input instanceof JobInput.SnapshotTaken m) {
@@ -224,7 +227,24 @@ final class JobCheckpoints {
 
   /** Whether a checkpoint should be triggered now: due, or asked for and none in progress. */
   boolean wanted() {
-    return core.due(out.now()) || (!asked.isEmpty() && !core.inProgress());
+    return core.due(out.now())
+        || ((!asked.isEmpty() || wantedByTask != null) && !core.inProgress());
+  }
+
+  /**
+   * A task asked for a checkpoint before its interval is due: the next one starts as soon as one
+   * may (after the one in progress, if any). Ignored without checkpoints, or once the job ends.
+   */
+  void onWanted(JobInput.CheckpointWanted m) {
+    if (core == null || parts.status().isTerminal()) {
+      return;
+    }
+    if (wantedByTask == null) {
+      out.log()
+          .debug("job {}: task {} asks for a checkpoint: {}", out.jobId(), m.task(), m.reason());
+    }
+    wantedByTask = m.task();
+    maybeCheckpoint();
   }
 
   void onTake(JobInput.TakeCheckpoint m) {
@@ -365,6 +385,7 @@ final class JobCheckpoints {
     List<Checkpoints.Effect> effects =
         core.trigger(out.now(), kept, sources, liveTasks, holders, stop);
     long id = core.pendingId();
+    wantedByTask = null;
     parts.triggered(id);
     if (!asked.isEmpty()) {
       waiters.computeIfAbsent(id, k -> new ArrayList<>()).addAll(asked);

@@ -100,6 +100,12 @@ public sealed interface JobInput {
   /** Task → coordinator: the task has delivered end-of-channel on every output. */
   record TaskFinished(TaskId task) implements OfAttempt, Holding {}
 
+  /**
+   * Task → coordinator: take a checkpoint as soon as one may start, before its interval is due
+   * ({@code reason}, for the log: a sink's uncommitted output grew large). No reply.
+   */
+  record CheckpointWanted(TaskId task, String reason) implements OfAttempt, Checkpointing {}
+
   /** Task → coordinator: the task failed and stopped processing. */
   record TaskFailed(TaskId task, ErrorInfo error) implements OfAttempt, Deployment {}
 

@@ -91,6 +91,9 @@ public interface OperatorContext<O> {
     return false;
   }
 
+  /** See {@link io.koala.connector.SinkContext#requestCheckpoint}; from the task's thread. */
+  default void requestCheckpoint(String reason) {}
+
   /**
    * What code on another thread calls to wake the task (thread-safe): the task then asks its sink
    * whether it takes records again ({@link io.koala.connector.SinkWriter#ready}).

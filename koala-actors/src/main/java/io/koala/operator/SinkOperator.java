@@ -70,6 +70,11 @@ public final class SinkOperator<T> implements Operator<T, Void> {
               }
 
               @Override
+              public void requestCheckpoint(String reason) {
+                ctx.requestCheckpoint(reason);
+              }
+
+              @Override
               public Runnable waker() {
                 return ctx.waker();
               }

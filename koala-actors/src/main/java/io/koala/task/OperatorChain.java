@@ -485,6 +485,11 @@ final class OperatorChain {
     }
 
     @Override
+    public void requestCheckpoint(String reason) {
+      env.host().checkpointWanted(reason);
+    }
+
+    @Override
     public Runnable waker() {
       return env.host().waker();
     }

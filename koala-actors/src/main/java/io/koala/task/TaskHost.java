@@ -36,6 +36,13 @@ public interface TaskHost {
     return () -> schedule(TaskTimer.READY, 0);
   }
 
+  /**
+   * Asks the coordinator for a checkpoint before its interval is due ({@code reason} says why, for
+   * its log): a sink whose uncommitted output grows too large. The coordinator triggers one as soon
+   * as one may start; a host without checkpoints ignores it.
+   */
+  default void checkpointWanted(String reason) {}
+
   /** The task has finished: every output channel has delivered end-of-channel. */
   void finished();
 

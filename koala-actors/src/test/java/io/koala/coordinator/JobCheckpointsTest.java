@@ -176,6 +176,25 @@ class JobCheckpointsTest {
   }
 
   @Test
+  void aCheckpointATaskAsksForStartsBeforeItIsDueAndOnceTheOneInProgressCommits() {
+    TaskId sink = roster.ids().iterator().next();
+    out.at(1);
+    checkpoints.on(new JobInput.CheckpointWanted(sink, "its log is large"));
+    assertThat(checkpoints.inProgress()).as("long before the interval").isTrue();
+    assertThat(job.told).containsExactly("triggered 1");
+
+    checkpoints.on(new JobInput.CheckpointWanted(sink, "still large"));
+    assertThat(job.told).as("one in progress: the next waits for it").hasSize(1);
+    complete(1);
+    checkpoints.onJournaled(new JobInput.Journaled(0, 1, null));
+    assertThat(job.told).contains("committed 1", "triggered 2");
+    complete(2);
+    checkpoints.onJournaled(new JobInput.Journaled(0, 2, null));
+    checkpoints.maybeCheckpoint();
+    assertThat(job.told).as("asked once, taken once").doesNotContain("triggered 3");
+  }
+
+  @Test
   void aCheckpointIsTriggeredOnceDueWhileTheJobRunsAndNoEpochRuns() {
     out.at(CHECKPOINTS.interval().toMillis() - 1);
     checkpoints.maybeCheckpoint();

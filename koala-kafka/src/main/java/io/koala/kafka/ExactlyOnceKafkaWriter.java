@@ -59,6 +59,7 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T> {
       };
   private UUID run;
   private TransactionLog log;
+  private boolean checkpointAsked; // this interval asked for an early checkpoint
 
   private ExactlyOnceKafkaWriter(KafkaSink<T> sink, SinkContext ctx) {
     this.sink = sink;
@@ -204,6 +205,18 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T> {
     } else {
       assignFree();
     }
+    if (!checkpointAsked && log.currentBytes() >= sink.maxUncommittedBytes() / 2) {
+      checkpointAsked = true;
+      ctx.requestCheckpoint(
+          sink.describe()
+              + ", task "
+              + task
+              + ": "
+              + log.currentBytes()
+              + " bytes written since the last checkpoint, half of maxUncommittedBytes ("
+              + sink.maxUncommittedBytes()
+              + ")");
+    }
   }
 
   private void send(int k, ProducerRecord<byte[], byte[]> r) {
@@ -235,9 +248,14 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T> {
     }
   }
 
+  /**
+   * Whether a producer is there for the records, and the intervals waiting for their commit hold
+   * less than {@link KafkaSink#maxUncommittedBytes} (the current one is never held back: the
+   * barrier that seals it comes after its records).
+   */
   @Override
   public boolean ready() {
-    return log.takesRecords();
+    return log.takesRecords() && log.pendingBytes() < sink.maxUncommittedBytes();
   }
 
   @Override
@@ -254,6 +272,7 @@ final class ExactlyOnceKafkaWriter<T> implements SinkWriter<T> {
       checkSent();
     }
     log.prepare(checkpointId);
+    checkpointAsked = false;
   }
 
   @Override

@@ -41,15 +41,17 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * records of the checkpoints not yet committed in Koala's checkpoint, and a marker per transaction
  * in a compacted marker topic (default {@code <prefix>-<sink>-markers}, one partition per sink
  * task, created if missing) tells a restored task which to publish again. Costs: the log (the
- * sink's output of up to {@link Builder#producerPool} uncommitted intervals) is held in memory and
- * written into every checkpoint; a marker per task and checkpoint; a blocking flush at each barrier
- * and a commit per interval. A sink task holds {@code producerPool} transactional producers, ids
- * {@code <prefix>-<sink>-<task>-<k>}: with all of them waiting for their commit the task
- * backpressures the job. Transactional ids and the marker topic must be the job's own: two jobs (or
- * two sinks) with the same prefix fence each other. A restore must keep the sink's parallelism: the
- * uncommitted output of a task that is not restored stays unpublished. {@code
- * transaction.timeout.ms} (the producer's default, 60 s) must exceed a checkpoint interval plus its
- * completion; a transaction the broker aborts before its commit is published again from the log.
+ * sink's output of up to {@link Builder#producerPool} uncommitted intervals, bounded by {@link
+ * Builder#maxUncommittedBytes}: a checkpoint is asked for early, and the task backpressures, as it
+ * fills) is held in memory and written into every checkpoint; a marker per task and checkpoint; a
+ * blocking flush at each barrier and a commit per interval. A sink task holds {@code producerPool}
+ * transactional producers, ids {@code <prefix>-<sink>-<task>-<k>}: with all of them waiting for
+ * their commit the task backpressures the job. Transactional ids and the marker topic must be the
+ * job's own: two jobs (or two sinks) with the same prefix fence each other. A restore must keep the
+ * sink's parallelism: the uncommitted output of a task that is not restored stays unpublished.
+ * {@code transaction.timeout.ms} (the producer's default, 60 s) must exceed a checkpoint interval
+ * plus its completion; a transaction the broker aborts before its commit is published again from
+ * the log.
  *
  * <p>Producer defaults that differ from Kafka's: {@code acks=all}, {@code linger.ms=5}, {@code
  * batch.size=262144}; {@link Builder#property} overrides them.
@@ -57,6 +59,9 @@ import org.apache.kafka.clients.producer.ProducerRecord;
  * <p>Immutable and thread-safe.
  */
 public final class KafkaSink<T> implements SinkSpec<T> {
+  /** {@link Builder#maxUncommittedBytes}'s default: 64 MiB. */
+  public static final long DEFAULT_MAX_UNCOMMITTED_BYTES = 64L << 20;
+
   /** Producer properties the sink sets itself; {@link Builder#property} refuses them. */
   private static final Set<String> RESERVED =
       Set.of(
@@ -91,6 +96,7 @@ public final class KafkaSink<T> implements SinkSpec<T> {
   private final String transactionalIdPrefix; // null: at least once
   private final String markerTopic;
   private final int producerPool;
+  private final long maxUncommittedBytes;
   private final Duration timeout;
 
   private KafkaSink(Builder<T> b) {
@@ -105,6 +111,7 @@ public final class KafkaSink<T> implements SinkSpec<T> {
             ? b.markerTopic
             : b.transactionalIdPrefix + "-" + b.name + "-markers";
     this.producerPool = b.producerPool;
+    this.maxUncommittedBytes = b.maxUncommittedBytes;
     this.timeout = b.timeout;
   }
 
@@ -144,6 +151,11 @@ public final class KafkaSink<T> implements SinkSpec<T> {
   /** Transactional producers per sink task (exactly once). */
   public int producerPool() {
     return producerPool;
+  }
+
+  /** The bound of a sink task's log of uncommitted output (exactly once), in bytes. */
+  public long maxUncommittedBytes() {
+    return maxUncommittedBytes;
   }
 
   /** How long the sink waits for the broker's answers about its marker topic. */
@@ -256,6 +268,7 @@ public final class KafkaSink<T> implements SinkSpec<T> {
     private String transactionalIdPrefix;
     private String markerTopic;
     private int producerPool = 3;
+    private long maxUncommittedBytes = DEFAULT_MAX_UNCOMMITTED_BYTES;
     private Duration timeout = Duration.ofSeconds(60);
 
     private Builder(String name) {
@@ -328,6 +341,24 @@ public final class KafkaSink<T> implements SinkSpec<T> {
         throw new IllegalArgumentException("a producer pool needs at least 1 producer");
       }
       this.producerPool = producers;
+      return this;
+    }
+
+    /**
+     * Bounds a sink task's log of output not yet committed (exactly once), in bytes of serialized
+     * records; 64 MiB by default. Once the current checkpoint interval's output reaches half of it,
+     * the task asks the job for a checkpoint before its interval is due; while the intervals
+     * prepared and waiting for their commit hold it all, the task takes no input (it backpressures
+     * the job, stall reason {@code sink_busy}) until a commit frees it. The log then holds at most
+     * about this much plus what reaches the sink before the asked checkpoint's barrier (more while
+     * no checkpoint may start: during a reconfiguration, or one in progress).
+     */
+    public Builder<T> maxUncommittedBytes(long bytes) {
+      if (bytes < 1024) {
+        throw new IllegalArgumentException(
+            "maxUncommittedBytes must be at least 1024 bytes, not " + bytes);
+      }
+      this.maxUncommittedBytes = bytes;
       return this;
     }
 

@@ -83,6 +83,7 @@ final class TransactionLog {
   private int currentProducer = NONE;
   private long lastPrepared;
   private long walBytes;
+  private long currentBytes;
 
   /** A log with {@code poolSize} free producers, resuming after checkpoint {@code lastPrepared}. */
   TransactionLog(int poolSize, long lastPrepared) {
@@ -102,6 +103,7 @@ final class TransactionLog {
   int append(WalRecord r) {
     current.add(r);
     walBytes += r.size();
+    currentBytes += r.size();
     return currentProducer;
   }
 
@@ -158,6 +160,7 @@ final class TransactionLog {
     Pending p = new Pending(checkpointId, current, currentProducer);
     pending.put(checkpointId, p);
     current = new ArrayList<>();
+    currentBytes = 0;
     currentProducer = NONE;
     return p;
   }
@@ -208,6 +211,16 @@ final class TransactionLog {
   /** Roughly the bytes the log holds (pending and current intervals). */
   long walBytes() {
     return walBytes;
+  }
+
+  /** Roughly the bytes of the current interval's records. */
+  long currentBytes() {
+    return currentBytes;
+  }
+
+  /** Roughly the bytes of the pending intervals' records (prepared, not known committed). */
+  long pendingBytes() {
+    return walBytes - currentBytes;
   }
 
   /** The pending intervals, encoded with the run, parallelism and pool size. */

@@ -81,7 +81,31 @@ class KafkaSinkTest {
    * The context of sink task {@code task} of 1, resumed from {@code checkpoint} with {@code state}.
    */
   private static SinkContext context(String sink, int task, long checkpoint, byte[] state) {
+    return context(sink, task, checkpoint, state, new ArrayList<>(), new AtomicInteger());
+  }
+
+  /**
+   * {@link #context(String, int, long, byte[])}, with the checkpoints the writer asks for in {@code
+   * asked} and its wake-ups counted in {@code wakes}.
+   */
+  private static SinkContext context(
+      String sink,
+      int task,
+      long checkpoint,
+      byte[] state,
+      List<String> asked,
+      AtomicInteger wakes) {
     return new SinkContext() {
+      @Override
+      public void requestCheckpoint(String reason) {
+        asked.add(reason);
+      }
+
+      @Override
+      public Runnable waker() {
+        return wakes::incrementAndGet;
+      }
+
       @Override
       public String sinkName() {
         return sink;
@@ -152,6 +176,55 @@ class KafkaSinkTest {
       b.w.finish();
     }
     assertThat(readAll(topic)).containsExactly("a1", "a2", "b1", "c1");
+  }
+
+  @Test
+  void anIntervalPastHalfTheBoundAsksForACheckpointAndPendingOutputAtTheBoundHoldsInput()
+      throws Exception {
+    String topic = "bound-out";
+    kafka.createTopic(topic, 1);
+    KafkaSink<String> sink =
+        stringSink("bound", topic).exactlyOnce("t-bound").maxUncommittedBytes(4096).build();
+    List<String> asked = new ArrayList<>();
+    AtomicInteger wakes = new AtomicInteger();
+    List<String> written = new ArrayList<>();
+    try (SinkWriterHandle h =
+        new SinkWriterHandle(sink.open(context("bound", 0, 0, null, asked, wakes)))) {
+      // a record logs about 125 bytes (its topic, 16 bytes, its 100-byte value): 17 pass 2,048
+      for (int i = 0; i < 16; i++) {
+        written.add(value(i));
+        write(h.w, value(i));
+      }
+      assertThat(asked).as("under half the bound").isEmpty();
+      written.add(value(16));
+      write(h.w, value(16));
+      write(h.w, value(17));
+      written.add(value(17));
+      assertThat(asked)
+          .as("once per interval")
+          .singleElement()
+          .asString()
+          .contains("half of maxUncommittedBytes (4096)");
+      h.w.prepareCommit(1);
+      assertThat(h.w.ready()).as("2,250 bytes pending").isTrue();
+      for (int i = 18; i < 36; i++) {
+        written.add(value(i));
+        write(h.w, value(i));
+      }
+      assertThat(asked).as("the next interval asks again").hasSize(2);
+      h.w.prepareCommit(2);
+      assertThat(h.w.ready()).as("4,500 bytes pending: no more input until a commit").isFalse();
+      int woken = wakes.get();
+      h.w.commit(2);
+      assertThat(h.w.ready()).isTrue();
+      assertThat(wakes.get()).as("the task is woken").isGreaterThan(woken);
+      h.w.finish();
+    }
+    assertThat(readAll(topic)).containsExactlyElementsOf(written);
+  }
+
+  private static String value(int i) {
+    return String.format("%03d", i) + "x".repeat(97);
   }
 
   @Test
@@ -553,6 +626,40 @@ class KafkaSinkTest {
           .isEqualTo(phase);
     } // closed the same way: its final checkpoint commits the rest
     assertExactCounts(out, 2 * phase);
+  }
+
+  /**
+   * With an hour between checkpoints, a sink whose uncommitted output reaches half its bound asks
+   * for checkpoints sooner: its output is committed while the job runs, and each count once.
+   */
+  @Test
+  void anExactlyOnceSinkAsksForCheckpointsAsItsLogFillsAndWritesEachCountOnce(@TempDir Path dir)
+      throws Exception {
+    String in = "bounded-in";
+    String out = "bounded-out";
+    int records = 6_000;
+    kafka.createTopic(in, 4);
+    kafka.createTopic(out, 2);
+    produce(in, 4, 0, records);
+    KafkaSink<KeyValue<String, Long>> sink =
+        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
+            .bootstrapServers(kafka.bootstrapServers())
+            .topic(out)
+            .serializer(countSerializer())
+            .exactlyOnce("bounded")
+            .maxUncommittedBytes(16 * 1024)
+            .build();
+    try (KoalaRuntime runtime =
+        KoalaRuntime.embedded(config(dir, 2).withCheckpointInterval(Duration.ofHours(1)))) {
+      JobHandle job = runtime.submit(counts("bounded", in, sink));
+      // about 40 bytes a count: 16 KiB is some 400 counts per sink task, 6,000 in all
+      awaitOutput(out, seen -> seen.size() >= records / 2);
+      assertThat(job.metrics().checkpoints().completed())
+          .as("checkpoints asked for by the sink, an hour before one is due")
+          .isGreaterThanOrEqualTo(2);
+      job.stop().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    }
+    assertExactCounts(out, records);
   }
 
   @Test

@@ -495,6 +495,11 @@ final class TaskActor {
     }
 
     @Override
+    public void checkpointWanted(String reason) {
+      coordinator.tell(new JobInput.CheckpointWanted(setup.task(), reason));
+    }
+
+    @Override
     public void finished() {
       coordinator.tell(new JobInput.TaskFinished(setup.task()));
     }

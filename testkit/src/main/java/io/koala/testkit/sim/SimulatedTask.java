@@ -28,6 +28,8 @@ final class SimulatedTask implements TaskHost {
 
     void finished(SimulatedTask task);
 
+    void checkpointWanted(SimulatedTask task, String reason);
+
     void failed(SimulatedTask task, ErrorInfo error);
 
     boolean checkpointing();
@@ -73,6 +75,11 @@ final class SimulatedTask implements TaskHost {
   @Override
   public void schedule(TaskTimer timer, long delayMillis) {
     timers.put(timer, host.now() + Math.max(0, delayMillis));
+  }
+
+  @Override
+  public void checkpointWanted(String reason) {
+    host.checkpointWanted(this, reason);
   }
 
   @Override

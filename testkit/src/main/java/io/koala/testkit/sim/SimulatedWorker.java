@@ -396,6 +396,11 @@ final class SimulatedWorker implements SimulatedTask.Host {
   }
 
   @Override
+  public void checkpointWanted(SimulatedTask task, String reason) {
+    report(task, new JobInput.CheckpointWanted(task.id, reason));
+  }
+
+  @Override
   public void failed(SimulatedTask task, ErrorInfo error) {
     sim.failed(error); // in the simulator, a task's failure ends the run
     report(task, new JobInput.TaskFailed(task.id, error));
