@@ -141,10 +141,27 @@ public sealed interface JobInput {
    * coordinator may start again on another node, knowing no listener, so clients send this again
    * every {@link JobCore#SUBSCRIBE_INTERVAL} until the job has ended; {@code submission}: sent by a
    * submission, which a sharded coordinator refuses once its job has ended (the journal keeps the
-   * end: a job id names one run).
+   * end: a job id names one run). {@code restoreFrom}: the checkpoint or savepoint directory a
+   * submission asks a sharded coordinator to start from ({@link Start}), else null: a coordinator
+   * that did not start from it refuses the submission.
    */
-  record Subscribe(ReplyTo<JobReply.StatusChanged> listener, boolean submission)
-      implements Status, KoalaMessage {}
+  record Subscribe(ReplyTo<JobReply.StatusChanged> listener, boolean submission, String restoreFrom)
+      implements Status, KoalaMessage {
+
+    /** A subscription that asks for no restore. */
+    public Subscribe(ReplyTo<JobReply.StatusChanged> listener, boolean submission) {
+      this(listener, submission, null);
+    }
+  }
+
+  /**
+   * Client → sharded coordinator: a submission asks the job to start from the checkpoint or
+   * savepoint directory {@code restoreFrom}. Told before anything else the submission sends, so
+   * that it is the message that starts the coordinator's entity, which reads it before it creates
+   * the coordinator; a coordinator that runs already ignores it (the submission's {@link Subscribe}
+   * is refused there).
+   */
+  record Start(String restoreFrom) implements Status, KoalaMessage {}
 
   /** Client → coordinator: reply with the values a collecting sink received so far. */
   record GetCollected(String sink, ReplyTo<JobReply.Collected> replyTo)

@@ -34,6 +34,8 @@ final class JobLifecycle implements CurrentStatus {
   private JobStatus status = JobStatus.DEPLOYING;
   private ErrorInfo endError; // why the job failed
   private final Set<ReplyTo<JobReply.StatusChanged>> listeners = new LinkedHashSet<>();
+  // submissions heard before the journal said the job had ended: told it does not run again
+  private final Set<ReplyTo<JobReply.StatusChanged>> submitters = new LinkedHashSet<>();
 
   JobLifecycle(JobSetup setup, Outbox out, TaskRoster roster, Parts parts) {
     this.setup = setup;
@@ -53,6 +55,10 @@ final class JobLifecycle implements CurrentStatus {
       onCancel(m);
     } else if (input instanceof JobInput.EndJournaled m) {
       onEndJournaled(m);
+    } else if (input instanceof JobInput.Start) {
+      // read by the sharded entity that it started; any later one is the submission's
+      // subscription's
+      // to judge (onSubscribe)
     } else {
       throw new IllegalStateException("unhandled " + input);
     }
@@ -67,6 +73,7 @@ final class JobLifecycle implements CurrentStatus {
   void started() {
     if (status == JobStatus.DEPLOYING) {
       status = JobStatus.RUNNING;
+      submitters.clear();
       tellListeners(new JobReply.StatusChanged(status, null));
       out.log().info("job {}: running", out.jobId());
     }
@@ -79,12 +86,32 @@ final class JobLifecycle implements CurrentStatus {
     status = ended;
     endError = error == null ? null : JobCore.coordinatorError(error);
     out.log().info("job {} ended before: {}", out.jobId(), status);
-    tellListeners(new JobReply.StatusChanged(status, endError));
+    for (ReplyTo<JobReply.StatusChanged> l : listeners) {
+      out.reply(
+          l, submitters.contains(l) ? ranBefore() : new JobReply.StatusChanged(status, endError));
+    }
+    submitters.clear();
+  }
+
+  /** What a submission of a sharded job that has ended is told: a job id names one run. */
+  private JobReply.StatusChanged ranBefore() {
+    return new JobReply.StatusChanged(
+        JobStatus.FAILED,
+        JobCore.coordinatorError(
+            "job "
+                + out.jobId()
+                + " ran on this cluster before and ended "
+                + status
+                + "; its journal keeps that end, so the job does not run again: submit the"
+                + " dataflow under another name (SubmitOptions.restoreFrom resumes it from one of"
+                + " its checkpoints)"));
   }
 
   void onSubscribe(JobInput.Subscribe m) {
-    listeners.add(m.listener());
-    if (m.submission() && setup.sharded() && status.isTerminal()) {
+    if (m.submission()
+        && m.restoreFrom() != null
+        && !java.nio.file.Path.of(m.restoreFrom()).equals(setup.restoreFrom())) {
+      // a submission that restores names a new run: this coordinator was not started by it
       out.reply(
           m.listener(),
           new JobReply.StatusChanged(
@@ -92,11 +119,20 @@ final class JobLifecycle implements CurrentStatus {
               JobCore.coordinatorError(
                   "job "
                       + out.jobId()
-                      + " ran on this cluster before and ended "
+                      + " ran on this cluster already (now "
                       + status
-                      + "; its journal keeps that end, so the job does not run again: submit"
-                      + " the dataflow under another name")));
+                      + "), so it cannot start from "
+                      + m.restoreFrom()
+                      + ": submit the dataflow under another name to start from there")));
       return;
+    }
+    listeners.add(m.listener());
+    if (m.submission() && setup.sharded() && status.isTerminal()) {
+      out.reply(m.listener(), ranBefore());
+      return;
+    }
+    if (m.submission() && setup.sharded() && status == JobStatus.DEPLOYING) {
+      submitters.add(m.listener()); // the journal may yet say the job ended before
     }
     out.reply(m.listener(), new JobReply.StatusChanged(status, endError));
   }

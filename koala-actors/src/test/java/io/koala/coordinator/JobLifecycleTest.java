@@ -98,6 +98,50 @@ class JobLifecycleTest {
   }
 
   @Test
+  void aSubmissionThatStartedTheCoordinatorOfAJobThatEndedBeforeIsToldItDoesNotRunAgain() {
+    JobLifecycle lifecycle = lifecycle(true);
+    List<JobReply.StatusChanged> submitter = new ArrayList<>();
+    lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true)); // before the journal
+    lifecycle.endedBefore(JobStatus.FAILED, "a crash");
+    JobSetups.sendReplies(out.drain());
+    assertThat(submitter)
+        .last()
+        .satisfies(
+            s -> {
+              assertThat(s.status()).isEqualTo(JobStatus.FAILED);
+              assertThat(s.error().describe())
+                  .contains("ran on this cluster before and ended FAILED");
+            });
+    assertThat(heard)
+        .as("the other listeners hear its end")
+        .last()
+        .satisfies(
+            h -> {
+              assertThat(h.status()).isEqualTo(JobStatus.FAILED);
+              assertThat(h.error().message()).isEqualTo("a crash");
+            });
+  }
+
+  @Test
+  void aSubmissionThatAsksForARestoreIsRefusedByACoordinatorItDidNotStart() {
+    JobLifecycle lifecycle = lifecycle(true);
+    lifecycle.started();
+    List<JobReply.StatusChanged> submitter = new ArrayList<>();
+    lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true, "/checkpoints/a/chk-4"));
+    JobSetups.sendReplies(out.drain());
+    assertThat(submitter)
+        .singleElement()
+        .satisfies(
+            s -> {
+              assertThat(s.status()).isEqualTo(JobStatus.FAILED);
+              assertThat(s.error().describe())
+                  .contains("cannot start from /checkpoints/a/chk-4")
+                  .contains("under another name");
+            });
+    assertThat(lifecycle.status()).as("the job runs on").isEqualTo(JobStatus.RUNNING);
+  }
+
+  @Test
   void aStopWithASavepointGathersTheFinalMetricsBeforeTheJobEnds() {
     JobLifecycle lifecycle = lifecycle(false);
     lifecycle.started();

@@ -165,7 +165,7 @@ class CoordinatorFailoverIT {
   }
 
   /** Per key, the counts in the committed parts, sorted. */
-  private static Map<Long, List<Long>> outputs(Path out) {
+  static Map<Long, List<Long>> outputs(Path out) {
     Map<Long, List<Long>> byKey = new TreeMap<>();
     for (Path part : committed(out)) {
       try {

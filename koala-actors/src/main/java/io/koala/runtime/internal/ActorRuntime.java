@@ -296,7 +296,7 @@ public final class ActorRuntime implements AutoCloseable {
         Submissions.jobId(node, jobIdOf(dataflow), sanitize(dataflow.name()), options, jobs.get());
     Path restoreFrom = options.restoreFrom().orElse(null);
     if (shardedCoordinators != null) {
-      return submitSharded(dataflow, jobId, restoreFrom);
+      return submitSharded(dataflow, jobId, restoreFrom, options);
     }
     for (JobClient s : submitted) {
       if (s.jobId().equals(jobId)) {
@@ -309,15 +309,7 @@ public final class ActorRuntime implements AutoCloseable {
       }
     }
     ExecutionPlan plan = node ? define(dataflow) : ExecutionPlan.of(dataflow.plan());
-    if (restoreFrom != null) {
-      CheckpointFiles.checkRestore(
-          jobId,
-          restoreFrom,
-          config.checkpointing(),
-          plan,
-          options.droppableState(),
-          new KryoSerde(KoalaSerialization.registry(main)));
-    }
+    checkRestore(jobId, restoreFrom, plan, options);
     WorkerPool pool = pool();
     Submissions.checkPlaceable(jobId, pool);
     JobCoordinator.checkScaleOnJoin(jobId, plan, config);
@@ -354,25 +346,44 @@ public final class ActorRuntime implements AutoCloseable {
     return job;
   }
 
+  /** With {@code restoreFrom} (not null), checks that job {@code jobId} can start from it. */
+  private void checkRestore(
+      String jobId, Path restoreFrom, ExecutionPlan plan, SubmitOptions options) {
+    if (restoreFrom != null) {
+      CheckpointFiles.checkRestore(
+          jobId,
+          restoreFrom,
+          config.checkpointing(),
+          plan,
+          options.droppableState(),
+          new KryoSerde(KoalaSerialization.registry(main)));
+    }
+  }
+
   /**
    * Submits job {@code jobId} to its sharded coordinator, which starts on a node the cluster
-   * chooses (or is running already: the handle attaches to it).
+   * chooses (or is running already: the handle attaches to it). With {@code restoreFrom} (not null)
+   * the coordinator, started by this submission, resumes from that checkpoint or savepoint
+   * directory (one of a job that failed, say) rather than from nothing; a job id names one run, so
+   * that is a new id's job.
    */
-  private JobClient submitSharded(Dataflow dataflow, String jobId, Path restoreFrom) {
-    if (restoreFrom != null) {
-      throw new io.koala.runtime.ConfigurationException(
-          "restoring job "
-              + jobId
-              + " from a given checkpoint is not available on a cluster with a shared journal:"
-              + " its coordinator resumes from the journal's latest checkpoint");
-    }
+  private JobClient submitSharded(
+      Dataflow dataflow, String jobId, Path restoreFrom, SubmitOptions options) {
     ExecutionPlan plan = define(dataflow);
+    checkRestore(jobId, restoreFrom, plan, options);
     JobCoordinator.checkScaleOnJoin(jobId, plan, config);
     RecipientRef<JobInput> coordinator = shardedCoordinators.apply(jobId);
+    String restore =
+        restoreFrom == null ? null : restoreFrom.toAbsolutePath().normalize().toString();
+    if (restore != null) {
+      // from this thread, before the listener (spawned asynchronously) or the caller sends
+      // anything: the message that starts the coordinator's entity
+      coordinator.tell(new JobInput.Start(restore));
+    }
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.DEPLOYING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
     main.systemActorOf(
-        JobListener.subscribing(jobId, coordinator, true, null, status, completion),
+        JobListener.subscribing(jobId, coordinator, true, restore, null, status, completion),
         jobId + "-" + jobs.incrementAndGet() + "-listener",
         Props.empty());
     return new JobClient(jobId, coordinator, status, completion, main, askTimeout());
@@ -405,9 +416,12 @@ public final class ActorRuntime implements AutoCloseable {
 
   /**
    * The behavior of job {@code jobId}'s sharded coordinator, started on this node by Cluster
-   * Sharding: the job's dataflow as this node defined it, on the workers this node knows. It waits
-   * (its messages stashed) until some worker is placeable; a job whose dataflow this node has not
-   * defined fails, naming the node.
+   * Sharding: the job's dataflow as this node defined it, on the workers this node knows. Its first
+   * message, when it is a submission's {@link JobInput.Start}, names the checkpoint the job starts
+   * from (a coordinator that starts again after its node was lost gets none: it resumes from the
+   * journal, where the first one recorded that checkpoint). It waits (its messages stashed) until
+   * some worker is placeable; a job whose dataflow this node has not defined fails, naming the
+   * node.
    */
   Behavior<JobInput> coordinatorEntity(String jobId) {
     return Behaviors.setup(
@@ -431,7 +445,20 @@ public final class ActorRuntime implements AutoCloseable {
                       timers -> {
                         timers.startTimerWithFixedDelay(
                             JobInput.DeployTimeout.INSTANCE, Duration.ofMillis(100));
-                        return awaitWorkers(ctx, stash, timers, jobId, plan);
+                        return Behaviors.receive(JobInput.class)
+                            .onAnyMessage(
+                                first -> {
+                                  Path restoreFrom =
+                                      first instanceof JobInput.Start s && s.restoreFrom() != null
+                                          ? Path.of(s.restoreFrom())
+                                          : null;
+                                  if (!(first instanceof JobInput.DeployTimeout)
+                                      && !(first instanceof JobInput.Start)) {
+                                    stash.stash(first);
+                                  }
+                                  return awaitWorkers(ctx, stash, timers, jobId, plan, restoreFrom);
+                                })
+                            .build();
                       }));
         });
   }
@@ -442,7 +469,8 @@ public final class ActorRuntime implements AutoCloseable {
       StashBuffer<JobInput> stash,
       TimerScheduler<JobInput> timers,
       String jobId,
-      ExecutionPlan plan) {
+      ExecutionPlan plan,
+      Path restoreFrom) {
     WorkerPool pool = pool();
     if (pool != null && !pool.placeable().isEmpty()) {
       timers.cancel(JobInput.DeployTimeout.INSTANCE);
@@ -457,10 +485,12 @@ public final class ActorRuntime implements AutoCloseable {
                 return Behaviors.same();
               }),
           "hosted");
-      return stash.unstashAll(coordinator(jobId, plan, pool, null, null, true));
+      return stash.unstashAll(coordinator(jobId, plan, pool, restoreFrom, null, true));
     }
     return Behaviors.receive(JobInput.class)
-        .onMessage(JobInput.DeployTimeout.class, t -> awaitWorkers(ctx, stash, timers, jobId, plan))
+        .onMessage(
+            JobInput.DeployTimeout.class,
+            t -> awaitWorkers(ctx, stash, timers, jobId, plan, restoreFrom))
         .onAnyMessage(
             m -> {
               stash.stash(m);

@@ -19,6 +19,7 @@ import io.koala.plan.TaskId;
 import io.koala.protocol.KoalaMessage;
 import io.koala.protocol.TaskMessage;
 import io.koala.runtime.KoalaConfig;
+import io.koala.runtime.internal.journal.Blob;
 import io.koala.runtime.internal.journal.JobJournal;
 import io.koala.runtime.internal.journal.JournalSettings;
 import io.koala.runtime.internal.journal.JournalState;
@@ -81,6 +82,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   private final TimerScheduler<JobInput> timers;
   private final ActorRef<JobJournal.Command> journal; // null: checkpoints off
   private final KryoSerde metadataSerde;
+  private JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> restored; // read once
   private final CheckpointFiles files; // null: checkpoints off
   private final SavepointFiles savepoints; // null: checkpoints off
   private ActorRef<Object> inbox; // the current attempt's forwarder
@@ -286,12 +288,25 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   /** Carries out an effect on the journal or the checkpoint files. */
   private void carryOutStorage(JobEffect e) {
     if (e instanceof JobEffect.RecoverJournal r) {
+      JobJournal.RestoredCheckpoint restored = null;
+      var given = restoreFrom();
+      if (given != null && given.value() != null) {
+        restored =
+            new JobJournal.RestoredCheckpoint(
+                given.value().id(),
+                Blob.of(files.encode(given.value())),
+                setup.job().checkpointing().retained());
+      }
+      JobJournal.RestoredCheckpoint record = restored;
       getContext()
           .ask(
               JournalState.class,
               journal,
               setup.job().deployTimeout(),
-              r.incarnation() ? JobJournal.StartIncarnation::new : JobJournal.Recover::new,
+              to ->
+                  r.incarnation()
+                      ? new JobJournal.StartIncarnation(to, record)
+                      : new JobJournal.Recover(to),
               this::recovered);
     } else if (e instanceof JobEffect.JournalRequest r) {
       byte[] bytes = RequestRecord.encode(metadataSerde, r.request(), workers);
@@ -427,15 +442,7 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
         requests.add(new JobInput.Decoded<>(r.seq(), null, e.toString()));
       }
     }
-    JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> restore = null;
-    Path restoreFrom = setup.job().restoreFrom();
-    if (restoreFrom != null) {
-      try {
-        restore = new JobInput.Decoded<>(0, files.read(restoreFrom), null);
-      } catch (RuntimeException e) {
-        restore = new JobInput.Decoded<>(0, null, e.getMessage());
-      }
-    }
+    JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> restore = restoreFrom();
     return new JobInput.Recovered(
         new JobInput.RecoveredJournal(
             state.incarnations(),
@@ -447,6 +454,22 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
             state.lastRequestSeq(),
             restore),
         null);
+  }
+
+  /**
+   * The checkpoint the job was asked to start from ({@code restoreFrom}), read once (reading one of
+   * another version of the dataflow carries its state over, writing files); null when none.
+   */
+  private JobInput.Decoded<Checkpoints.Completed<Path, CoordinatorState>> restoreFrom() {
+    Path dir = setup.job().restoreFrom();
+    if (dir != null && restored == null) {
+      try {
+        restored = new JobInput.Decoded<>(0, files.read(dir), null);
+      } catch (RuntimeException e) {
+        restored = new JobInput.Decoded<>(0, null, e.getMessage());
+      }
+    }
+    return restored;
   }
 
   private static String message(Throwable error) {

@@ -56,7 +56,8 @@ public final class JobListener {
 
   /**
    * A listener of the coordinator {@code coordinator}, which may move to another node (a sharded
-   * one): it subscribes now ({@code submission}: as the job's submission) and again every {@link
+   * one): it subscribes now ({@code submission}: as the job's submission, asking a sharded
+   * coordinator to start from {@code restoreFrom} when not null) and again every {@link
    * JobCore#SUBSCRIBE_INTERVAL} until the job has ended. When {@code watched} is not null (the
    * coordinator of a job that ends with its node), its stop without a word of the job's end fails
    * the job, naming the node.
@@ -65,6 +66,7 @@ public final class JobListener {
       String jobId,
       RecipientRef<JobInput> coordinator,
       boolean submission,
+      String restoreFrom,
       ActorRef<JobInput> watched,
       AtomicReference<JobStatus> status,
       CompletableFuture<JobStatus> completion) {
@@ -72,7 +74,7 @@ public final class JobListener {
         ctx -> {
           ActorReply<JobReply.StatusChanged> events =
               new ActorReply<>(ctx.messageAdapter(JobReply.StatusChanged.class, Changed::new));
-          coordinator.tell(new JobInput.Subscribe(events, submission));
+          coordinator.tell(new JobInput.Subscribe(events, submission, restoreFrom));
           if (watched != null) {
             ctx.watch(watched);
           }

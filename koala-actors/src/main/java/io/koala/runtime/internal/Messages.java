@@ -49,6 +49,7 @@ final class Messages {
           io.koala.coordinator.JobInput.SnapshotUnusable.class,
           io.koala.coordinator.JobInput.SnapshotUnreadable.class,
           io.koala.coordinator.JobInput.TaskFinished.class,
+          io.koala.coordinator.JobInput.Start.class,
           io.koala.coordinator.JobInput.CheckpointWanted.class,
           io.koala.coordinator.JobInput.TaskFailed.class,
           io.koala.coordinator.JobInput.ResultsDelivered.class,

@@ -212,7 +212,7 @@ public final class NodeRuntime implements AutoCloseable {
     CompletableFuture<io.koala.job.JobStatus> completion = new CompletableFuture<>();
     system.systemActorOf(
         JobListener.subscribing(
-            jobId, ref, false, sharded != null ? null : coordinator, status, completion),
+            jobId, ref, false, null, sharded != null ? null : coordinator, status, completion),
         "koala-attached-" + jobId + "-" + ATTACHED.incrementAndGet(),
         Props.empty());
     return new JobClient(jobId, ref, status, completion, system, core.askTimeout());

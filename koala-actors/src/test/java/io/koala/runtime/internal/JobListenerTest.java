@@ -41,7 +41,7 @@ class JobListenerTest {
     AtomicReference<JobStatus> status = new AtomicReference<>(JobStatus.RUNNING);
     CompletableFuture<JobStatus> completion = new CompletableFuture<>();
     ActorRef<JobInput> ref = coordinator.getRef();
-    KIT.spawn(JobListener.subscribing(name, ref, false, ref, status, completion), name);
+    KIT.spawn(JobListener.subscribing(name, ref, false, null, ref, status, completion), name);
     JobInput.Subscribe s = coordinator.expectMessageClass(JobInput.Subscribe.class);
     assertThat(s.submission()).isFalse();
     return new Attached(coordinator, status, completion, s);

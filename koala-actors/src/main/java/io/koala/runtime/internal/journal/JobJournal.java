@@ -81,6 +81,7 @@ public final class JobJournal
           RequestDone.class,
           Recover.class,
           StartIncarnation.class,
+          RestoredCheckpoint.class,
           RecordEnd.class,
           EndAck.class,
           CheckpointAck.class,
@@ -163,9 +164,29 @@ public final class JobJournal
 
   /**
    * A sharded coordinator starts on the journal: records {@link JournalEvent.CoordinatorStarted}
-   * and replies with the state after it (after replay), once durable.
+   * and replies with the state after it (after replay), once durable. With {@code restored} (not
+   * null: the checkpoint a submission asked the job to start from) on a journal with no checkpoint
+   * recorded, that checkpoint is recorded too, in the same write: a coordinator that starts again
+   * before the job took a checkpoint of its own resumes from it, not from nothing.
    */
-  public record StartIncarnation(ActorRef<JournalState> replyTo) implements Command {}
+  public record StartIncarnation(ActorRef<JournalState> replyTo, RestoredCheckpoint restored)
+      implements Command {
+
+    /** A start that records no restored checkpoint. */
+    public StartIncarnation(ActorRef<JournalState> replyTo) {
+      this(replyTo, null);
+    }
+  }
+
+  /** A checkpoint of another job (or a savepoint) a job starts from: its id and metadata. */
+  public record RestoredCheckpoint(long id, Blob metadata, int retain) implements KoalaMessage {
+    public RestoredCheckpoint {
+      if (id <= 0 || retain < 1 || metadata == null) {
+        throw new IllegalArgumentException(
+            "RestoredCheckpoint needs id > 0, retain >= 1 and metadata: id " + id);
+      }
+    }
+  }
 
   /**
    * Records that the job ended with {@code status} ({@code error}: why it failed, or null). Replies
@@ -265,7 +286,7 @@ public final class JobJournal
             StartIncarnation.class,
             (state, c) ->
                 Effect()
-                    .persist(new JournalEvent.CoordinatorStarted())
+                    .persist(incarnationEvents(state, c.restored()))
                     .thenReply(c.replyTo(), s -> s))
         .onCommand(
             RecordEnd.class,
@@ -277,6 +298,22 @@ public final class JobJournal
                         .persist(new JournalEvent.JobEnded(c.status(), c.error()))
                         .thenReply(c.replyTo(), s -> StatusReply.success(new EndAck(c.status()))))
         .build();
+  }
+
+  /**
+   * A coordinator's start, and the checkpoint it restores when the journal has none (on a journal
+   * that has, the job ran here before: its own checkpoints are newer).
+   */
+  private static List<JournalEvent> incarnationEvents(
+      JournalState state, RestoredCheckpoint restored) {
+    if (restored == null
+        || !state.checkpoints().isEmpty()
+        || restored.id() <= state.lastCheckpointId()) {
+      return List.of(new JournalEvent.CoordinatorStarted());
+    }
+    return List.of(
+        new JournalEvent.CoordinatorStarted(),
+        new CheckpointCompleted(restored.id(), restored.metadata(), restored.retain()));
   }
 
   private Effect<JournalEvent, JournalState> onRecordCheckpoint(

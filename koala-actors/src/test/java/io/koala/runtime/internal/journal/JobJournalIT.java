@@ -192,6 +192,27 @@ abstract class JobJournalIT {
   }
 
   @Test
+  void aCoordinatorThatRestoresRecordsItsCheckpointOnlyOnAJournalWithoutOne() {
+    Node node = start(dir);
+    ActorRef<JobJournal.Command> j = node.journalOf("job-r");
+    TestProbe<JournalState> started = node.kit.createTestProbe();
+    JobJournal.RestoredCheckpoint given =
+        new JobJournal.RestoredCheckpoint(57, Blob.of(metadata(57)), 2);
+    j.tell(new JobJournal.StartIncarnation(started.ref(), given));
+    JournalState first = started.receiveMessage(TIMEOUT);
+    assertThat(first.incarnations()).isEqualTo(1);
+    assertThat(first.checkpointIds()).as("the restored checkpoint, journaled").containsExactly(57L);
+    assertThat(first.lastCheckpointId()).isEqualTo(57);
+    node.record(j, 58, 2);
+    // a coordinator that starts again with the same request finds the job's own checkpoints
+    j.tell(new JobJournal.StartIncarnation(started.ref(), given));
+    JournalState second = started.receiveMessage(TIMEOUT);
+    assertThat(second.incarnations()).isEqualTo(2);
+    assertThat(second.checkpointIds()).containsExactly(57L, 58L);
+    stop(node);
+  }
+
+  @Test
   void retentionKeepsTheNewestAndReportsTheReleased() {
     Node node = start(dir);
     ActorRef<JobJournal.Command> j = node.journalOf("job-1");
