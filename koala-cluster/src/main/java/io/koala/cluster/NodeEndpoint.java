@@ -271,7 +271,8 @@ final class NodeEndpoint implements AutoCloseable {
       reply(x, 200, jobs);
     } else if (parts.size() == 2 && parts.get(0).equals("jobs")) {
       requireMethod(method, "GET");
-      reply(x, 200, describe(metrics(job(parts.get(1)))));
+      NodeRuntime.ClusterJob found = find(parts.get(1));
+      reply(x, 200, describe(metrics(core.view(found.jobId(), found.coordinator())), found));
     } else if (parts.size() == 5 && parts.get(0).equals("jobs") && parts.get(2).equals("state")) {
       requireMethod(method, "GET");
       readState(x, parts.get(1), parts.get(3), parts.get(4), query(x));
@@ -448,9 +449,14 @@ final class NodeEndpoint implements AutoCloseable {
 
   /** Job {@code jobId}, coordinated on this node or another. */
   private JobClient job(String jobId) {
+    NodeRuntime.ClusterJob job = find(jobId);
+    return core.view(jobId, job.coordinator());
+  }
+
+  /** Where job {@code jobId} is coordinated, on this node or another. */
+  private NodeRuntime.ClusterJob find(String jobId) {
     try {
-      NodeRuntime.ClusterJob job = cluster.find(jobId);
-      return core.view(jobId, job.coordinator());
+      return cluster.find(jobId);
     } catch (ClusterJobs.NoSuchJob e) {
       states.forget(jobId);
       throw new Refusal(404, e.getMessage());
@@ -459,10 +465,18 @@ final class NodeEndpoint implements AutoCloseable {
     }
   }
 
-  private Map<String, Object> describe(JobMetrics m) {
-    List<String> nodes = workerNodes.get();
+  /**
+   * The job {@code job} names, as its metrics {@code m} say. A task's worker is named by the index
+   * its coordinator knows it by, and its node only where the job is coordinated on this node: each
+   * node numbers workers in the order it found them, so this node's list would name another node
+   * for a job coordinated elsewhere (ask the node {@code "coordinator"} names).
+   */
+  private Map<String, Object> describe(JobMetrics m, NodeRuntime.ClusterJob job) {
+    boolean here = core.hostedCoordinators().containsKey(job.jobId());
+    List<String> nodes = here ? workerNodes.get() : List.of();
     Map<String, Object> j = new LinkedHashMap<>();
     j.put("id", m.jobId());
+    j.put("coordinator", job.node());
     j.put("status", m.status().name());
     j.put("rollbacks", m.rollbacks());
     j.put("checkpoints", m.checkpoints());

@@ -68,7 +68,16 @@ class NodeEndpointIT {
           .contains("\"id\":\"clustered\"")
           .contains("\"node\":\"" + a.system().address() + "\"");
       assertThat(listed.headers().firstValue(NodeEndpoint.SILENT_NODES)).isEmpty();
-      assertThat(get(other + "/jobs/clustered").body()).contains("\"task\":\"count#1\"");
+      assertThat(get(other + "/jobs/clustered").body())
+          .contains("\"task\":\"count#1\"")
+          .contains("\"coordinator\":\"" + a.system().address() + "\"")
+          .as("no node of its own numbering for a job coordinated elsewhere")
+          .contains("\"node\":null")
+          .doesNotContain("\"node\":\"pekko");
+      assertThat(get(base + "/jobs/clustered").body())
+          .as("the coordinator's node names the workers' nodes")
+          .contains("\"node\":\"pekko")
+          .doesNotContain("\"node\":null");
       assertThat(get(other + "/jobs/clustered/state/count/accumulator?key=7&keyType=long"))
           .satisfies(r -> assertThat(r.statusCode()).as(r.body()).isEqualTo(200))
           .satisfies(r -> assertThat(r.body()).contains("\"key\":7"));
