@@ -437,7 +437,9 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
     List<JobInput.Decoded<JobInput.JournaledRequest>> requests = new ArrayList<>();
     for (JournalState.Request r : state.requests()) {
       try {
-        requests.add(RequestRecord.decode(metadataSerde, r.seq(), r.request().bytes(), workers));
+        requests.add(
+            RequestRecord.decode(
+                metadataSerde, r.seq(), r.request().bytes(), workers, setup.job().sharded()));
       } catch (RuntimeException e) {
         requests.add(new JobInput.Decoded<>(r.seq(), null, e.toString()));
       }

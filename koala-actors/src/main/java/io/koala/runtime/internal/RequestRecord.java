@@ -13,9 +13,10 @@ import org.apache.pekko.actor.typed.ActorRef;
  * A reconfiguration request as the checkpoint-metadata journal stores it: the change, the actors
  * that wait for its outcome, and for a migration the worker it moves the task to. A coordinator
  * that starts again elsewhere (a sharded cluster) answers the callers still alive, and finds the
- * migration's worker by its actor: worker indices are those of the node that runs the coordinator,
- * and another node numbers the same workers differently. Journals written before these were kept
- * hold a bare {@link Change}, read as a request nobody waits for.
+ * migration's worker by its actor's path: worker indices are those of the node that runs the
+ * coordinator, and another node numbers the same workers differently. A runtime that restarts (not
+ * sharded) numbers its workers as before, and keeps the index. Journals written before these were
+ * kept hold a bare {@link Change}, read as a request nobody waits for.
  *
  * @param migrateTo the worker of a {@link Change.Migrate}, null for other changes
  */
@@ -40,12 +41,16 @@ record RequestRecord(
   }
 
   /**
-   * The request {@code bytes} hold, a migration's worker index that of its worker in {@code
-   * workers}; with an {@code error} when that worker is none of them (its node left), so that the
-   * callers are told it cannot run.
+   * The request {@code bytes} hold; with {@code byPath} (a sharded coordinator) a migration's
+   * worker index is that of the worker in {@code workers} at its worker's path, with an {@code
+   * error} when none is (its node left), so that the callers are told it cannot run.
    */
   static JobInput.Decoded<JobInput.JournaledRequest> decode(
-      KryoSerde serde, long seq, byte[] bytes, List<ActorRef<Worker.Command>> workers) {
+      KryoSerde serde,
+      long seq,
+      byte[] bytes,
+      List<ActorRef<Worker.Command>> workers,
+      boolean byPath) {
     Object value = serde.fromBytes(bytes);
     if (value instanceof Change c) {
       return new JobInput.Decoded<>(seq, new JobInput.JournaledRequest(c, List.of()), null);
@@ -57,8 +62,8 @@ record RequestRecord(
     }
     Change change = r.change();
     String error = null;
-    if (change instanceof Change.Migrate m && r.migrateTo() != null) {
-      int index = workers.indexOf(r.migrateTo());
+    if (byPath && change instanceof Change.Migrate m && r.migrateTo() != null) {
+      int index = indexOf(workers, r.migrateTo());
       if (index < 0) {
         error =
             "its target worker "
@@ -69,5 +74,18 @@ record RequestRecord(
       }
     }
     return new JobInput.Decoded<>(seq, new JobInput.JournaledRequest(change, replyTo), error);
+  }
+
+  /**
+   * The index of the worker at {@code ref}'s path (a path ignores the actor's incarnation: a node
+   * restarted at the same address has the same worker path), or -1.
+   */
+  private static int indexOf(List<ActorRef<Worker.Command>> workers, ActorRef<Worker.Command> ref) {
+    for (int i = 0; i < workers.size(); i++) {
+      if (workers.get(i).path().equals(ref.path())) {
+        return i;
+      }
+    }
+    return -1;
   }
 }

@@ -42,11 +42,11 @@ class RequestRecordTest {
   @Test
   void aMigrationGoesToTheSameWorkerUnderTheIndexTheNextCoordinatorKnowsItBy() {
     JobInput.Decoded<JobInput.JournaledRequest> d =
-        RequestRecord.decode(serde, 4, migrationToB(), List.of(c, b, a));
+        RequestRecord.decode(serde, 4, migrationToB(), List.of(c, b, a), true);
     assertThat(d.error()).isNull();
     assertThat(d.id()).isEqualTo(4);
     assertThat(d.value().change()).isEqualTo(new Change.Migrate("count", 0, 1));
-    d = RequestRecord.decode(serde, 4, migrationToB(), List.of(b, a));
+    d = RequestRecord.decode(serde, 4, migrationToB(), List.of(b, a), true);
     assertThat(d.value().change()).isEqualTo(new Change.Migrate("count", 0, 0));
     d.value().replyTo().forEach(r -> r.tell(new JobReply.Rejected(null, "x")));
     assertThat(caller.receiveMessage()).isInstanceOf(JobReply.Rejected.class);
@@ -55,16 +55,24 @@ class RequestRecordTest {
   @Test
   void aMigrationToAWorkerTheNextCoordinatorLacksCannotRunAndKeepsItsCaller() {
     JobInput.Decoded<JobInput.JournaledRequest> d =
-        RequestRecord.decode(serde, 4, migrationToB(), List.of(a, c));
+        RequestRecord.decode(serde, 4, migrationToB(), List.of(a, c), true);
     assertThat(d.error()).contains("is not a worker of this coordinator");
     assertThat(d.value().replyTo()).hasSize(1);
+  }
+
+  @Test
+  void aCoordinatorThatIsNotShardedKeepsTheIndex() {
+    JobInput.Decoded<JobInput.JournaledRequest> d =
+        RequestRecord.decode(serde, 4, migrationToB(), List.of(c, a), false);
+    assertThat(d.error()).isNull();
+    assertThat(d.value().change()).isEqualTo(new Change.Migrate("count", 0, 1));
   }
 
   @Test
   void aBareChangeOfAnOlderJournalIsARequestNobodyWaitsFor() {
     Change rescale = new Change.Rescale("count", 3, PartitionPolicy.even());
     JobInput.Decoded<JobInput.JournaledRequest> d =
-        RequestRecord.decode(serde, 2, serde.toBytes(rescale), List.of(a));
+        RequestRecord.decode(serde, 2, serde.toBytes(rescale), List.of(a), true);
     assertThat(d.error()).isNull();
     assertThat(d.value()).isEqualTo(new JobInput.JournaledRequest(rescale, List.of()));
   }
