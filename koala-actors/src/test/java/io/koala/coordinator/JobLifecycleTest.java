@@ -88,13 +88,14 @@ class JobLifecycleTest {
     List<JobReply.StatusChanged> submitter = new ArrayList<>();
     lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true));
     JobSetups.sendReplies(out.drain());
-    assertThat(submitter)
-        .singleElement()
-        .satisfies(
-            s -> {
-              assertThat(s.status()).isEqualTo(JobStatus.FAILED);
-              assertThat(s.error().describe()).contains("submit the dataflow under another name");
-            });
+    assertFailed(submitter.get(submitter.size() - 1), "submit the dataflow under another name");
+    assertThat(submitter).hasSize(1);
+  }
+
+  /** {@code changed} says the job FAILED, its error naming each of {@code saying}. */
+  private static void assertFailed(JobReply.StatusChanged changed, String... saying) {
+    assertThat(changed.status()).isEqualTo(JobStatus.FAILED);
+    assertThat(changed.error().describe()).contains(saying);
   }
 
   @Test
@@ -104,22 +105,9 @@ class JobLifecycleTest {
     lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true)); // before the journal
     lifecycle.endedBefore(JobStatus.FAILED, "a crash");
     JobSetups.sendReplies(out.drain());
-    assertThat(submitter)
-        .last()
-        .satisfies(
-            s -> {
-              assertThat(s.status()).isEqualTo(JobStatus.FAILED);
-              assertThat(s.error().describe())
-                  .contains("ran on this cluster before and ended FAILED");
-            });
-    assertThat(heard)
-        .as("the other listeners hear its end")
-        .last()
-        .satisfies(
-            h -> {
-              assertThat(h.status()).isEqualTo(JobStatus.FAILED);
-              assertThat(h.error().message()).isEqualTo("a crash");
-            });
+    assertFailed(
+        submitter.get(submitter.size() - 1), "ran on this cluster before and ended FAILED");
+    assertFailed(heard.get(heard.size() - 1), "a crash"); // the other listeners hear its end
   }
 
   @Test
@@ -129,15 +117,8 @@ class JobLifecycleTest {
     List<JobReply.StatusChanged> submitter = new ArrayList<>();
     lifecycle.onSubscribe(new JobInput.Subscribe(submitter::add, true, "/checkpoints/a/chk-4"));
     JobSetups.sendReplies(out.drain());
-    assertThat(submitter)
-        .singleElement()
-        .satisfies(
-            s -> {
-              assertThat(s.status()).isEqualTo(JobStatus.FAILED);
-              assertThat(s.error().describe())
-                  .contains("cannot start from /checkpoints/a/chk-4")
-                  .contains("under another name");
-            });
+    assertThat(submitter).hasSize(1);
+    assertFailed(submitter.get(0), "cannot start from /checkpoints/a/chk-4", "under another name");
     assertThat(lifecycle.status()).as("the job runs on").isEqualTo(JobStatus.RUNNING);
   }
 

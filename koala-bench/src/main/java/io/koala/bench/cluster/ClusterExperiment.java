@@ -8,6 +8,7 @@ import io.koala.function.KeyValue;
 import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.job.ReconfigurationReport;
+import io.koala.plan.TaskId;
 import io.koala.runtime.JobHandle;
 import io.koala.runtime.KoalaConfig;
 import io.koala.runtime.KoalaRuntime;
@@ -159,13 +160,7 @@ public final class ClusterExperiment {
       if (transferred != null) {
         transferred.stop(null);
       }
-      for (NodeProcess p : processes) {
-        p.close();
-      }
-      if (driverSystem != null) {
-        driverSystem.terminate();
-        driverSystem.getWhenTerminated().toCompletableFuture().join();
-      }
+      stop(driverSystem, processes);
     }
   }
 
@@ -236,6 +231,34 @@ public final class ClusterExperiment {
                             + "pekko.coordinated-shutdown.run-by-jvm-shutdown-hook = off\n"))
                 .withFallback(ConfigFactory.load()));
     return ActorSystem.create(Behaviors.empty(), "koala", config);
+  }
+
+  /**
+   * Stops a run's members: {@code driver} (this JVM's member, may be null) leaves first, while the
+   * node processes can still see it go (about a second; with the nodes killed first it would wait
+   * to find them unreachable and down itself, about 8 s), then every node process still running is
+   * killed.
+   */
+  public static void stop(ActorSystem<Void> driver, List<NodeProcess> nodes) {
+    try {
+      if (driver != null) {
+        driver.terminate();
+        driver.getWhenTerminated().toCompletableFuture().join();
+      }
+    } finally {
+      for (NodeProcess p : nodes) {
+        p.close();
+      }
+    }
+  }
+
+  /** A task of {@code operator} in {@code m}'s placement. */
+  public static TaskId aTask(JobMetrics m, String operator) {
+    return m.placement().keySet().stream()
+        .filter(t -> t.operator().name().equals(operator))
+        .findFirst()
+        .orElseThrow(
+            () -> new IllegalStateException("no " + operator + " task in " + m.placement()));
   }
 
   /** Records the target operator has consumed so far. */

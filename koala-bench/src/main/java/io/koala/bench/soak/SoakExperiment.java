@@ -370,7 +370,7 @@ public final class SoakExperiment {
                     .get(WAIT.toSeconds(), TimeUnit.SECONDS));
       }
       case MIGRATION -> {
-        TaskId task = aTargetTask(before);
+        TaskId task = ClusterExperiment.aTask(before, SoakWorkload.TARGET);
         int from = before.placement().get(task);
         int to = liveWorkers().stream().filter(x -> x != from).findFirst().orElseThrow();
         log.accept(
@@ -458,7 +458,7 @@ public final class SoakExperiment {
 
   /** Kills a node that runs count tasks, waits for the rollback, and starts a node in its place. */
   private void killNode(JobMetrics before) {
-    TaskId task = aTargetTask(before);
+    TaskId task = ClusterExperiment.aTask(before, SoakWorkload.TARGET);
     String address = driver.workerNodes().get(before.placement().get(task));
     NodeProcess victim =
         nodes.stream()
@@ -491,13 +491,6 @@ public final class SoakExperiment {
               && m.reconfiguring() == null
               && m.checkpoints().lastId() > before.checkpoints().lastId();
         });
-  }
-
-  private static TaskId aTargetTask(JobMetrics m) {
-    return m.placement().keySet().stream()
-        .filter(t -> t.operator().name().equals(SoakWorkload.TARGET))
-        .findFirst()
-        .orElseThrow(() -> new IllegalStateException("no count task in " + m.placement()));
   }
 
   /** The worker indices of the live node processes. */
@@ -564,15 +557,6 @@ public final class SoakExperiment {
     if (faults != null) {
       faults.release();
     }
-    try {
-      if (system != null) {
-        system.terminate();
-        system.getWhenTerminated().toCompletableFuture().join();
-      }
-    } finally {
-      for (NodeProcess p : nodes) {
-        p.close();
-      }
-    }
+    ClusterExperiment.stop(system, nodes);
   }
 }

@@ -60,11 +60,7 @@ class ClusterKillIT {
 
       // migrate count's first task to another worker, and kill its node while that runs
       JobMetrics before = job.metrics();
-      TaskId task =
-          before.placement().keySet().stream()
-              .filter(t -> t.operator().name().equals(ClusterWorkload.TARGET))
-              .findFirst()
-              .orElseThrow();
+      TaskId task = ClusterExperiment.aTask(before, ClusterWorkload.TARGET);
       int from = before.placement().get(task);
       int to = (from + 1) % 3;
       CompletableFuture<?> migration =
@@ -83,18 +79,7 @@ class ClusterKillIT {
       assertThat(ClusterExperiment.outputs(job)).isEqualTo(reference);
       System.out.println("migration: " + migration.handle((r, e) -> e == null ? r : e).join());
     } finally {
-      // the driver leaves first, while the nodes can still see it go (about a second); with the
-      // nodes killed first it would wait to find them unreachable and down itself (about 8 s)
-      try {
-        if (system != null) {
-          system.terminate();
-          system.getWhenTerminated().toCompletableFuture().join();
-        }
-      } finally {
-        for (NodeProcess n : nodes) {
-          n.close();
-        }
-      }
+      ClusterExperiment.stop(system, nodes);
     }
   }
 

@@ -65,11 +65,7 @@ class PartitionIT {
             () -> job.metrics().recordsIn(ClusterWorkload.TARGET) > w.records() / 5);
 
         JobMetrics before = job.metrics();
-        TaskId task =
-            before.placement().keySet().stream()
-                .filter(t -> t.operator().name().equals(ClusterWorkload.TARGET))
-                .findFirst()
-                .orElseThrow();
+        TaskId task = ClusterExperiment.aTask(before, ClusterWorkload.TARGET);
         int worker = before.placement().get(task);
         String address = driver.workerNodes().get(worker);
         int cut = nodeOf(address, net);
@@ -94,16 +90,7 @@ class PartitionIT {
                 + after.rollbacks()
                 + "; output as the reference");
       } finally {
-        try {
-          if (system != null) {
-            system.terminate();
-            system.getWhenTerminated().toCompletableFuture().join();
-          }
-        } finally {
-          for (NodeProcess n : nodes) {
-            n.close();
-          }
-        }
+        ClusterExperiment.stop(system, nodes);
       }
     }
   }

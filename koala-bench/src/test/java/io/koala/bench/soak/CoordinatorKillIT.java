@@ -85,7 +85,7 @@ class CoordinatorKillIT {
         // migrate a count task to another worker that runs tasks (worker indices are the
         // coordinator's: JobMetrics.placement's)
         JobMetrics before = job.metrics();
-        TaskId task = aTask(before, SoakWorkload.TARGET);
+        TaskId task = ClusterExperiment.aTask(before, SoakWorkload.TARGET);
         int from = before.placement().get(task);
         int to =
             before.placement().values().stream().filter(x -> x != from).findFirst().orElseThrow();
@@ -151,16 +151,9 @@ class CoordinatorKillIT {
         assertThat(after.rollbacks()).as("the takeover's rollback").isGreaterThanOrEqualTo(1);
       }
     } finally {
-      // the driver leaves first, while the nodes can still see it go
       try {
-        if (system != null) {
-          system.terminate();
-          system.getWhenTerminated().toCompletableFuture().join();
-        }
+        ClusterExperiment.stop(system, nodes);
       } finally {
-        for (NodeProcess n : nodes) {
-          n.close();
-        }
         journal.stop();
       }
     }
@@ -209,13 +202,6 @@ class CoordinatorKillIT {
         + "       numThreads = 2, maxConnections = 2, minConnections = 1 }\n"
         + "}\n"
         + w.hocon();
-  }
-
-  private static TaskId aTask(JobMetrics m, String operator) {
-    return m.placement().keySet().stream()
-        .filter(t -> t.operator().name().equals(operator))
-        .findFirst()
-        .orElseThrow(() -> new AssertionError("no " + operator + " task in " + m.placement()));
   }
 
   /** The index in {@code ports} of the node {@code address} names. */
