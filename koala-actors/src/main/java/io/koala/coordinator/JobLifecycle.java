@@ -56,9 +56,7 @@ final class JobLifecycle implements CurrentStatus {
     } else if (input instanceof JobInput.EndJournaled m) {
       onEndJournaled(m);
     } else if (input instanceof JobInput.Start) {
-      // read by the sharded entity that it started; any later one is the submission's
-      // subscription's
-      // to judge (onSubscribe)
+      // read by the sharded entity it started; a later one's submission is judged by onSubscribe
     } else {
       throw new IllegalStateException("unhandled " + input);
     }

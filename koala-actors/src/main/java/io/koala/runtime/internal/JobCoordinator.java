@@ -288,16 +288,14 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
   /** Carries out an effect on the journal or the checkpoint files. */
   private void carryOutStorage(JobEffect e) {
     if (e instanceof JobEffect.RecoverJournal r) {
-      JobJournal.RestoredCheckpoint restored = null;
       var given = restoreFrom();
-      if (given != null && given.value() != null) {
-        restored =
-            new JobJournal.RestoredCheckpoint(
-                given.value().id(),
-                Blob.of(files.encode(given.value())),
-                setup.job().checkpointing().retained());
-      }
-      JobJournal.RestoredCheckpoint record = restored;
+      JobJournal.RestoredCheckpoint record =
+          given == null || given.value() == null
+              ? null
+              : new JobJournal.RestoredCheckpoint(
+                  given.value().id(),
+                  Blob.of(files.encode(given.value())),
+                  setup.job().checkpointing().retained());
       getContext()
           .ask(
               JournalState.class,

@@ -36,7 +36,9 @@ record RequestRecord(
       }
     }
     ActorRef<Worker.Command> worker =
-        request.change() instanceof Change.Migrate m ? workers.get(m.worker()) : null;
+        request.change() instanceof Change.Migrate m && m.worker() < workers.size()
+            ? workers.get(m.worker())
+            : null;
     return serde.toBytes(new RequestRecord(request.change(), refs, worker));
   }
 
