@@ -8,7 +8,6 @@ import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.cluster.ClusterWorkload;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -45,18 +44,10 @@ class ClusterKillIT {
       for (int i = 0; i < 3; i++) {
         nodes.add(NodeProcess.start("node-" + i, NodeProcess.configFile(dir, i, ports, common)));
       }
-      for (NodeProcess n : nodes) {
-        n.awaitUp(WAIT);
-      }
       system = ClusterExperiment.driverSystem(dir, common);
-      KoalaCluster driver =
-          KoalaCluster.start(system, KoalaConfig.from(system.settings().config()));
-      ClusterExperiment.await("3 workers", () -> driver.workers() == 3);
-      JobHandle job = driver.submit(w.dataflow());
-      ClusterExperiment.await(
-          job,
-          "a fifth of the input",
-          () -> job.metrics().recordsIn(ClusterWorkload.TARGET) > w.records() / 5);
+      RunningWorkload run = RunningWorkload.start(system, nodes, w, WAIT);
+      KoalaCluster driver = run.driver();
+      JobHandle job = run.job();
 
       // migrate count's first task to another worker, and kill its node while that runs
       JobMetrics before = job.metrics();

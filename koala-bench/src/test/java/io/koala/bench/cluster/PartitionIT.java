@@ -8,7 +8,6 @@ import io.koala.job.JobMetrics;
 import io.koala.job.JobStatus;
 import io.koala.plan.TaskId;
 import io.koala.runtime.JobHandle;
-import io.koala.runtime.KoalaConfig;
 import io.koala.samples.cluster.ClusterWorkload;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -49,20 +48,12 @@ class PartitionIT {
                   dir, i, ports, common + "koala.node.host = \"" + net.address(i) + "\"\n");
           nodes.add(NodeProcess.start(net.launcher(i), "node-" + i, config));
         }
-        for (NodeProcess n : nodes) {
-          n.awaitUp(WAIT);
-        }
         system =
             ClusterExperiment.driverSystem(
                 dir, common + "koala.node.host = \"" + net.hostAddress() + "\"\n");
-        KoalaCluster driver =
-            KoalaCluster.start(system, KoalaConfig.from(system.settings().config()));
-        ClusterExperiment.await("3 workers", () -> driver.workers() == 3);
-        JobHandle job = driver.submit(w.dataflow());
-        ClusterExperiment.await(
-            job,
-            "a fifth of the input",
-            () -> job.metrics().recordsIn(ClusterWorkload.TARGET) > w.records() / 5);
+        RunningWorkload run = RunningWorkload.start(system, nodes, w, WAIT);
+        KoalaCluster driver = run.driver();
+        JobHandle job = run.job();
 
         JobMetrics before = job.metrics();
         TaskId task = ClusterExperiment.aTask(before, ClusterWorkload.TARGET);
