@@ -113,7 +113,7 @@ final class JobCheckpoints {
   private long committed;
   private final Map<Long, Long> snapshotBytes = new HashMap<>(); // pending checkpoint → bytes
   private final List<ReplyTo<JobReply.CheckpointOutcome>> asked = new ArrayList<>();
-  private TaskId wantedByTask; // a task asked for a checkpoint before it is due; null: none
+  private boolean wantedEarly; // a task asked for a checkpoint before one is due
   private final Map<Long, List<ReplyTo<JobReply.CheckpointOutcome>>> waiters = new HashMap<>();
   private int savepointsWriting; // savepoints the host is writing
   private final List<JobEffect> deferred = new ArrayList<>(); // file deletions held while it does
@@ -227,8 +227,7 @@ final class JobCheckpoints {
 
   /** Whether a checkpoint should be triggered now: due, or asked for and none in progress. */
   boolean wanted() {
-    return core.due(out.now())
-        || ((!asked.isEmpty() || wantedByTask != null) && !core.inProgress());
+    return core.due(out.now()) || ((!asked.isEmpty() || wantedEarly) && !core.inProgress());
   }
 
   /**
@@ -239,11 +238,11 @@ final class JobCheckpoints {
     if (core == null || parts.status().isTerminal()) {
       return;
     }
-    if (wantedByTask == null) {
+    if (!wantedEarly) {
       out.log()
           .debug("job {}: task {} asks for a checkpoint: {}", out.jobId(), m.task(), m.reason());
     }
-    wantedByTask = m.task();
+    wantedEarly = true;
     maybeCheckpoint();
   }
 
@@ -385,7 +384,7 @@ final class JobCheckpoints {
     List<Checkpoints.Effect> effects =
         core.trigger(out.now(), kept, sources, liveTasks, holders, stop);
     long id = core.pendingId();
-    wantedByTask = null;
+    wantedEarly = false;
     parts.triggered(id);
     if (!asked.isEmpty()) {
       waiters.computeIfAbsent(id, k -> new ArrayList<>()).addAll(asked);
