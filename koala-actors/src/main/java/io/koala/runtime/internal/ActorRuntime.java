@@ -38,13 +38,9 @@ import org.apache.pekko.actor.typed.ActorRef;
 import org.apache.pekko.actor.typed.ActorRefResolver;
 import org.apache.pekko.actor.typed.ActorSystem;
 import org.apache.pekko.actor.typed.Behavior;
-import org.apache.pekko.actor.typed.PostStop;
 import org.apache.pekko.actor.typed.Props;
 import org.apache.pekko.actor.typed.RecipientRef;
-import org.apache.pekko.actor.typed.javadsl.ActorContext;
 import org.apache.pekko.actor.typed.javadsl.Behaviors;
-import org.apache.pekko.actor.typed.javadsl.StashBuffer;
-import org.apache.pekko.actor.typed.javadsl.TimerScheduler;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -404,8 +400,8 @@ public final class ActorRuntime implements AutoCloseable {
 
   /**
    * From now on, jobs are coordinated by the Cluster Sharding entities {@code coordinators} gives,
-   * created with {@link #coordinatorEntity} (on a node of a cluster whose journal every node
-   * shares).
+   * whose behaviors {@link #coordinatorEntities} makes (on a node of a cluster whose journal every
+   * node shares).
    */
   void coordinateBySharding(Function<String, RecipientRef<JobInput>> coordinators) {
     if (!node || journalSettings == null) {
@@ -415,88 +411,17 @@ public final class ActorRuntime implements AutoCloseable {
   }
 
   /**
-   * The behavior of job {@code jobId}'s sharded coordinator, started on this node by Cluster
-   * Sharding: the job's dataflow as this node defined it, on the workers this node knows. Its first
-   * message, when it is a submission's {@link JobInput.Start}, names the checkpoint the job starts
-   * from (a coordinator that starts again after its node was lost gets none: it resumes from the
-   * journal, where the first one recorded that checkpoint). It waits (its messages stashed) until
-   * some worker is placeable; a job whose dataflow this node has not defined fails, naming the
-   * node.
+   * How jobs' coordinators start on this node as Cluster Sharding entities: on the workers this
+   * node knows, and known to it ({@link #hostedCoordinators}) while they run.
    */
-  Behavior<JobInput> coordinatorEntity(String jobId) {
-    return Behaviors.setup(
-        ctx -> {
-          ExecutionPlan plan = catalog.get(jobId).orElse(null);
-          if (plan == null) {
-            String why =
-                "job "
-                    + jobId
-                    + "'s coordinator started on node "
-                    + main.address()
-                    + ", which has not defined its dataflow: every node defines the dataflows of"
-                    + " the cluster's jobs (KoalaCluster.define)";
-            LOG.error(why);
-            return JobCoordinator.undefinedJob(why);
-          }
-          return Behaviors.withStash(
-              10_000,
-              stash ->
-                  Behaviors.withTimers(
-                      timers -> {
-                        timers.startTimerWithFixedDelay(
-                            JobInput.DeployTimeout.INSTANCE, Duration.ofMillis(100));
-                        return Behaviors.receive(JobInput.class)
-                            .onAnyMessage(
-                                first -> {
-                                  Path restoreFrom =
-                                      first instanceof JobInput.Start s && s.restoreFrom() != null
-                                          ? Path.of(s.restoreFrom())
-                                          : null;
-                                  if (!(first instanceof JobInput.DeployTimeout)
-                                      && !(first instanceof JobInput.Start)) {
-                                    stash.stash(first);
-                                  }
-                                  return awaitWorkers(ctx, stash, timers, jobId, plan, restoreFrom);
-                                })
-                            .build();
-                      }));
-        });
-  }
-
-  /** Stashes what arrives until a worker is placeable, then becomes the coordinator. */
-  private Behavior<JobInput> awaitWorkers(
-      ActorContext<JobInput> ctx,
-      StashBuffer<JobInput> stash,
-      TimerScheduler<JobInput> timers,
-      String jobId,
-      ExecutionPlan plan,
-      Path restoreFrom) {
-    WorkerPool pool = pool();
-    if (pool != null && !pool.placeable().isEmpty()) {
-      timers.cancel(JobInput.DeployTimeout.INSTANCE);
-      ActorRef<JobInput> self = ctx.getSelf();
-      hosted.put(jobId, self);
-      ctx.spawn( // stops with the coordinator, and then forgets it
-          Behaviors.<Void>receiveSignal(
-              (c, signal) -> {
-                if (signal instanceof PostStop) {
-                  hosted.remove(jobId, self);
-                }
-                return Behaviors.same();
-              }),
-          "hosted");
-      return stash.unstashAll(coordinator(jobId, plan, pool, restoreFrom, null, true));
-    }
-    return Behaviors.receive(JobInput.class)
-        .onMessage(
-            JobInput.DeployTimeout.class,
-            t -> awaitWorkers(ctx, stash, timers, jobId, plan, restoreFrom))
-        .onAnyMessage(
-            m -> {
-              stash.stash(m);
-              return Behaviors.same();
-            })
-        .build();
+  ShardedCoordinatorEntity coordinatorEntities() {
+    return new ShardedCoordinatorEntity(
+        catalog,
+        main.address().toString(),
+        this::pool,
+        hosted,
+        (jobId, plan, pool, restoreFrom) ->
+            coordinator(jobId, plan, pool, restoreFrom, null, true));
   }
 
   /** The coordinator of job {@code jobId} in this runtime, on the workers it knows now. */

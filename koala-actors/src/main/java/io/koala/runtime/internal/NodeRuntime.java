@@ -166,9 +166,9 @@ public final class NodeRuntime implements AutoCloseable {
     if (!role.isEmpty()) {
       settings = settings.withRole(role);
     }
+    ShardedCoordinatorEntity entity = core.coordinatorEntities();
     sharding.init(
-        Entity.of(COORDINATORS, ctx -> core.coordinatorEntity(ctx.getEntityId()))
-            .withSettings(settings));
+        Entity.of(COORDINATORS, ctx -> entity.behavior(ctx.getEntityId())).withSettings(settings));
     java.util.function.Function<String, RecipientRef<JobInput>> entities =
         jobId -> sharding.entityRefFor(COORDINATORS, jobId);
     core.coordinateBySharding(entities);
