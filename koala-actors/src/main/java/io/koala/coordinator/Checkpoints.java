@@ -22,6 +22,7 @@ import java.util.Set;
  * <pre>
  *   idle --trigger--> PENDING --every snapshot and client barrier--> {@link Persist}
  *        &lt;------ persisted: {@link CheckpointMessage.CheckpointCommitted} to every task ---+
+ *        &lt;------ abandon: {@link CheckpointMessage.AbortCheckpoint} (PENDING only) ------+
  * </pre>
  *
  * <p>A checkpoint covers every running task (through the barrier the sources emit: each reports its
@@ -451,6 +452,44 @@ public final class Checkpoints<H, C> {
     }
     stopWhenFree.clear();
     outputUncut.clear();
+    nextDueMillis = nowMillis + settings.intervalMillis();
+    return out;
+  }
+
+  /**
+   * Whether the checkpoint in progress may be abandoned while the job goes on: it was triggered and
+   * is not complete. One being recorded is not: its record may be written.
+   */
+  public boolean abandonable() {
+    return pending != null;
+  }
+
+  /**
+   * Abandons the checkpoint in progress at {@code nowMillis} while the job goes on (it did not
+   * complete in time): every task its barrier reaches is told to drop its barriers (a holder has
+   * none: a snapshot it sends later is of no checkpoint, and the next asks again), the snapshots it
+   * has that no retained checkpoint shares are returned for deletion, holders that waited only for
+   * it stop, and the next is due an interval later. What it would have covered, the next committed
+   * checkpoint covers.
+   *
+   * @throws IllegalStateException when none is {@link #abandonable}
+   */
+  public List<Effect> abandon(long nowMillis) {
+    if (pending == null) {
+      throw new IllegalStateException("no checkpoint to abandon: " + waitingFor());
+    }
+    Pending<H, C> abandoned = pending;
+    pending = null;
+    List<Effect> out = new ArrayList<>();
+    CheckpointMessage.AbortCheckpoint abort = new CheckpointMessage.AbortCheckpoint(abandoned.id);
+    for (TaskId t : abandoned.live) {
+      out.add(new Send(t, abort));
+    }
+    out.add(
+        discard(
+            new Completed<>(
+                abandoned.id, abandoned.triggeredMillis, abandoned.snapshots, Set.of(), null)));
+    out.addAll(stopFreeHolders());
     nextDueMillis = nowMillis + settings.intervalMillis();
     return out;
   }

@@ -114,6 +114,8 @@ final class JobCheckpoints {
   private final Map<Long, Long> snapshotBytes = new HashMap<>(); // pending checkpoint → bytes
   private final List<ReplyTo<JobReply.CheckpointOutcome>> asked = new ArrayList<>();
   private boolean wantedEarly; // a task asked for a checkpoint before one is due
+  private boolean pendingStops; // the checkpoint in progress stops the sources at its barrier
+  private int timedOutInARow; // checkpoints abandoned since the last commit or rollback
   private final Map<Long, List<ReplyTo<JobReply.CheckpointOutcome>>> waiters = new HashMap<>();
   private int savepointsWriting; // savepoints the host is writing
   private final List<JobEffect> deferred = new ArrayList<>(); // file deletions held while it does
@@ -304,10 +306,12 @@ final class JobCheckpoints {
   }
 
   /**
-   * A checkpoint in progress longer than {@code koala.checkpoint.timeout} is abandoned: the attempt
-   * failed, naming what the checkpoint waited for, and the job rolls back (or fails, with no
-   * restart left). A task stuck in a blocking function, or a snapshot or reply that never comes,
+   * A checkpoint in progress longer than {@code koala.checkpoint.timeout} is abandoned, naming what
+   * it waited for: a task stuck in a blocking function, or a snapshot or reply that never comes,
    * would otherwise hold every later checkpoint, reconfiguration and graceful leave behind it.
+   * Within {@code koala.checkpoint.tolerable-failures} in a row the job goes on ({@link #abandon});
+   * beyond them, or when the checkpoint is complete and being recorded, the attempt failed and the
+   * job rolls back (or fails, with no restart left).
    */
   private void checkTimeout() {
     if (core == null || !running() || attempts.recovering()) {
@@ -320,6 +324,23 @@ final class JobCheckpoints {
     }
     long id = core.pendingId();
     String waiting = core.waitingFor();
+    stats = stats.afterTimeout();
+    int tolerable = setup.checkpointing().tolerableFailures();
+    if (core.abandonable() && timedOutInARow < tolerable) {
+      timedOutInARow++;
+      out.log()
+          .warn(
+              "job {}: checkpoint {} not committed within {} (koala.checkpoint.timeout), abandoned"
+                  + " ({} of {} in a row, koala.checkpoint.tolerable-failures); the job goes on: {}",
+              out.jobId(),
+              id,
+              DurationText.of(timeout),
+              timedOutInARow,
+              tolerable,
+              waiting);
+      abandon(id, timeout);
+      return;
+    }
     out.log()
         .error(
             "job {}: checkpoint {} not committed within {} (koala.checkpoint.timeout): {}",
@@ -327,7 +348,6 @@ final class JobCheckpoints {
             id,
             DurationText.of(timeout),
             waiting);
-    stats = stats.afterTimeout();
     parts.failed(
         JobCore.coordinatorError(
             "checkpoint",
@@ -337,8 +357,44 @@ final class JobCheckpoints {
                 + out.jobId()
                 + " was not committed within "
                 + DurationText.of(timeout)
-                + " (koala.checkpoint.timeout); it waited for "
+                + " (koala.checkpoint.timeout"
+                + (tolerable > 0 ? ", after " + tolerable + " abandoned in a row" : "")
+                + "); it waited for "
                 + waiting));
+  }
+
+  /**
+   * Abandons checkpoint {@code id}, which timed out, while the job goes on: its tasks drop its
+   * barriers and its snapshots are deleted; whoever waited for it waits for the next, except a
+   * savepoint's waiter, which is told that it failed (a stop's sources read again).
+   */
+  private void abandon(long id, Duration timeout) {
+    carryOut(core.abandon(out.now()));
+    snapshotBytes.remove(id);
+    for (ReplyTo<JobReply.CheckpointOutcome> r : waiters.getOrDefault(id, List.of())) {
+      if (r instanceof SavepointWaiter w) {
+        out.reply(
+            w.replyTo(),
+            new JobReply.SavepointOutcome(
+                w.directory(),
+                -1,
+                0,
+                "checkpoint "
+                    + id
+                    + " of the savepoint was not committed within "
+                    + DurationText.of(timeout)
+                    + " (koala.checkpoint.timeout) and was abandoned; the job goes on"));
+      } else {
+        asked.add(r);
+      }
+    }
+    waiters.remove(id);
+    if (pendingStops) {
+      pendingStops = false;
+      resumeSources();
+    }
+    parts.checkpointDone(); // epochs and input ends held for it may go on
+    maybeCheckpoint();
   }
 
   /**
@@ -383,6 +439,7 @@ final class JobCheckpoints {
     }
     List<Checkpoints.Effect> effects =
         core.trigger(out.now(), kept, sources, liveTasks, holders, stop);
+    pendingStops = stop;
     long id = core.pendingId();
     wantedEarly = false;
     parts.triggered(id);
@@ -541,6 +598,8 @@ final class JobCheckpoints {
     out.log().debug("job {}: checkpoint {} committed", out.jobId(), id);
     carryOut(core.persisted(id));
     committed++;
+    timedOutInARow = 0;
+    pendingStops = false;
     long triggered = core.latest().map(c -> c.triggeredMillis()).orElse(0L);
     stats =
         stats.committed(
@@ -595,6 +654,8 @@ final class JobCheckpoints {
       }
     }
     waiters.clear();
+    timedOutInARow = 0;
+    pendingStops = false;
     if (core != null) {
       carryOut(core.rolledBack(out.now()));
     }
@@ -704,7 +765,13 @@ final class JobCheckpoints {
       return;
     }
     stopping = false;
-    for (TaskId t : roster.ids()) { // the stop failed: the sources read again
+    resumeSources(); // the stop failed
+    maybeCheckpoint();
+  }
+
+  /** The sources stopped at a stop's barrier read again, and epochs may go on. */
+  private void resumeSources() {
+    for (TaskId t : roster.ids()) {
       if (setup.plan().vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE
           && !roster.isReleased(t)
           && !roster.hasFinished(t)) {
@@ -712,6 +779,5 @@ final class JobCheckpoints {
       }
     }
     parts.inputsResumed();
-    maybeCheckpoint();
   }
 }

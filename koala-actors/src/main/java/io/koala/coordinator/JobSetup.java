@@ -103,14 +103,22 @@ public record JobSetup(
    * @param restarts when a job that failed is deployed again, and when it gives up
    * @param redeployTimeout time a redeployment may take before its attempt fails
    * @param timeout time a checkpoint may take from its trigger to its commit before it is abandoned
-   *     and the job rolls back
+   * @param tolerableFailures checkpoints in a row that may time out without a rollback
    */
   public record Checkpointing(
       Duration interval,
       int retained,
       RestartPolicy restarts,
       Duration redeployTimeout,
-      Duration timeout) {}
+      Duration timeout,
+      int tolerableFailures) {
+    public Checkpointing {
+      if (tolerableFailures < 0) {
+        throw new IllegalArgumentException(
+            "tolerable checkpoint failures must be >= 0, got " + tolerableFailures);
+      }
+    }
+  }
 
   /**
    * Faults the simulator plants to show that its checks catch them; the one port through which a

@@ -28,6 +28,14 @@ public sealed interface CheckpointMessage extends KoalaMessage {
   record SnapshotHolder(long checkpointId) implements Command {}
 
   /**
+   * To every task a checkpoint in progress reached with its barrier, once the coordinator abandoned
+   * it (it was not complete within {@code koala.checkpoint.timeout}, and the job goes on without a
+   * rollback): an alignment of its barrier ends, the held channels flow again, and its barriers
+   * that arrive later are dropped. The next checkpoint's commit publishes what this one would have.
+   */
+  record AbortCheckpoint(long checkpointId) implements Command {}
+
+  /**
    * To every task, once checkpoint {@code checkpointId} is durably recorded: the oldest checkpoint
    * a rollback may still restore is {@code oldestRestorable}, so copies installed before its
    * barrier may be released at their holders (§6.7), and output up to the checkpoint may be

@@ -60,6 +60,7 @@ public final class KoalaConfig {
   private final Duration failureRateInterval; // null: exponential delay
   private final Duration redeployTimeout;
   private final Duration checkpointTimeout;
+  private final int tolerableCheckpointFailures;
   private final List<String> scaleOnJoin;
   private final String coordinatorRole;
   private final EngineSettings engine;
@@ -226,6 +227,8 @@ public final class KoalaConfig {
             config, "koala.checkpoint.redeploy-timeout", Duration.ofMillis(1), Duration.ofHours(1));
     this.checkpointTimeout =
         durationIn(config, "koala.checkpoint.timeout", Duration.ofMillis(1), Duration.ofDays(1));
+    this.tolerableCheckpointFailures =
+        intIn(config, "koala.checkpoint.tolerable-failures", 0, 1_000_000);
     if (checkpointInterval != null && remoteStateServices > 0) {
       throw new ConfigurationException(
           "koala.checkpoint.interval = "
@@ -336,11 +339,19 @@ public final class KoalaConfig {
   }
 
   /**
-   * A copy that abandons a checkpoint not committed {@code timeout} after its trigger, rolling the
-   * job back ({@code koala.checkpoint.timeout}).
+   * A copy that abandons a checkpoint not committed {@code timeout} after its trigger ({@code
+   * koala.checkpoint.timeout}).
    */
   public KoalaConfig withCheckpointTimeout(Duration timeout) {
     return with("koala.checkpoint.timeout", timeout.toMillis() + " ms");
+  }
+
+  /**
+   * A copy in which up to {@code failures} checkpoints in a row may time out without a rollback
+   * ({@code koala.checkpoint.tolerable-failures}).
+   */
+  public KoalaConfig withTolerableCheckpointFailures(int failures) {
+    return with("koala.checkpoint.tolerable-failures", failures);
   }
 
   /**
@@ -518,6 +529,14 @@ public final class KoalaConfig {
   /** {@code koala.checkpoint.timeout}: how long a checkpoint may take to commit. */
   public Duration checkpointTimeout() {
     return checkpointTimeout;
+  }
+
+  /**
+   * {@code koala.checkpoint.tolerable-failures}: how many checkpoints in a row may time out and be
+   * abandoned while the job goes on; the next one that times out rolls the job back.
+   */
+  public int tolerableCheckpointFailures() {
+    return tolerableCheckpointFailures;
   }
 
   /**

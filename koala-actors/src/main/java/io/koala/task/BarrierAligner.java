@@ -13,6 +13,12 @@ import java.util.Map;
  * the barrier made, sends the barrier downstream after what came before it, and the held channels
  * flow again. A source snapshots when the coordinator triggers it; a retired holder once it has
  * finished. A committed checkpoint releases what no restorable checkpoint needs any more (§6.7).
+ *
+ * <p>A checkpoint the coordinator abandons (its timeout, with tolerable failures left) ends its
+ * alignment here: the held channels flow again and its barriers that come later are dropped. A
+ * barrier of a newer checkpoint ends the alignment of an older one the same way, as the coordinator
+ * triggers a checkpoint only once the one before has committed or been abandoned (its abort may
+ * reach this task after the newer barrier: they come by different ways).
  */
 final class BarrierAligner {
   private static final long NO_CHECKPOINT = -1;
@@ -28,6 +34,7 @@ final class BarrierAligner {
   private long aligning = NO_CHECKPOINT; // the barrier being aligned
   private long lastBarrier; // the checkpoint this task last snapshotted (0: none)
   private long holderSnapshot = NO_CHECKPOINT; // asked of a retired holder before it finished
+  private long abandoned; // the newest checkpoint known abandoned: its late barriers are dropped
 
   BarrierAligner(
       TaskSetup setup,
@@ -80,11 +87,27 @@ final class BarrierAligner {
 
   /**
    * A barrier arrived on {@code lane}: the channel waits until every open input has delivered it.
+   * One of an abandoned checkpoint is dropped, during an epoch too ({@code epochRunning}: the abort
+   * reached this task before the epoch's commands, which the coordinator sent after it); any other
+   * during an epoch breaks C1. One of a newer checkpoint than the one being aligned abandons that
+   * alignment.
    */
-  void barrier(InputGate.Lane lane, long checkpointId) {
-    if (checkpointId <= lastBarrier
-        || (aligning != NO_CHECKPOINT && checkpointId != aligning)
-        || !input.hold(lane)) {
+  void barrier(InputGate.Lane lane, long checkpointId, boolean epochRunning) {
+    if (checkpointId <= abandoned) {
+      return;
+    }
+    if (epochRunning) {
+      throw new ProtocolViolationException(
+          "task " + setup.task() + ": barrier " + checkpointId + " during an epoch (C1)");
+    }
+    if (aligning != NO_CHECKPOINT && checkpointId < aligning) {
+      abandoned = checkpointId; // older than the alignment: abandoned, or it would have ended
+      return;
+    }
+    if (aligning != NO_CHECKPOINT && checkpointId > aligning) {
+      abandonAlignment(aligning);
+    }
+    if (checkpointId <= lastBarrier || !input.hold(lane)) {
       throw new ProtocolViolationException(
           "task "
               + setup.task()
@@ -98,6 +121,18 @@ final class BarrierAligner {
               + lastBarrier);
     }
     aligning = checkpointId;
+  }
+
+  /**
+   * Checkpoint {@code checkpointId} was abandoned: its alignment ends, the held channels flow again
+   * (their items first), and its barriers are dropped from now on.
+   */
+  private void abandonAlignment(long checkpointId) {
+    abandoned = Math.max(abandoned, checkpointId);
+    if (aligning != NO_CHECKPOINT && aligning <= checkpointId) {
+      aligning = NO_CHECKPOINT;
+      input.releaseHolds();
+    }
   }
 
   /**
@@ -130,9 +165,9 @@ final class BarrierAligner {
    * Carries out a checkpoint command at a task in {@code status} (see {@link
    * TaskEngine#onCheckpoint}): a source snapshots and emits the barrier (and reads nothing more
    * when the job stops with that checkpoint, until resumed); a retired holder snapshots once it has
-   * finished ({@link #finished}); a committed checkpoint releases the copies installed before the
-   * barrier of the oldest checkpoint still restorable, and tells the operators. Repeats are
-   * ignored.
+   * finished ({@link #finished}); an abandoned checkpoint's alignment ends; a committed checkpoint
+   * releases the copies installed before the barrier of the oldest checkpoint still restorable, and
+   * tells the operators. Repeats are ignored.
    */
   void onCommand(CheckpointMessage.Command c, TaskStatus status) {
     if (c instanceof CheckpointMessage.TriggerCheckpoint t) {
@@ -156,6 +191,8 @@ final class BarrierAligner {
       } else {
         holderSnapshot = h.checkpointId(); // once its outputs have delivered their ends
       }
+    } else if (c instanceof CheckpointMessage.AbortCheckpoint a) {
+      abandonAlignment(a.checkpointId());
     } else if (c instanceof CheckpointMessage.CheckpointCommitted cc) {
       if (keyed != null) {
         keyed.releaseBefore(cc.oldestRestorable());

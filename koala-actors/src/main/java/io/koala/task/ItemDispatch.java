@@ -12,10 +12,8 @@ import io.koala.protocol.Handover;
 import io.koala.protocol.Idle;
 import io.koala.protocol.Marker;
 import io.koala.protocol.PeerMarker;
-import io.koala.protocol.ProtocolViolationException;
 import io.koala.protocol.RecordBatch;
 import io.koala.protocol.StateChunk;
-import io.koala.protocol.TaskSetup;
 import io.koala.protocol.Watermark;
 import io.koala.time.WatermarkTracker;
 import java.util.function.BooleanSupplier;
@@ -31,7 +29,6 @@ import java.util.function.BooleanSupplier;
 final class ItemDispatch {
   private static final long NONE = WatermarkTracker.NONE;
 
-  private final TaskSetup setup;
   private final TaskHost host;
   private final OperatorChain chain;
   private final InputGate input;
@@ -44,7 +41,6 @@ final class ItemDispatch {
   private final BooleanSupplier running;
 
   ItemDispatch(
-      TaskSetup setup,
       TaskHost host,
       OperatorChain chain,
       InputGate input,
@@ -55,7 +51,6 @@ final class ItemDispatch {
       BarrierAligner aligner,
       BatchClock clock,
       BooleanSupplier running) {
-    this.setup = setup;
     this.host = host;
     this.chain = chain;
     this.input = input;
@@ -96,11 +91,7 @@ final class ItemDispatch {
     } else if (item instanceof Marker) {
       epoch.marker(ch);
     } else if (item instanceof CheckpointBarrier b) {
-      if (epoch.active()) {
-        throw new ProtocolViolationException(
-            "task " + setup.task() + ": barrier " + b.checkpointId() + " during an epoch (C1)");
-      }
-      aligner.barrier(lane, b.checkpointId());
+      aligner.barrier(lane, b.checkpointId(), epoch.active());
     } else if (item == EndOfChannel.INSTANCE) {
       advanced = eventTime.onEnd(index);
       epoch.channelEnded(ch);

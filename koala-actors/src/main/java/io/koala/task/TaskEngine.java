@@ -168,7 +168,6 @@ public final class TaskEngine {
     aligner = new BarrierAligner(setup, host, chain, input, output, eventTime, source, keyed);
     dispatch =
         new ItemDispatch(
-            setup,
             host,
             chain,
             input,
@@ -677,15 +676,21 @@ public final class TaskEngine {
 
   /**
    * Carries out a checkpoint command (DESIGN §8): a source snapshots its offsets and emits the
-   * barrier, a retired holder snapshots its store once it has finished, and a committed checkpoint
-   * releases the copies installed before the barrier of the oldest checkpoint still restorable.
-   * Repeats are ignored.
+   * barrier, a retired holder snapshots its store once it has finished, an abandoned checkpoint's
+   * alignment ends, and a committed checkpoint releases the copies installed before the barrier of
+   * the oldest checkpoint still restorable. Repeats are ignored.
    */
   public void onCheckpoint(CheckpointMessage.Command c) {
     if (status.stopped() || status == TaskStatus.CREATED) {
       return;
     }
-    guard(() -> aligner.onCommand(c, status));
+    guard(
+        () -> {
+          aligner.onCommand(c, status);
+          if (c instanceof CheckpointMessage.AbortCheckpoint) {
+            drain(); // the channels its barrier held flow again
+          }
+        });
   }
 
   /** For diagnostics: the checkpoint being aligned and the inputs it still waits for. */

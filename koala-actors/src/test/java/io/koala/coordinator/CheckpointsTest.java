@@ -100,6 +100,44 @@ class CheckpointsTest {
   }
 
   @Test
+  void anAbandonedCheckpointTellsItsTasksDiscardsOnlyItsOwnSnapshotsAndTheNextTriggers() {
+    complete(100, List.of(HOLDER));
+    c.trigger(200, "s", List.of(SRC), List.of(SRC, OP), List.of(HOLDER));
+    c.snapshotTaken(SRC, 2, "src-2");
+    assertThat(c.abandonable()).isTrue();
+
+    List<Checkpoints.Effect> abandoned = c.abandon(350);
+    assertThat(sends(abandoned))
+        .as("the tasks its barrier reaches; a holder has none")
+        .containsExactlyInAnyOrder(
+            new Checkpoints.Send(SRC, new CheckpointMessage.AbortCheckpoint(2)),
+            new Checkpoints.Send(OP, new CheckpointMessage.AbortCheckpoint(2)));
+    assertThat(abandoned)
+        .as("the holder's snapshot is checkpoint 1's, which stays")
+        .contains(new Checkpoints.Discard<>(2, List.of("src-2")));
+    assertThat(c.inProgress()).isFalse();
+    assertThat(c.snapshotTaken(OP, 2, "op-2")).as("late").isEmpty();
+    assertThat(c.due(449)).as("an interval after the abandonment").isFalse();
+    assertThat(c.due(450)).isTrue();
+    assertThat(c.latest()).get().extracting(Checkpoints.Completed::id).isEqualTo(1L);
+
+    complete(450, List.of(HOLDER));
+    assertThat(c.latest()).get().extracting(Checkpoints.Completed::id).isEqualTo(3L);
+  }
+
+  @Test
+  void aCheckpointBeingRecordedIsNotAbandonable() {
+    c.trigger(100, "s", List.of(SRC), List.of(SRC, OP), List.of());
+    c.snapshotTaken(SRC, 1, "a");
+    c.snapshotTaken(OP, 1, "b");
+    c.clientBarrier(SRC, 1);
+    c.clientBarrier(OP, 1);
+    assertThat(c.inProgress()).isTrue();
+    assertThat(c.abandonable()).isFalse();
+    assertThatThrownBy(() -> c.abandon(200)).hasMessageContaining("persisting 1");
+  }
+
+  @Test
   void aHolderStopsOnlyOnceNoRetainedCheckpointIncludesIt() {
     complete(100, List.of(HOLDER));
     assertThat(c.holderUnreferenced(HOLDER)).isEmpty();

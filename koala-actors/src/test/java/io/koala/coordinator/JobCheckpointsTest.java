@@ -158,9 +158,14 @@ class JobCheckpointsTest {
    * Every task reports its snapshot of checkpoint {@code id} and its barrier reaches the client.
    */
   private void complete(long id) {
+    complete(checkpoints, id);
+  }
+
+  /** {@link #complete(long)} on {@code c}. */
+  private void complete(JobCheckpoints c, long id) {
     for (TaskId t : roster.ids()) {
-      checkpoints.onSnapshotTaken(new JobInput.SnapshotTaken(t, id, "/cp/" + id + "/" + t, 10));
-      checkpoints.clientBarrier(t, id);
+      c.onSnapshotTaken(new JobInput.SnapshotTaken(t, id, "/cp/" + id + "/" + t, 10));
+      c.clientBarrier(t, id);
     }
   }
 
@@ -250,6 +255,77 @@ class JobCheckpointsTest {
     assertThat(job.told).contains("failed");
     assertThat(job.failure.message())
         .contains("checkpoint 1", "koala.checkpoint.timeout", stuck.toString(), "snapshot");
+  }
+
+  @Test
+  void withTolerableFailuresATimedOutCheckpointIsAbandonedAndOnlyTheNextTimeoutInARowRollsBack() {
+    JobSetup.Checkpointing tolerant =
+        new JobSetup.Checkpointing(
+            CHECKPOINTS.interval(),
+            CHECKPOINTS.retained(),
+            CHECKPOINTS.restarts(),
+            CHECKPOINTS.redeployTimeout(),
+            CHECKPOINTS.timeout(),
+            1);
+    JobCheckpoints c =
+        new JobCheckpoints(
+            JobSetups.setup(tolerant, null, JobSetups.plan(2), List.of(), false),
+            out,
+            state,
+            attempts,
+            roster,
+            job);
+    long interval = CHECKPOINTS.interval().toMillis();
+    long timeout = CHECKPOINTS.timeout().toMillis();
+    List<TaskId> tasks = List.copyOf(roster.ids());
+    TaskId reported = tasks.get(0);
+    out.at(interval);
+    c.onTake(new JobInput.TakeCheckpoint(answers::add));
+    c.onSnapshotTaken(new JobInput.SnapshotTaken(reported, 1, "/cp/1/" + reported, 10));
+    out.drain();
+
+    out.at(interval + timeout);
+    c.on(JobInput.CheckpointTick.INSTANCE);
+    assertThat(job.failure).as("the first timeout is tolerated").isNull();
+    assertThat(c.stats().timedOut()).isEqualTo(1);
+    List<JobEffect> effects = out.drain();
+    assertThat(of(JobEffect.ToTask.class, effects))
+        .filteredOn(t -> t.message() instanceof CheckpointMessage.AbortCheckpoint)
+        .extracting(t -> t.task().task())
+        .as("every task its barrier reaches drops them")
+        .containsExactlyInAnyOrderElementsOf(tasks);
+    assertThat(of(JobEffect.DiscardCheckpoint.class, effects))
+        .containsExactly(
+            new JobEffect.DiscardCheckpoint(
+                1, List.of(java.nio.file.Path.of("/cp/1/" + reported))));
+    assertThat(job.told).contains("checkpointDone", "triggered 2");
+    assertThat(answers).as("who asked for it waits for the next").isEmpty();
+
+    TaskId late = tasks.get(1);
+    c.onSnapshotTaken(new JobInput.SnapshotTaken(late, 1, "/cp/1/" + late, 10));
+    assertThat(out.drain())
+        .as("a late snapshot of the abandoned checkpoint")
+        .containsExactly(new JobEffect.DeleteSnapshot(java.nio.file.Path.of("/cp/1/" + late)));
+    complete(c, 2);
+    c.onJournaled(new JobInput.Journaled(0, 2, null));
+    assertThat(job.told).contains("publish 2", "committed 2");
+    assertThat(replies(out.drain())).containsExactly(new JobReply.CheckpointOutcome(2, null));
+
+    long third = interval + timeout + 2 * interval;
+    out.at(third);
+    c.maybeCheckpoint();
+    out.at(third + timeout);
+    c.on(JobInput.CheckpointTick.INSTANCE);
+    assertThat(job.failure).as("a commit started the count again").isNull();
+    out.at(third + timeout + interval);
+    c.maybeCheckpoint();
+    assertThat(job.told).contains("triggered 4");
+    out.at(third + 2 * timeout + interval);
+    c.on(JobInput.CheckpointTick.INSTANCE);
+    assertThat(job.told).contains("failed");
+    assertThat(job.failure.message())
+        .contains("checkpoint 4", "koala.checkpoint.timeout", "after 1 abandoned in a row");
+    assertThat(c.stats().timedOut()).isEqualTo(3);
   }
 
   @Test

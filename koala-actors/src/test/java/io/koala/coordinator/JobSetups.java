@@ -20,7 +20,7 @@ final class JobSetups {
 
   /**
    * Checkpoints every 100 ms, two retained, three restarts a period (backoff 50 ms doubling up to 1
-   * s, a new period after a minute without a rollback), a 5 s timeout.
+   * s, a new period after a minute without a rollback), a 5 s timeout that rolls back.
    */
   static final JobSetup.Checkpointing CHECKPOINTS =
       new JobSetup.Checkpointing(
@@ -28,7 +28,8 @@ final class JobSetups {
           2,
           new RestartPolicy(3, Duration.ofMillis(50), Duration.ofSeconds(1), Duration.ofMinutes(1)),
           Duration.ofSeconds(30),
-          Duration.ofSeconds(5));
+          Duration.ofSeconds(5),
+          0);
 
   private JobSetups() {}
 

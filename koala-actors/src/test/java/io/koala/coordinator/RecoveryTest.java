@@ -334,7 +334,8 @@ class RecoveryTest {
                 java.time.Duration.ofMinutes(1),
                 java.time.Duration.ofMinutes(10)),
             CHECKPOINTS.redeployTimeout(),
-            CHECKPOINTS.timeout());
+            CHECKPOINTS.timeout(),
+            CHECKPOINTS.tolerableFailures());
     Job job = new Job(true);
     Recovery recovery = running(job, byRate);
     long minute = 60_000;

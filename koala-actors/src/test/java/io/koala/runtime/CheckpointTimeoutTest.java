@@ -20,8 +20,10 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * A task stuck in a blocking function never takes its snapshot: without a timeout its checkpoint,
  * and every one after it, would wait forever. With {@code koala.checkpoint.timeout} the checkpoint
- * is abandoned, the job rolls back, and the next checkpoint commits while the stuck thread is still
- * blocked; the output stays exactly once.
+ * is abandoned: by default the job rolls back, and the next checkpoint commits while the stuck
+ * thread is still blocked; with {@code koala.checkpoint.tolerable-failures} the job goes on, and
+ * once the function returns the next checkpoint commits with no rollback. The output stays exactly
+ * once.
  */
 class CheckpointTimeoutTest {
   static final Duration WAIT = Duration.ofSeconds(90);
@@ -30,7 +32,9 @@ class CheckpointTimeoutTest {
   static final AtomicBoolean BLOCK_ONCE = new AtomicBoolean();
 
   static final AtomicBoolean BLOCKED = new AtomicBoolean();
-  static final CountDownLatch RELEASE = new CountDownLatch(1);
+
+  /** What the blocked function waits for; a new one for each test. */
+  static volatile CountDownLatch release = new CountDownLatch(1);
 
   static Dataflow dataflow() {
     DataflowBuilder b = Dataflow.builder("stuck").parallelism(2);
@@ -45,7 +49,7 @@ class CheckpointTimeoutTest {
                 (Long x) -> {
                   if (BLOCK_ONCE.compareAndSet(true, false)) {
                     BLOCKED.set(true);
-                    RELEASE.await(); // a user function that blocks, as on a call that hangs
+                    release.await(); // a user function that blocks, as on a call that hangs
                   }
                   return x;
                 })
@@ -58,6 +62,8 @@ class CheckpointTimeoutTest {
 
   @Test
   void aCheckpointHeldByAStuckTaskTimesOutAndTheNextCommits(@TempDir Path dir) throws Exception {
+    release = new CountDownLatch(1);
+    BLOCKED.set(false);
     KoalaConfig config =
         KoalaConfig.load()
             .withWorkers(2)
@@ -73,16 +79,51 @@ class CheckpointTimeoutTest {
 
       long next = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(next).isGreaterThan(first);
-      assertThat(RELEASE.getCount()).as("the stuck thread is still blocked").isEqualTo(1);
+      assertThat(release.getCount()).as("the stuck thread is still blocked").isEqualTo(1);
       assertThat(job.metrics().rollbacks()).as("the timed-out checkpoint rolled back").isPositive();
       assertThat(job.metrics().checkpoints().timedOut()).as("checkpoints timed out").isEqualTo(1);
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
 
-      RELEASE.countDown();
+      release.countDown();
       assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
       LiveReconfigurationTest.assertExactCounts(job);
     } finally {
-      RELEASE.countDown();
+      release.countDown();
+    }
+  }
+
+  @Test
+  void withATolerableFailureTheTimedOutCheckpointIsAbandonedAndTheJobGoesOnWithoutARollback(
+      @TempDir Path dir) throws Exception {
+    release = new CountDownLatch(1);
+    BLOCKED.set(false);
+    KoalaConfig config =
+        KoalaConfig.load()
+            .withWorkers(2)
+            .withDataDir(dir)
+            .withCheckpointInterval(Duration.ofHours(1)) // only the checkpoints asked for here
+            .withCheckpointTimeout(Duration.ofSeconds(4))
+            .withTolerableCheckpointFailures(1)
+            .withRestartBackoff(Duration.ofMillis(50));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+      JobHandle job = runtime.submit(dataflow());
+      long first = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+      BLOCK_ONCE.set(true);
+      Eventually.await("a task blocked in the map", WAIT, BLOCKED::get);
+
+      var next = job.checkpoint().toCompletableFuture();
+      Eventually.await(
+          "the checkpoint abandoned", WAIT, () -> job.metrics().checkpoints().timedOut() == 1);
+      assertThat(next).as("who asked waits for the next").isNotDone();
+      release.countDown(); // the function returns: the next checkpoint's barriers get through
+
+      assertThat(next.get(WAIT.toSeconds(), TimeUnit.SECONDS)).isGreaterThan(first + 1);
+      assertThat(job.metrics().rollbacks()).as("no rollback").isZero();
+      assertThat(job.metrics().checkpoints().timedOut()).isEqualTo(1);
+      assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+      LiveReconfigurationTest.assertExactCounts(job);
+    } finally {
+      release.countDown();
     }
   }
 }

@@ -73,6 +73,7 @@ class ConfigValidationTest {
         "koala.checkpoint.restart-backoff | later | expected a duration",
         "koala.checkpoint.redeploy-timeout | 0 s | allowed: [1 ms, 1 h]",
         "koala.checkpoint.timeout | 0 s | allowed: [1 ms, 1 d]",
+        "koala.checkpoint.tolerable-failures | -1 | allowed: [0, 1000000]",
         "koala.checkpoint.restarts-reset-after | 0 s | allowed: [1 ms, 365 d]",
         "koala.checkpoint.restart-strategy | fixed | allowed: \"exponential-delay\", \"failure-rate\"",
         "koala.serialization.max-depth | 8 | allowed: [16, 1024]",

@@ -132,16 +132,79 @@ class CheckpointEngineTest {
   }
 
   @Test
-  void aBarrierDuringAnEpochOrOutOfOrderFailsTheTask() {
+  void aBarrierOfACheckpointTheTaskSnapshottedAlreadyFailsTheTask() {
     services.checkpointing = true;
     Task t = count(services, store);
     t.engine().start(0);
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
     t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
-    t.engine().onDeliver(new Deliver(in1, 0, new CheckpointBarrier(3)));
+    t.engine().onDeliver(new Deliver(in1, 0, new CheckpointBarrier(2)));
+    assertThat(services.snapshots).hasSize(1);
+    t.engine().onDeliver(new Deliver(in0, 1, new CheckpointBarrier(1)));
     assertThat(services.failures).hasSize(1);
-    assertThat(services.failures.get(0).describe()).contains("barrier 3").contains("aligning 2");
+    assertThat(services.failures.get(0).describe()).contains("barrier 1").contains("after 2");
+  }
+
+  /**
+   * The coordinator triggers a checkpoint only once the one before has committed or been abandoned:
+   * a newer barrier while aligning an older one means the older was abandoned (its abort may come
+   * after: it travels another way). The held channel flows again, and the newer aligns.
+   */
+  @Test
+  void aNewerBarrierEndsTheAlignmentOfAnAbandonedCheckpoint() {
+    services.checkpointing = true;
+    Task t = count(services, store);
+    t.engine().start(0);
+    int in0 = t.inputFrom(SRC0);
+    int in1 = t.inputFrom(SRC1);
+    t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
+    t.engine().onDeliver(new Deliver(in0, 1, batch("b"))); // held behind barrier 2
+    t.engine().onDeliver(new Deliver(in1, 0, batch("a")));
+    t.engine().onDeliver(new Deliver(in1, 1, new CheckpointBarrier(3))); // its upstream skipped 2
+    t.engine().onTimer(TaskTimer.FLUSH);
+    assertThat(services.records(TaskEngine.CLIENT))
+        .as("the channel held for the abandoned checkpoint flows again")
+        .contains(new KeyValue<>("b", 1L));
+    assertThat(services.snapshots).isEmpty();
+
+    t.engine().onDeliver(new Deliver(in0, 2, new CheckpointBarrier(3)));
+    assertThat(services.snapshots)
+        .extracting(FakeServices.Snapshot::checkpointId)
+        .containsExactly(3L);
+    assertThat(stateEntries(services.snapshots.get(0).txn())).as("a and b").isEqualTo(2);
+    assertThat(services.failures).isEmpty();
+  }
+
+  @Test
+  void anAbortEndsTheAlignmentAndTheAbandonedBarrierArrivingLaterIsDropped() {
+    services.checkpointing = true;
+    Task t = count(services, store);
+    t.engine().start(0);
+    int in0 = t.inputFrom(SRC0);
+    int in1 = t.inputFrom(SRC1);
+    t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
+    t.engine().onDeliver(new Deliver(in0, 1, batch("b"))); // held behind barrier 2
+    t.engine().onCheckpoint(new CheckpointMessage.AbortCheckpoint(2));
+    t.engine().onTimer(TaskTimer.FLUSH);
+    assertThat(services.records(TaskEngine.CLIENT)).contains(new KeyValue<>("b", 1L));
+
+    t.engine().onDeliver(new Deliver(in1, 0, new CheckpointBarrier(2))); // late: dropped
+    t.engine().onDeliver(new Deliver(in1, 1, batch("b")));
+    t.engine().onTimer(TaskTimer.FLUSH);
+    assertThat(services.records(TaskEngine.CLIENT))
+        .as("no channel is held for it")
+        .contains(new KeyValue<>("b", 2L));
+    assertThat(services.deliveries(TaskEngine.CLIENT))
+        .extracting(Deliver::item)
+        .doesNotContain(new CheckpointBarrier(2));
+
+    t.engine().onDeliver(new Deliver(in0, 2, new CheckpointBarrier(3)));
+    t.engine().onDeliver(new Deliver(in1, 2, new CheckpointBarrier(3)));
+    assertThat(services.snapshots)
+        .extracting(FakeServices.Snapshot::checkpointId)
+        .containsExactly(3L);
+    assertThat(services.failures).isEmpty();
   }
 
   @Test

@@ -165,7 +165,8 @@ final class JobCoordinator extends AbstractBehavior<JobInput> {
                     config.restartsResetAfter(),
                     config.failureRateInterval()),
                 config.redeployTimeout(),
-                config.checkpointTimeout())
+                config.checkpointTimeout(),
+                config.tolerableCheckpointFailures())
             : null,
         sharded,
         restoreFrom,

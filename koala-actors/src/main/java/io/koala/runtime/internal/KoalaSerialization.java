@@ -117,6 +117,7 @@ public final class KoalaSerialization extends AbstractExtensionId<KoalaSerializa
         io.koala.protocol.CheckpointMessage.TriggerCheckpoint.class,
         io.koala.protocol.CheckpointMessage.SnapshotHolder.class,
         io.koala.protocol.CheckpointMessage.CheckpointCommitted.class,
+        io.koala.protocol.CheckpointMessage.AbortCheckpoint.class,
         io.koala.protocol.BucketHandover.class,
         io.koala.protocol.BucketHandover.Entry.class,
         Deliver.class,

@@ -10,10 +10,13 @@ import java.util.Set;
 /**
  * Faults of what a simulated job runs on, drawn from their own seeded random (so that a run's other
  * draws stay those of its seed until one strikes): a snapshot that cannot be read at a restore (a
- * mount not back yet), a checkpoint the journal fails to record, and a snapshot whose write never
- * reports (a hung copier or a lost reply), which only the checkpoint timeout ends. The first two
- * strike with probability {@code p} where they may, the last with {@code p / 10} (a checkpoint has
- * a snapshot per task); each makes the attempt it strikes fail, and the job roll back.
+ * mount not back yet), a checkpoint the journal fails to record, a snapshot whose write never
+ * reports (a hung copier or a lost reply), and a source task that stalls when a checkpoint is
+ * triggered (a blocking call) until after the checkpoint's timeout, while the barriers of the
+ * others hold channels downstream. The first two strike with probability {@code p} where they may,
+ * the last two with {@code p / 10} (a checkpoint has a snapshot per task); each makes the
+ * checkpoint or the attempt it strikes fail, and the job roll back at most once for it (not at all
+ * when a timed-out checkpoint is tolerated).
  */
 final class EnvironmentFaults {
   private final Random random;
@@ -45,6 +48,12 @@ final class EnvironmentFaults {
         attempt,
         p / 10,
         "the snapshot of " + task + " for checkpoint " + checkpointId + " never reports");
+  }
+
+  /** Whether source task {@code task} stalls when checkpoint {@code checkpointId} is triggered. */
+  boolean sourceStalls(int attempt, TaskId task, long checkpointId) {
+    return strike(
+        attempt, p / 10, "source " + task + " stalls at the trigger of checkpoint " + checkpointId);
   }
 
   private boolean strike(int attempt, String what) {

@@ -24,6 +24,7 @@ final class Mailboxes {
   private final Map<Pair, ArrayDeque<Object>> queues = new LinkedHashMap<>();
   private final Map<Pair, ArrayDeque<Long>> arrivals = new HashMap<>(); // per queued message
   private final List<Pair> busy = new ArrayList<>();
+  private final Map<Object, Long> stalled = new HashMap<>(); // endpoint → takes nothing before
   private int maxLatency;
 
   Mailboxes(Random random) {
@@ -39,6 +40,14 @@ final class Mailboxes {
     return queues.computeIfAbsent(pair, k -> new ArrayDeque<>());
   }
 
+  /**
+   * Endpoint {@code endpoint} takes no message before {@code untilMillis}, as a task stuck in a
+   * blocking call: what is sent to it meanwhile arrives then, in order.
+   */
+  void stall(Object endpoint, long untilMillis) {
+    stalled.merge(endpoint, untilMillis, Math::max);
+  }
+
   /** Sends {@code message} on {@code pair} at {@code now}. */
   void send(Pair pair, Object message, long now) {
     ArrayDeque<Object> q = queue(pair);
@@ -48,6 +57,7 @@ final class Mailboxes {
     q.add(message);
     ArrayDeque<Long> times = arrivals.computeIfAbsent(pair, k -> new ArrayDeque<>());
     long at = maxLatency == 0 ? now : now + random.nextInt(maxLatency + 1);
+    at = Math.max(at, stalled.getOrDefault(pair.to(), at));
     times.add(times.isEmpty() ? at : Math.max(at, times.peekLast())); // per-pair FIFO
   }
 

@@ -22,6 +22,7 @@ import io.koala.plan.OperatorId;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
 import io.koala.protocol.ChannelSettings;
+import io.koala.protocol.CheckpointMessage;
 import io.koala.protocol.Deliver;
 import io.koala.protocol.DrainSettings;
 import io.koala.protocol.EpochMessage;
@@ -62,7 +63,6 @@ import java.util.function.UnaryOperator;
 public final class Simulation {
   private static final String COORDINATOR = SimulatedWorker.COORDINATOR;
   private static final String WORKER = SimulatedWorker.WORKER;
-  private static final String JOURNAL = "journal";
 
   /**
    * The coordinator's watchdogs (deployment, step and redeployment timeouts) never fire here: a run
@@ -75,6 +75,7 @@ public final class Simulation {
   private final ChannelSettings settings;
   private final Mailboxes mailboxes;
   private final SimulatedWorker worker;
+  private final SimulatedStorage storage;
   private final List<ErrorInfo> failures = new ArrayList<>();
   private final SimulatedClient client = new SimulatedClient();
   private SimulatedReader reader; // null: no state queries
@@ -143,6 +144,7 @@ public final class Simulation {
     this.serde = new KryoSerde(registry);
     this.mailboxes = new Mailboxes(random);
     this.worker = new SimulatedWorker(this, plan, registry);
+    this.storage = new SimulatedStorage(this, worker);
     this.state = new SimulatedState(worker, plan, serde);
   }
 
@@ -223,7 +225,8 @@ public final class Simulation {
             retained,
             new RestartPolicy(Integer.MAX_VALUE, Duration.ZERO, Duration.ZERO, NEVER),
             NEVER,
-            NEVER);
+            NEVER,
+            0);
     return this;
   }
 
@@ -260,9 +263,11 @@ public final class Simulation {
   /**
    * Makes what the job runs on fail ({@link EnvironmentFaults}): a snapshot unreadable at a restore
    * and the journal failing to record a checkpoint, each with probability {@code p}, and a task's
-   * snapshot whose write never reports with probability {@code p / 10} (a checkpoint has one per
-   * task), ended by a checkpoint timeout of {@value #TIMEOUT_INTERVALS} checkpoint intervals. Each
-   * rolls the job back, and the output must not change. Needs {@link #checkpoints}.
+   * snapshot whose write never reports and a source that stalls at a checkpoint's trigger, each
+   * with probability {@code p / 10} (a checkpoint has one per task), ended by a checkpoint timeout
+   * of {@value #TIMEOUT_INTERVALS} checkpoint intervals. With an odd seed one timed-out checkpoint
+   * in a row is tolerated (abandoned while the job goes on), with an even one none is. Each fault
+   * rolls the job back at most once, and the output must not change. Needs {@link #checkpoints}.
    */
   public Simulation environmentFaults(double p) {
     if (checkpointing == null) {
@@ -275,7 +280,8 @@ public final class Simulation {
             checkpointing.retained(),
             checkpointing.restarts(),
             checkpointing.redeployTimeout(),
-            checkpointing.interval().multipliedBy(TIMEOUT_INTERVALS));
+            checkpointing.interval().multipliedBy(TIMEOUT_INTERVALS),
+            (int) (seed & 1));
     return this;
   }
 
@@ -565,6 +571,9 @@ public final class Simulation {
       if (e instanceof JobEffect.Reply<?> r) {
         r.send();
       } else if (e instanceof JobEffect.ToTask t) {
+        if (t.message() instanceof CheckpointMessage.TriggerCheckpoint trigger) {
+          maybeStall(t.task().task(), trigger.checkpointId());
+        }
         send(COORDINATOR, t.task().task(), t.message());
       } else if (e instanceof JobEffect.StartTasks s) {
         s.tasks()
@@ -604,49 +613,27 @@ public final class Simulation {
         timers.remove(t.key());
       } else if (e instanceof JobEffect.ToSelf s) {
         send(COORDINATOR, COORDINATOR, s.input());
-      } else {
-        carryOutStorage(e);
+      } else if (!storage.carryOut(e)
+          && !(e instanceof JobEffect.WatchTasks
+              || e instanceof JobEffect.WatchWorker
+              || e instanceof JobEffect.Introduce
+              || e instanceof JobEffect.StopJob)) {
+        // a crash is reported without DeathWatch, tasks are addressed by their ids, and a
+        // finished job's tasks stay for their final metrics
+        throw new IllegalStateException("unhandled " + e);
       }
     }
   }
 
-  /** The journal and the checkpoint files, in memory; the journal answers every write. */
-  private void carryOutStorage(JobEffect e) {
-    if (e instanceof JobEffect.RecoverJournal) {
-      send(
-          JOURNAL,
-          COORDINATOR,
-          new JobInput.Recovered(
-              new JobInput.RecoveredJournal(0, null, null, List.of(), 0, List.of(), 0, null),
-              null));
-    } else if (e instanceof JobEffect.JournalRequest r) {
-      send(JOURNAL, COORDINATOR, new JobInput.RequestJournaled(r.seq(), null));
-    } else if (e instanceof JobEffect.JournalCheckpoint j) {
-      String error =
-          environment.journalFails(j.attempt(), j.checkpoint().id())
-              ? "the journal cannot be written (injected)"
-              : null;
-      send(JOURNAL, COORDINATOR, new JobInput.Journaled(j.attempt(), j.checkpoint().id(), error));
-    } else if (e instanceof JobEffect.JournalRequestDone || e instanceof JobEffect.JournalDiscard) {
-      send(JOURNAL, COORDINATOR, JobInput.CheckpointTick.INSTANCE);
-    } else if (e instanceof JobEffect.JournalEnd) {
-      send(JOURNAL, COORDINATOR, new JobInput.EndJournaled(null));
-    } else if (e instanceof JobEffect.DeleteSnapshot d) {
-      worker.files.remove(d.file());
-    } else if (e instanceof JobEffect.DiscardCheckpoint d) {
-      d.snapshots().forEach(worker.files::remove);
-    } else if (e instanceof JobEffect.QuarantineCheckpoint q) {
-      q.snapshots().forEach(worker.files::remove); // moved aside: never restored again
-    } else if (e instanceof JobEffect.DeleteCheckpoints) {
-      worker.files.clear();
-    } else if (!(e instanceof JobEffect.WriteMetadata
-        || e instanceof JobEffect.WatchTasks
-        || e instanceof JobEffect.WatchWorker
-        || e instanceof JobEffect.Introduce
-        || e instanceof JobEffect.StopJob)) {
-      // metadata needs no file here, a crash is reported without DeathWatch, tasks are addressed
-      // by their ids, and a finished job's tasks stay for their final metrics
-      throw new IllegalStateException("unhandled " + e);
+  /**
+   * Source {@code task} stalls at the trigger of checkpoint {@code checkpointId} when the
+   * environment says so: it takes no message until the checkpoint has timed out and the next is
+   * triggered, while the others' barriers hold channels downstream.
+   */
+  private void maybeStall(TaskId task, long checkpointId) {
+    if (environment.sourceStalls(core.attempt(), task, checkpointId)) {
+      Duration stall = checkpointing.timeout().plus(checkpointing.interval().multipliedBy(2));
+      mailboxes.stall(task, now + stall.toMillis());
     }
   }
 
