@@ -3,9 +3,11 @@ package io.koala.dataflow;
 import io.koala.connector.SourceSpec;
 import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.DataflowDefinitionException;
+import io.koala.function.DeadLetter;
 import io.koala.function.KeySelector;
 import io.koala.function.RecordErrorPolicy;
 import io.koala.operator.OperatorFactory;
+import io.koala.plan.ExecutionPlan;
 import io.koala.plan.InputEdge;
 import io.koala.plan.LogicalPlan;
 import io.koala.plan.OperatorId;
@@ -30,6 +32,7 @@ public final class DataflowBuilder {
   private int defaultParallelism = 1;
   private int buckets = Buckets.DEFAULT_BUCKETS;
   private RecordErrorPolicy recordErrors = RecordErrorPolicy.fail();
+  private Draft deadLetters; // what deadLetters() stages read; null: never asked for
   private boolean built;
 
   /** A node while it is being defined. */
@@ -102,6 +105,21 @@ public final class DataflowBuilder {
   }
 
   /**
+   * The job's dead letters ({@link RecordErrorPolicy#deadLetter}): each record a task could not
+   * process, as a {@link DeadLetter}, from every operator but those on the dead letters' own way to
+   * their sink. Send it to a sink, through operators of its own if need be; it cannot be unioned or
+   * joined with the job's other stages. A key selector of its own ({@code keyBy} on it) runs where
+   * a dead letter is sent: one that fails there fails that task.
+   */
+  public Stage<DeadLetter> deadLetters() {
+    if (deadLetters == null) {
+      deadLetters = new Draft(InputEdge.DEAD_LETTERS, Kind.TRANSFORM, null, null, false, List.of());
+      types.add(DeadLetter.class); // they travel between tasks
+    }
+    return new Stage<>(this, List.of(new Origin(deadLetters, InputEdge.DEAD_LETTERS)));
+  }
+
+  /**
    * Registers classes that travel between tasks or live in state, so Koala's serializer (which
    * requires registration) can encode them. Classes of nested fields must be registered too.
    */
@@ -154,7 +172,6 @@ public final class DataflowBuilder {
    * @throws DataflowDefinitionException naming the operator at fault
    */
   public Dataflow build() {
-    List<OperatorNode> nodes = new ArrayList<>();
     for (Draft d : drafts) {
       if (d.name == null) {
         throw new DataflowDefinitionException(
@@ -163,43 +180,135 @@ public final class DataflowBuilder {
       if (d.definitionError != null) {
         throw new DataflowDefinitionException(d.definitionError);
       }
-      int p = parallelismOf(d);
-      List<InputEdge> inputs = new ArrayList<>();
-      for (DraftInput in : d.inputs) {
-        Partitioning partitioning;
-        if (in.keySelector() != null) {
-          partitioning = Partitioning.KEYED;
-        } else if (parallelismOf(in.from()) == p) {
-          partitioning = Partitioning.FORWARD;
-        } else {
-          partitioning = Partitioning.REBALANCE;
-        }
-        inputs.add(
-            new InputEdge(
-                new OperatorId(in.from().name),
-                partitioning,
-                in.keySelector(),
-                in.logicalInput(),
-                in.sideOutput()));
+    }
+    Set<Draft> deadLetterWay = deadLetterWay();
+    List<OperatorNode> nodes = new ArrayList<>();
+    for (Draft d : drafts) {
+      if (!deadLetterWay.contains(d)) {
+        nodes.add(node(d, List.of()));
       }
-      nodes.add(
-          new OperatorNode(
-              new OperatorId(d.name),
-              d.kind,
-              p,
-              inputs,
-              d.source,
-              d.factory,
-              d.keyedState,
-              d.watermarks,
-              d.capacity,
-              d.capacityChange,
-              d.uid));
+    }
+    if (!deadLetterWay.isEmpty()) {
+      // every vertex's tail sends its dead letters: the vertices as the job's other operators cut
+      // them, which an edge to the dead letters' way (never chained: it rebalances) leaves alone
+      List<OperatorId> tails = new ArrayList<>();
+      LogicalPlan others = LogicalPlan.of(name, nodes, buckets, List.copyOf(types), recordErrors);
+      for (ExecutionPlan.Vertex v : ExecutionPlan.of(others).vertices()) {
+        tails.add(v.tail().id());
+      }
+      for (Draft d : drafts) {
+        if (deadLetterWay.contains(d)) {
+          nodes.add(node(d, tails));
+        }
+      }
     }
     Dataflow dataflow =
         new Dataflow(LogicalPlan.of(name, nodes, buckets, List.copyOf(types), recordErrors));
     built = true;
     return dataflow;
+  }
+
+  /**
+   * The operators on the dead letters' way to their sink: those reading {@link #deadLetters()}, and
+   * every operator after them. Checks that they read nothing else, and that the dead letters are
+   * read exactly when the policy sends records there.
+   */
+  private Set<Draft> deadLetterWay() {
+    Set<Draft> way = new LinkedHashSet<>();
+    for (Draft d : drafts) { // in the order defined: inputs first
+      boolean reads = false;
+      Draft other = null;
+      for (DraftInput in : d.inputs) {
+        if (in.from() == deadLetters || way.contains(in.from())) {
+          reads = true;
+        } else {
+          other = in.from();
+        }
+      }
+      if (reads && other != null) {
+        throw new DataflowDefinitionException(
+            "operator '"
+                + d.name
+                + "' reads the dead letters and operator '"
+                + other.name
+                + "': the dead letters go their own way to a sink, unioned or joined with no other"
+                + " stage");
+      }
+      if (reads) {
+        way.add(d);
+      }
+    }
+    if (recordErrors.deadLetters() && way.isEmpty()) {
+      throw new DataflowDefinitionException(
+          "dataflow '"
+              + name
+              + "' sends records it cannot process to its dead letters ("
+              + recordErrors
+              + "), but no operator reads deadLetters(): send them to a sink");
+    }
+    if (!recordErrors.deadLetters() && !way.isEmpty()) {
+      throw new DataflowDefinitionException(
+          "operator '"
+              + way.iterator().next().name
+              + "' reads deadLetters(), but the record error policy is "
+              + recordErrors
+              + ", which sends none: set onRecordError(RecordErrorPolicy.deadLetter(n))");
+    }
+    return way;
+  }
+
+  /**
+   * The node of {@code d}; its inputs from {@link #deadLetters()} are an edge from each of {@code
+   * tails}.
+   */
+  private OperatorNode node(Draft d, List<OperatorId> tails) {
+    int p = parallelismOf(d);
+    List<InputEdge> inputs = new ArrayList<>();
+    boolean readsDeadLetters = false;
+    for (DraftInput in : d.inputs) {
+      if (in.from() == deadLetters) {
+        if (readsDeadLetters) {
+          throw new DataflowDefinitionException(
+              "operator '" + d.name + "' reads deadLetters() twice: each would come twice");
+        }
+        readsDeadLetters = true;
+        Partitioning partitioning =
+            in.keySelector() != null ? Partitioning.KEYED : Partitioning.REBALANCE;
+        for (OperatorId tail : tails) {
+          inputs.add(
+              new InputEdge(
+                  tail, partitioning, in.keySelector(), in.logicalInput(), InputEdge.DEAD_LETTERS));
+        }
+        continue;
+      }
+      Partitioning partitioning;
+      if (in.keySelector() != null) {
+        partitioning = Partitioning.KEYED;
+      } else if (parallelismOf(in.from()) == p) {
+        partitioning = Partitioning.FORWARD;
+      } else {
+        partitioning = Partitioning.REBALANCE;
+      }
+      inputs.add(
+          new InputEdge(
+              new OperatorId(in.from().name),
+              partitioning,
+              in.keySelector(),
+              in.logicalInput(),
+              in.sideOutput()));
+    }
+    return new OperatorNode(
+        new OperatorId(d.name),
+        d.kind,
+        p,
+        inputs,
+        d.source,
+        d.factory,
+        d.keyedState,
+        d.watermarks,
+        d.capacity,
+        d.capacityChange,
+        d.uid);
   }
 
   private int parallelismOf(Draft d) {

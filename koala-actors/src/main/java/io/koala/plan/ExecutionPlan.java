@@ -55,6 +55,19 @@ public final class ExecutionPlan {
       outputs = List.copyOf(outputs);
     }
 
+    /**
+     * Whether the vertex sends its dead letters on ({@link InputEdge#DEAD_LETTERS}): not on their
+     * own way to their sink.
+     */
+    public boolean sendsDeadLetters() {
+      for (VertexOutput o : outputs) {
+        if (InputEdge.DEAD_LETTERS.equals(o.sideOutput())) {
+          return true;
+        }
+      }
+      return false;
+    }
+
     /** The first operator of the chain. */
     public OperatorNode head() {
       return chain.get(0);

@@ -15,6 +15,15 @@ public record InputEdge(
     KeySelector<?, ?> keySelector,
     int logicalInput,
     String sideOutput) {
+
+  /**
+   * The side output on which a vertex sends its dead letters ({@link
+   * io.koala.function.RecordErrorPolicy#deadLetter}): an edge from each vertex's tail, outside the
+   * dead letters' own operators, into each operator that reads {@code
+   * DataflowBuilder.deadLetters()}.
+   */
+  public static final String DEAD_LETTERS = "koala.dead-letters";
+
   public InputEdge {
     Objects.requireNonNull(from, "from");
     Objects.requireNonNull(partitioning, "partitioning");

@@ -163,7 +163,8 @@ public final class LogicalPlan {
         throw new DataflowDefinitionException(
             op + " reads from unknown operator '" + e.from() + "'");
       }
-      if (from.kind() == Kind.SINK) {
+      if (from.kind() == Kind.SINK && !InputEdge.DEAD_LETTERS.equals(e.sideOutput())) {
+        // a sink's chain sends dead letters of the operators before it, nothing else
         throw new DataflowDefinitionException(
             op + " reads from sink '" + e.from() + "'; sinks have no output");
       }

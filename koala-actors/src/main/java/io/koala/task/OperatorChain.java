@@ -2,6 +2,7 @@ package io.koala.task;
 
 import io.koala.KoalaException;
 import io.koala.function.Collector;
+import io.koala.function.DeadLetter;
 import io.koala.function.OutputTag;
 import io.koala.function.UserFunctionException;
 import io.koala.operator.InternalTimers;
@@ -12,6 +13,7 @@ import io.koala.operator.Output;
 import io.koala.operator.SinkOperator;
 import io.koala.plan.ExecutionPlan.Vertex;
 import io.koala.plan.ExecutionPlan.VertexInput;
+import io.koala.plan.InputEdge;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.OperatorNode.Kind;
 import io.koala.protocol.TaskSetup;
@@ -48,6 +50,7 @@ final class OperatorChain {
   private final List<String> chainNames = new ArrayList<>(); // the vertex's, a source included
   private final RecordErrors errors;
   private Output<Object> entry;
+  private OutputGate output; // where dead letters go; null until opened
   private KeyedStateBackend keyed; // null: the chain keeps no keyed state
   private boolean opened; // not so for a holder resumed from a snapshot
   private boolean sinkOpened; // only the sink: a holder resumed from a snapshot
@@ -117,6 +120,7 @@ final class OperatorChain {
       downstream = chained(i);
     }
     opened = true;
+    output = env.output();
     entry = errors.skips() ? guarded(downstream) : downstream;
     keyed = env.state();
   }
@@ -164,24 +168,38 @@ final class OperatorChain {
     try {
       ops.get(0).process(value, timestamp, logicalInputs[edge]);
     } catch (UserFunctionException e) {
-      skipOrThrow(e);
+      skipOrThrow(e, value, timestamp);
     } catch (KoalaException e) {
       throw e;
     } catch (Exception e) {
-      skipOrThrow(new UserFunctionException(names.get(0), e));
+      skipOrThrow(new UserFunctionException(names.get(0), e), value, timestamp);
     }
   }
 
   /**
-   * The record being processed failed with {@code e}: skipped when the job's policy says so ({@link
-   * RecordErrors}), else rethrown. A sink's failure is always rethrown: a write that did not happen
-   * may be an outage, never a record to drop.
+   * Record {@code value}, of event time {@code timestamp}, failed with {@code e} where it entered
+   * the task: skipped when the job's policy says so ({@link RecordErrors}), and then sent to the
+   * dead letters if they are sent on from here; else rethrown. A sink's failure is always rethrown:
+   * a write that did not happen may be an outage, never a record to drop.
    */
-  private void skipOrThrow(UserFunctionException e) {
+  private void skipOrThrow(UserFunctionException e, Object value, long timestamp) {
     if (sink != null && e.operator().equals(tailName())) {
       throw e;
     }
     errors.skipOrThrow(e, positionOf(e.operator()), recordKey);
+    if (errors.deadLetters()) {
+      output.route(
+          InputEdge.DEAD_LETTERS,
+          new DeadLetter(
+              e.operator(),
+              setup.task().toString(),
+              recordKey == null ? null : DeadLetter.text(recordKey),
+              DeadLetter.text(value),
+              value == null ? "null" : value.getClass().getName(),
+              String.valueOf(e.getCause()),
+              timestamp),
+          timestamp);
+    }
   }
 
   /**
@@ -190,7 +208,7 @@ final class OperatorChain {
    * io.koala.connector.SourceContext#skipRecord}). Thread-safe.
    */
   boolean skipUnreadable(String what, Exception cause) {
-    return errors.trySkip(chainNames.get(0), 0, what, cause);
+    return errors.trySkip(chainNames.get(0), 0, what, cause, false);
   }
 
   /**
@@ -354,7 +372,7 @@ final class OperatorChain {
       try {
         out.emit(value, ts);
       } catch (UserFunctionException e) {
-        skipOrThrow(e);
+        skipOrThrow(e, value, ts);
       }
     };
   }

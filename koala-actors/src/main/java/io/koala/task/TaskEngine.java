@@ -106,7 +106,12 @@ public final class TaskEngine {
     KeyEncoder keys = new KeyEncoder(serde); // one per task: routing and keyed state share it
     boolean isKeyed = vertex.head().keyedState() || vertex.head().hasKeyedInput();
     errors =
-        new RecordErrors(vertex.recordErrors(), setup.jobId(), setup.task(), vertex.chain().size());
+        new RecordErrors(
+            vertex.recordErrors(),
+            setup.jobId(),
+            setup.task(),
+            vertex.chain().size(),
+            vertex.sendsDeadLetters());
     metrics = new TaskMetrics(vertex, isKeyed ? setup.buckets() : 0, setup.settings(), errors);
     output = new OutputGate(setup, vertex, serde, keys, host, metrics);
     input = new InputGate(setup, host);

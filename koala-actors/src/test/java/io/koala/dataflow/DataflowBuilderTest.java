@@ -394,4 +394,30 @@ class DataflowBuilderTest {
     src.sink(SinkSpec.discarding("out"));
     assertThat(b.build().plan().topologicalOrder()).hasSize(2);
   }
+
+  @Test
+  void deadLettersAreReadExactlyWhenThePolicySendsThemAndGoTheirOwnWay() {
+    DataflowBuilder unread =
+        Dataflow.builder("unread").onRecordError(io.koala.function.RecordErrorPolicy.deadLetter(5));
+    unread.source(words("src")).sink(SinkSpec.discarding("out"));
+    assertThatThrownBy(unread::build)
+        .isInstanceOf(DataflowDefinitionException.class)
+        .hasMessageContaining("deadLetter(5)")
+        .hasMessageContaining("no operator reads deadLetters()");
+
+    DataflowBuilder unsent = Dataflow.builder("unsent");
+    unsent.source(words("src")).sink(SinkSpec.discarding("out"));
+    unsent.deadLetters().sink(SinkSpec.discarding("dead"));
+    assertThatThrownBy(unsent::build)
+        .hasMessageContaining("operator 'dead' reads deadLetters()")
+        .hasMessageContaining("RecordErrorPolicy.deadLetter(n)");
+
+    DataflowBuilder mixed =
+        Dataflow.builder("mixed").onRecordError(io.koala.function.RecordErrorPolicy.deadLetter(5));
+    Stage<String> src = mixed.source(words("src"));
+    src.sink(SinkSpec.discarding("out"));
+    mixed.deadLetters().map("text", d -> d.record()).union(src).sink(SinkSpec.discarding("both"));
+    assertThatThrownBy(mixed::build)
+        .hasMessageContaining("operator 'both' reads the dead letters and operator 'src'");
+  }
 }

@@ -167,4 +167,38 @@ class ExecutionPlanTest {
         .isInstanceOf(IllegalArgumentException.class)
         .hasMessageContaining("missing");
   }
+
+  /**
+   * Each vertex outside the dead letters' own way sends them from its tail: the job's chains stay
+   * as they are, and the dead letters' reader has one rebalancing edge per vertex.
+   */
+  @Test
+  void everyVertexSendsItsDeadLettersFromItsTailAndTheChainsStay() {
+    DataflowBuilder b =
+        Dataflow.builder("dlq")
+            .parallelism(2)
+            .onRecordError(io.koala.function.RecordErrorPolicy.deadLetter(10));
+    numbers(b, "src", 2)
+        .map("double", x -> x * 2)
+        .keyBy(x -> x % 3)
+        .count("keyed")
+        .sink(SinkSpec.discarding("out"));
+    b.deadLetters().map("describe", d -> d.operator()).sink(SinkSpec.discarding("dead"));
+    ExecutionPlan plan = ExecutionPlan.of(b.build().plan());
+
+    assertThat(chains(plan))
+        .containsExactly(
+            List.of("src", "double"), List.of("keyed", "out"), List.of("describe", "dead"));
+    for (String v : List.of("src", "keyed")) {
+      assertThat(plan.vertex(id(v)).sendsDeadLetters()).as(v).isTrue();
+      assertThat(plan.vertex(id(v)).outputs())
+          .filteredOn(o -> InputEdge.DEAD_LETTERS.equals(o.sideOutput()))
+          .extracting(VertexOutput::to, VertexOutput::partitioning)
+          .containsExactly(
+              org.assertj.core.groups.Tuple.tuple(id("describe"), Partitioning.REBALANCE));
+    }
+    Vertex dead = plan.vertex(id("describe"));
+    assertThat(dead.sendsDeadLetters()).as("on their own way").isFalse();
+    assertThat(dead.inputs()).extracting(VertexInput::from).containsExactly(id("src"), id("keyed"));
+  }
 }

@@ -7,6 +7,7 @@ import io.koala.connector.SinkSpec;
 import io.koala.connector.SourceSpec;
 import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
+import io.koala.function.DeadLetter;
 import io.koala.function.KeyValue;
 import io.koala.function.RecordErrorPolicy;
 import io.koala.job.JobStatus;
@@ -22,8 +23,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A job's {@link RecordErrorPolicy}: under {@code skip} a record that fails a user function, a key
  * selector, or the key-length check is counted against the operator it failed in and the job goes
- * on with every other record; past the budget, and under the default {@code fail}, the job fails
- * naming the operator (and the budget).
+ * on with every other record; under {@code deadLetter} it also reaches the dataflow's dead letters,
+ * once; past the budget, and under the default {@code fail}, the job fails naming the operator (and
+ * the budget).
  */
 class RecordErrorPolicyTest {
   private static final Duration WAIT = Duration.ofSeconds(60);
@@ -46,7 +48,10 @@ class RecordErrorPolicyTest {
   }
 
   private static Dataflow parseAndCount(String name, RecordErrorPolicy policy) {
-    DataflowBuilder b = Dataflow.builder(name).parallelism(2).onRecordError(policy);
+    return parseAndCount(Dataflow.builder(name).parallelism(2).onRecordError(policy));
+  }
+
+  private static Dataflow parseAndCount(DataflowBuilder b) {
     b.source(SourceSpec.generator("n", (i, s) -> i).partitions(2).count(RECORDS))
         .map(
             "parse",
@@ -84,6 +89,35 @@ class RecordErrorPolicyTest {
     assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
     assertThat(job.metrics().recordsSkipped("parse")).isEqualTo(RECORDS / 100);
     assertThat(job.metrics().recordsSkipped("count")).isZero();
+    assertThat(finalCounts(job)).isEqualTo(expectedCounts());
+  }
+
+  @Test
+  void underDeadLetterEachFailingRecordReachesTheDeadLettersOnceAndTheJobGoesOn() {
+    DataflowBuilder b =
+        Dataflow.builder("dead-letter-parse")
+            .parallelism(2)
+            .onRecordError(RecordErrorPolicy.deadLetter(100));
+    b.deadLetters().sink(SinkSpec.collecting("dead"));
+    JobHandle job = runtime.submit(parseAndCount(b));
+    assertThat(job.await(WAIT)).isEqualTo(JobStatus.FINISHED);
+
+    List<DeadLetter> dead = job.collected("dead");
+    assertThat(dead)
+        .extracting(DeadLetter::record)
+        .containsExactlyInAnyOrderElementsOf(
+            LongStream.range(0, RECORDS).filter(i -> poison(i)).mapToObj(Long::toString).toList());
+    assertThat(dead)
+        .allSatisfy(
+            d -> {
+              assertThat(d.operator()).isEqualTo("parse");
+              assertThat(d.task()).startsWith("n#"); // the source's task runs parse, chained
+              assertThat(d.recordType()).isEqualTo(Long.class.getName());
+              assertThat(d.error())
+                  .startsWith(IllegalArgumentException.class.getName())
+                  .contains("cannot parse record " + d.record());
+            });
+    assertThat(job.metrics().recordsSkipped("parse")).isEqualTo(RECORDS / 100);
     assertThat(finalCounts(job)).isEqualTo(expectedCounts());
   }
 

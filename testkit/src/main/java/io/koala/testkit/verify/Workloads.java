@@ -11,6 +11,7 @@ import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.Collector;
 import io.koala.function.KeyValue;
 import io.koala.function.KeyedProcessFunction;
+import io.koala.function.RecordErrorPolicy;
 import io.koala.state.KeyedStateContext;
 import io.koala.state.ValueState;
 import io.koala.window.WindowAssigner;
@@ -81,7 +82,8 @@ public final class Workloads {
   /**
    * Each record scaled by a stage without keyed input ("scale", fed round-robin by a source of one
    * task), then a running count per key ("count"), and a running count of those counts per key
-   * ("recount").
+   * ("recount"). One record in 101 fails "scale" and goes to the dead letters, which "letter" names
+   * ("dead-letters"): every task but theirs sends them on, whatever moves, "letter" included.
    */
   static final class KeyedCounts implements Workload {
     @Override
@@ -96,7 +98,7 @@ public final class Workloads {
 
     @Override
     public List<String> statelessOperators() {
-      return List.of("scale");
+      return List.of("scale", "letter");
     }
 
     /** The running count of each key, kept by {@code count(...)} as its accumulator. */
@@ -108,17 +110,27 @@ public final class Workloads {
 
     @Override
     public List<String> sinks() {
-      return List.of("counts", "recounts");
+      return List.of("counts", "recounts", "dead-letters");
     }
 
     @Override
     public Dataflow dataflow(Map<String, Integer> parallelism, long records, double rate) {
-      DataflowBuilder b = Dataflow.builder(name()).parallelism(2);
+      DataflowBuilder b =
+          Dataflow.builder(name())
+              .parallelism(2)
+              .onRecordError(RecordErrorPolicy.deadLetter(records));
       // one source task, so "scale" with any other parallelism reads a rebalance, not a forward
       Stage<KeyValue<Long, Long>> counts =
           b.source(numbers("n", records, rate))
               .parallelism(1)
-              .map("scale", (Long i) -> i * 3)
+              .map(
+                  "scale",
+                  (Long i) -> {
+                    if (i % 101 == 50) {
+                      throw new IllegalArgumentException("poison " + i);
+                    }
+                    return i * 3;
+                  })
               .parallelism(p(parallelism, "scale"))
               .keyBy(i -> i / 3 % KEYS)
               .count("count")
@@ -129,6 +141,10 @@ public final class Workloads {
           .count("recount")
           .parallelism(p(parallelism, "recount"))
           .sink(SinkSpec.collecting("recounts"));
+      b.deadLetters()
+          .map("letter", d -> d.operator() + " " + d.record() + ": " + d.error()) // not the task
+          .parallelism(p(parallelism, "letter"))
+          .sink(SinkSpec.collecting("dead-letters"));
       return b.build();
     }
   }

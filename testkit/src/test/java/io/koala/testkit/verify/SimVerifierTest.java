@@ -125,6 +125,27 @@ class SimVerifierTest {
           "DRAINING");
 
   /**
+   * The keyed-count workload's poison records reach its dead letters exactly once in its reference
+   * run (the oracle of every other run, which the comparisons above hold to the same), and once in
+   * a run with reconfigurations, crashes and environment faults.
+   */
+  @Test
+  void eachPoisonRecordReachesTheDeadLettersOnce() {
+    Workload w = Workloads.named("keyed-count");
+    List<Object> poison = new java.util.ArrayList<>();
+    for (long i = 50; i < SimVerifier.RECORDS; i += 101) {
+      poison.add("scale " + i + ": java.lang.IllegalArgumentException: poison " + i);
+    }
+    Simulation.Result reference = SimVerifier.reference(w, 7);
+    assertThat(reference.collected().get("dead-letters"))
+        .containsExactlyInAnyOrderElementsOf(poison);
+    Outcome o = SimVerifier.verify(w, 7, ReconfigurationProtocol.KOALA, true, reference);
+    assertThat(o.violations()).as("%s", o).isEmpty();
+    assertThat(o.mismatches()).as("%s", o).isEmpty();
+    assertThat(o.reconfigurations()).as("%s", o).isPositive();
+  }
+
+  /**
    * With crashes come environment faults: within the first {@link #FEW_SEEDS} seeds each kind
    * strikes — a snapshot unreadable at a restore, the journal failing to record a checkpoint, a
    * snapshot that never reports and a source that stalls at a checkpoint's trigger while the
