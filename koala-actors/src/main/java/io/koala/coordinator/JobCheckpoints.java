@@ -222,6 +222,11 @@ final class JobCheckpoints {
     return retained.isEmpty() ? 0 : retained.get(0).state().taken();
   }
 
+  /** How many completed checkpoints are retained. */
+  int retainedCount() {
+    return core == null ? 0 : core.retained().size();
+  }
+
   /** The newest completed checkpoint, if any. */
   Optional<Checkpoints.Completed<Path, CoordinatorState>> latest() {
     return core == null ? Optional.empty() : core.latest();

@@ -219,6 +219,11 @@ public final class JobCore {
     return parts.checkpoints.committedCount();
   }
 
+  /** The checkpoints a rollback may restore now: the newest, and those it may fall back to. */
+  public int checkpointsRetained() {
+    return parts.checkpoints.retainedCount();
+  }
+
   /** Rollbacks since this coordinator started. */
   public int rollbacks() {
     return parts.attempts.rollbacks();

@@ -110,6 +110,20 @@ final class SimulatedWorker implements SimulatedTask.Host {
         return;
       }
       if (restore != null
+          && sim.environment()
+              .corrupt(d.attempt(), setup.task(), restore.file(), sim.checkpointsRetained() > 1)) {
+        report(
+            WORKER,
+            d.attempt(),
+            new JobInput.SnapshotUnusable(
+                d.worker(),
+                setup.task(),
+                restore.checkpointId(),
+                restore.file(),
+                "a checksum mismatch (injected)"));
+        return;
+      }
+      if (restore != null
           && sim.environment().unreadable(d.attempt(), setup.task(), restore.file())) {
         // as for a missing file, the tasks deployed before it go with the attempt's rollback
         report(

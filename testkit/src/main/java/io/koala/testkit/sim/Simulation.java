@@ -76,6 +76,8 @@ public final class Simulation {
   private final Mailboxes mailboxes;
   private final SimulatedWorker worker;
   private final SimulatedStorage storage;
+  private final List<String> sinks = new ArrayList<>(); // the job's sinks, by name
+  private final RepublishedOutput republished;
   private final List<ErrorInfo> failures = new ArrayList<>();
   private final SimulatedClient client = new SimulatedClient();
   private SimulatedReader reader; // null: no state queries
@@ -145,6 +147,12 @@ public final class Simulation {
     this.mailboxes = new Mailboxes(random);
     this.worker = new SimulatedWorker(this, plan, registry);
     this.storage = new SimulatedStorage(this, worker);
+    for (ExecutionPlan.Vertex v : plan.vertices()) {
+      if (v.tail().kind() == OperatorNode.Kind.SINK) {
+        sinks.add(v.tail().id().name());
+      }
+    }
+    this.republished = new RepublishedOutput(sinks, sink -> core.collected(sink));
     this.state = new SimulatedState(worker, plan, serde);
   }
 
@@ -319,7 +327,8 @@ public final class Simulation {
       int recoveries,
       long checkpoints,
       long stateReads,
-      long stateReadsByHolder) {
+      long stateReadsByHolder,
+      Map<String, List<Object>> republished) {
 
     /** The sum of a counter over every task. */
     public long total(java.util.function.ToLongFunction<TaskMetricsSnapshot.Reconfiguration> f) {
@@ -564,10 +573,16 @@ public final class Simulation {
     return checkpointing != null;
   }
 
+  /** The checkpoints the job may restore now ({@link JobCore#checkpointsRetained}). */
+  int checkpointsRetained() {
+    return core.checkpointsRetained();
+  }
+
   // ------------------------------------------------ the job core's host
 
   private void carryOut(List<JobEffect> effects) {
     for (JobEffect e : effects) {
+      republished.see(e);
       if (e instanceof JobEffect.Reply<?> r) {
         r.send();
       } else if (e instanceof JobEffect.ToTask t) {
@@ -792,12 +807,10 @@ public final class Simulation {
     }
     worker.close();
     Map<String, List<Object>> collected = new LinkedHashMap<>();
-    for (ExecutionPlan.Vertex v : plan.vertices()) {
-      if (v.tail().kind() == OperatorNode.Kind.SINK) {
-        List<Object> got = core.collected(v.tail().id().name());
-        if (!got.isEmpty()) {
-          collected.put(v.tail().id().name(), new ArrayList<>(got));
-        }
+    for (String sink : sinks) {
+      List<Object> got = core.collected(sink);
+      if (!got.isEmpty()) {
+        collected.put(sink, new ArrayList<>(got));
       }
     }
     List<String> crashes = new ArrayList<>();
@@ -821,6 +834,7 @@ public final class Simulation {
         core.rollbacks(),
         core.checkpointsCommitted(),
         reader == null ? 0 : reader.reads,
-        reader == null ? 0 : reader.byHolder);
+        reader == null ? 0 : reader.byHolder,
+        republished.repeatable());
   }
 }

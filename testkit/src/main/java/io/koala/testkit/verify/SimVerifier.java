@@ -153,6 +153,7 @@ public final class SimVerifier {
               sink,
               run.collected().getOrDefault(sink, List.of()),
               reference.collected().getOrDefault(sink, List.of()),
+              run.republished().getOrDefault(sink, List.of()),
               5));
     }
     return new Outcome(
