@@ -5,7 +5,6 @@ import io.koala.job.ErrorInfo;
 import io.koala.job.JobStatus;
 import io.koala.plan.OperatorNode;
 import io.koala.plan.TaskId;
-import io.koala.protocol.EpochMessage;
 import io.koala.time.DurationText;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,13 +22,11 @@ import java.util.Optional;
  * tasks, writes its metadata next to its files and answers who asked for it.
  *
  * <p>A savepoint is a checkpoint asked for like any other, whose committed files the host then
- * places in the savepoint's directory; no file of the job's checkpoints is deleted while it does. A
- * stop with a savepoint triggers its checkpoint with the sources stopping at its barrier; once it
- * has committed (the sinks commit it) and its savepoint is written — or at once for a stop with a
- * final checkpoint, which has no directory and stays in the job's own — the job ends {@link
- * JobStatus#STOPPED}, and until then no epoch or checkpoint starts. A savepoint whose checkpoint a
- * rollback abandons fails, and the job goes on; so does a stop whose savepoint cannot be written
- * (its sources read again).
+ * places in the savepoint's directory ({@link Savepoints}). A stop with a savepoint triggers its
+ * checkpoint with the sources stopping at its barrier; once it has committed (the sinks commit it)
+ * and its savepoint is written the job ends {@link JobStatus#STOPPED}, and until then no epoch or
+ * checkpoint starts. A savepoint whose checkpoint a rollback or a timeout abandons fails, and the
+ * job goes on.
  */
 final class JobCheckpoints {
 
@@ -117,10 +114,7 @@ final class JobCheckpoints {
   private boolean pendingStops; // the checkpoint in progress stops the sources at its barrier
   private int timedOutInARow; // checkpoints abandoned since the last commit or rollback
   private final Map<Long, List<ReplyTo<JobReply.CheckpointOutcome>>> waiters = new HashMap<>();
-  private int savepointsWriting; // savepoints the host is writing
-  private final List<JobEffect> deferred = new ArrayList<>(); // file deletions held while it does
-  private boolean stopping; // a stop's checkpoint committed: the job ends once its savepoint is
-  private boolean stopWritten; // a stop's savepoint was written
+  private final Savepoints savepoints;
 
   JobCheckpoints(
       JobSetup setup,
@@ -135,6 +129,7 @@ final class JobCheckpoints {
     this.attempts = attempts;
     this.roster = roster;
     this.parts = parts;
+    this.savepoints = new Savepoints(setup, out, roster, parts, this::maybeCheckpoint);
     JobSetup.Checkpointing c = setup.checkpointing();
     this.core =
         c == null
@@ -163,7 +158,7 @@ final class JobCheckpoints {
     } else if (input instanceof JobInput.Journaled m) {
       onJournaled(m);
     } else if (input instanceof JobInput.SavepointWritten m) {
-      onSavepointWritten(m);
+      savepoints.onWritten(m);
     } else {
       throw new IllegalStateException("unhandled " + input);
     }
@@ -289,7 +284,7 @@ final class JobCheckpoints {
               + " is finishing (source task "
               + parts.firstEnded()
               + " has read all its input): it takes no more checkpoints, and no savepoint";
-    } else if (stopping) {
+    } else if (savepoints.stopping()) {
       refused = "job " + out.jobId() + " is stopping";
     }
     if (refused != null) {
@@ -301,7 +296,7 @@ final class JobCheckpoints {
 
   /** Whether a stop's checkpoint committed: the job ends once its savepoint is written. */
   boolean stopping() {
-    return stopping;
+    return savepoints.stopping();
   }
 
   /** {@code replyTo} waits for the next checkpoint to commit; it is triggered when it may start. */
@@ -396,7 +391,7 @@ final class JobCheckpoints {
     waiters.remove(id);
     if (pendingStops) {
       pendingStops = false;
-      resumeSources();
+      savepoints.resumeSources();
     }
     parts.checkpointDone(); // epochs and input ends held for it may go on
     maybeCheckpoint();
@@ -410,7 +405,7 @@ final class JobCheckpoints {
    */
   void maybeCheckpoint() {
     if (core == null
-        || stopping
+        || savepoints.stopping()
         || !running()
         || attempts.recovering()
         || parts.epochRunning()
@@ -551,14 +546,14 @@ final class JobCheckpoints {
         for (Object h : discard.snapshots()) {
           files.add((Path) h);
         }
-        deleteFiles(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
+        savepoints.delete(new JobEffect.DiscardCheckpoint(discard.checkpointId(), files));
       } else if (e instanceof Checkpoints.Quarantine<?> quarantine) {
         List<Path> files = new ArrayList<>();
         for (Object h : quarantine.snapshots()) {
           files.add((Path) h);
         }
         stats = stats.afterQuarantine();
-        deleteFiles(new JobEffect.QuarantineCheckpoint(quarantine.checkpointId(), files));
+        savepoints.delete(new JobEffect.QuarantineCheckpoint(quarantine.checkpointId(), files));
       } else if (e instanceof Checkpoints.StopHolder stop) {
         parts.releaseHolder(stop.task());
       } else {
@@ -675,7 +670,7 @@ final class JobCheckpoints {
       for (var c : core.retained()) {
         out.emit(new JobEffect.JournalDiscard(c.id()));
       }
-      deleteFiles(new JobEffect.DeleteCheckpoints());
+      savepoints.delete(new JobEffect.DeleteCheckpoints());
       parts.finished();
     }
     JobReply.CheckpointOutcome none =
@@ -697,92 +692,10 @@ final class JobCheckpoints {
             new JobEffect.ToSelf(
                 new JobInput.RelocationCheckpointed(outcome.checkpointId(), outcome.error())));
       } else if (r instanceof SavepointWaiter w) {
-        writeSavepoint(w, outcome);
+        savepoints.write(w, outcome, core.latest());
       } else {
         out.reply(r, outcome);
       }
     }
-  }
-
-  /** {@code w}'s checkpoint committed ({@code outcome}): the host writes its savepoint. */
-  private void writeSavepoint(SavepointWaiter w, JobReply.CheckpointOutcome outcome) {
-    var committed = core.latest().filter(c -> c.id() == outcome.checkpointId());
-    if (outcome.error() != null || committed.isEmpty()) {
-      String why = outcome.error() != null ? outcome.error() : "its checkpoint is not retained";
-      out.reply(w.replyTo(), new JobReply.SavepointOutcome(w.directory(), -1, 0, why));
-      return;
-    }
-    savepointsWriting++;
-    stopping |= w.stop();
-    Checkpoints.Completed<Path, CoordinatorState> c = committed.get();
-    if (w.directory() == null) { // a stop with its final checkpoint: nothing to copy
-      onSavepointWritten(
-          new JobInput.SavepointWritten(
-              c.id(), c.triggeredMillis(), null, w.stop(), null, w.replyTo()));
-      return;
-    }
-    out.emit(new JobEffect.WriteSavepoint(c, w.directory(), w.stop(), w.replyTo()));
-  }
-
-  /** A file deletion: now, or once no savepoint is being written (it may link those files). */
-  private void deleteFiles(JobEffect deletion) {
-    if (savepointsWriting > 0) {
-      deferred.add(deletion);
-    } else {
-      out.emit(deletion);
-    }
-  }
-
-  /**
-   * The host wrote a savepoint, or could not: its waiter is answered. Once none is being written,
-   * the deletions held meanwhile go ahead, and a stop ends the job — or, if its savepoint could not
-   * be written, lets the sources read again and the job go on.
-   */
-  void onSavepointWritten(JobInput.SavepointWritten m) {
-    savepointsWriting--;
-    String error = m.error();
-    if (error == null) {
-      stopWritten |= m.stop();
-    } else {
-      error =
-          "cannot write the savepoint of checkpoint "
-              + m.checkpointId()
-              + " to "
-              + m.directory()
-              + ": "
-              + error
-              + (m.stop() && !stopWritten ? "; the job goes on" : "");
-    }
-    out.reply(
-        m.replyTo(),
-        new JobReply.SavepointOutcome(
-            m.directory(), error == null ? m.checkpointId() : -1, m.triggeredMillis(), error));
-    if (savepointsWriting > 0) {
-      return;
-    }
-    deferred.forEach(out::emit);
-    deferred.clear();
-    if (!stopping || parts.status().isTerminal()) {
-      return;
-    }
-    if (stopWritten) {
-      parts.stopped(); // stopping stays: nothing starts before the job has ended
-      return;
-    }
-    stopping = false;
-    resumeSources(); // the stop failed
-    maybeCheckpoint();
-  }
-
-  /** The sources stopped at a stop's barrier read again, and epochs may go on. */
-  private void resumeSources() {
-    for (TaskId t : roster.ids()) {
-      if (setup.plan().vertex(t.operator()).head().kind() == OperatorNode.Kind.SOURCE
-          && !roster.isReleased(t)
-          && !roster.hasFinished(t)) {
-        out.tell(t, new EpochMessage.ResumeInput(parts.lastEpoch()));
-      }
-    }
-    parts.inputsResumed();
   }
 }

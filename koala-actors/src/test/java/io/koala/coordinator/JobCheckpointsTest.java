@@ -424,7 +424,7 @@ class JobCheckpointsTest {
     assertThat(of(JobEffect.DeleteCheckpoints.class, ended)).isEmpty(); // the savepoint links them
     assertThat(job.told).endsWith("finished");
 
-    checkpoints.onSavepointWritten(
+    checkpoints.on(
         new JobInput.SavepointWritten(1, 0, "/sp", false, null, writes.get(0).replyTo()));
     List<JobEffect> written = out.drain();
     assertThat(of(JobEffect.DeleteCheckpoints.class, written)).hasSize(1);
