@@ -371,23 +371,13 @@ final class JobCheckpoints {
   private void abandon(long id, Duration timeout) {
     carryOut(core.abandon(out.now()));
     snapshotBytes.remove(id);
-    for (ReplyTo<JobReply.CheckpointOutcome> r : waiters.getOrDefault(id, List.of())) {
-      if (r instanceof SavepointWaiter w) {
-        out.reply(
-            w.replyTo(),
-            new JobReply.SavepointOutcome(
-                w.directory(),
-                -1,
-                0,
-                "checkpoint "
-                    + id
-                    + " of the savepoint was not committed within "
-                    + DurationText.of(timeout)
-                    + " (koala.checkpoint.timeout) and was abandoned; the job goes on"));
-      } else {
-        asked.add(r);
-      }
-    }
+    waitForNext(
+        waiters.getOrDefault(id, List.of()),
+        "checkpoint "
+            + id
+            + " of the savepoint was not committed within "
+            + DurationText.of(timeout)
+            + " (koala.checkpoint.timeout) and was abandoned; the job goes on");
     waiters.remove(id);
     if (pendingStops) {
       pendingStops = false;
@@ -634,30 +624,34 @@ final class JobCheckpoints {
    * except a savepoint's waiter, which is told that it failed (the job goes on).
    */
   void rolledBack() {
-    for (var e : waiters.entrySet()) {
-      for (ReplyTo<JobReply.CheckpointOutcome> r : e.getValue()) {
-        if (r instanceof SavepointWaiter w) {
-          out.reply(
-              w.replyTo(),
-              new JobReply.SavepointOutcome(
-                  w.directory(),
-                  -1,
-                  0,
-                  "job "
-                      + out.jobId()
-                      + " rolled back after a failure before checkpoint "
-                      + e.getKey()
-                      + " of the savepoint committed; the job goes on"));
-        } else {
-          asked.add(r);
-        }
-      }
-    }
+    waiters.forEach(
+        (id, waiting) ->
+            waitForNext(
+                waiting,
+                "job "
+                    + out.jobId()
+                    + " rolled back after a failure before checkpoint "
+                    + id
+                    + " of the savepoint committed; the job goes on"));
     waiters.clear();
     timedOutInARow = 0;
     pendingStops = false;
     if (core != null) {
       carryOut(core.rolledBack(out.now()));
+    }
+  }
+
+  /**
+   * {@code waiting} waited for a checkpoint that will not commit: each waits for the next, except a
+   * savepoint's waiter, which is told {@code why} it failed.
+   */
+  private void waitForNext(List<ReplyTo<JobReply.CheckpointOutcome>> waiting, String why) {
+    for (ReplyTo<JobReply.CheckpointOutcome> r : waiting) {
+      if (r instanceof SavepointWaiter w) {
+        out.reply(w.replyTo(), new JobReply.SavepointOutcome(w.directory(), -1, 0, why));
+      } else {
+        asked.add(r);
+      }
     }
   }
 

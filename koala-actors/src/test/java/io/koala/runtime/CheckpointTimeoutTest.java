@@ -60,22 +60,31 @@ class CheckpointTimeoutTest {
     return b.build();
   }
 
-  @Test
-  void aCheckpointHeldByAStuckTaskTimesOutAndTheNextCommits(@TempDir Path dir) throws Exception {
+  /** Two workers, checkpoints only when asked for, {@code timeout}, and a short backoff. */
+  private static KoalaConfig config(Path dir, Duration timeout) {
+    return KoalaConfig.load()
+        .withWorkers(2)
+        .withDataDir(dir)
+        .withCheckpointInterval(Duration.ofHours(1)) // only the checkpoints asked for here
+        .withCheckpointTimeout(timeout)
+        .withRestartBackoff(Duration.ofMillis(50));
+  }
+
+  /** Takes a checkpoint, then has a task block in the map; returns the checkpoint. */
+  private static long checkpointThenBlock(JobHandle job) throws Exception {
     release = new CountDownLatch(1);
     BLOCKED.set(false);
-    KoalaConfig config =
-        KoalaConfig.load()
-            .withWorkers(2)
-            .withDataDir(dir)
-            .withCheckpointInterval(Duration.ofHours(1)) // only the checkpoints asked for here
-            .withCheckpointTimeout(Duration.ofSeconds(2))
-            .withRestartBackoff(Duration.ofMillis(50));
-    try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
+    long first = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
+    BLOCK_ONCE.set(true);
+    Eventually.await("a task blocked in the map", WAIT, BLOCKED::get);
+    return first;
+  }
+
+  @Test
+  void aCheckpointHeldByAStuckTaskTimesOutAndTheNextCommits(@TempDir Path dir) throws Exception {
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(config(dir, Duration.ofSeconds(2)))) {
       JobHandle job = runtime.submit(dataflow());
-      long first = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      BLOCK_ONCE.set(true);
-      Eventually.await("a task blocked in the map", WAIT, BLOCKED::get);
+      long first = checkpointThenBlock(job);
 
       long next = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
       assertThat(next).isGreaterThan(first);
@@ -95,21 +104,10 @@ class CheckpointTimeoutTest {
   @Test
   void withATolerableFailureTheTimedOutCheckpointIsAbandonedAndTheJobGoesOnWithoutARollback(
       @TempDir Path dir) throws Exception {
-    release = new CountDownLatch(1);
-    BLOCKED.set(false);
-    KoalaConfig config =
-        KoalaConfig.load()
-            .withWorkers(2)
-            .withDataDir(dir)
-            .withCheckpointInterval(Duration.ofHours(1)) // only the checkpoints asked for here
-            .withCheckpointTimeout(Duration.ofSeconds(4))
-            .withTolerableCheckpointFailures(1)
-            .withRestartBackoff(Duration.ofMillis(50));
+    KoalaConfig config = config(dir, Duration.ofSeconds(4)).withTolerableCheckpointFailures(1);
     try (KoalaRuntime runtime = KoalaRuntime.embedded(config)) {
       JobHandle job = runtime.submit(dataflow());
-      long first = job.checkpoint().toCompletableFuture().get(WAIT.toSeconds(), TimeUnit.SECONDS);
-      BLOCK_ONCE.set(true);
-      Eventually.await("a task blocked in the map", WAIT, BLOCKED::get);
+      long first = checkpointThenBlock(job);
 
       var next = job.checkpoint().toCompletableFuture();
       Eventually.await(

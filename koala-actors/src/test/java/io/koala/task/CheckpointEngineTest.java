@@ -54,6 +54,14 @@ class CheckpointEngineTest {
     return b.build();
   }
 
+  /** The count task of {@link #services}, taking checkpoints, started. */
+  private Task started() {
+    services.checkpointing = true;
+    Task t = count(services, store);
+    t.engine().start(0);
+    return t;
+  }
+
   private Task count(FakeServices host, InMemoryStateStore into) {
     Task t = host.task(wordCount(), "count", 0, SETTINGS, into);
     return t;
@@ -61,9 +69,7 @@ class CheckpointEngineTest {
 
   @Test
   void theBarrierHoldsItsChannelUntilAlignedAndTheSnapshotSeesExactlyWhatCameBefore() {
-    services.checkpointing = true;
-    Task t = count(services, store);
-    t.engine().start(0);
+    Task t = started();
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
 
@@ -102,9 +108,7 @@ class CheckpointEngineTest {
 
   @Test
   void aRestoredTaskGoesOnFromItsSnapshot() {
-    services.checkpointing = true;
-    Task t = count(services, store);
-    t.engine().start(0);
+    Task t = started();
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
     t.engine().onDeliver(new Deliver(in0, 0, batch("a", "a")));
@@ -133,9 +137,7 @@ class CheckpointEngineTest {
 
   @Test
   void aBarrierOfACheckpointTheTaskSnapshottedAlreadyFailsTheTask() {
-    services.checkpointing = true;
-    Task t = count(services, store);
-    t.engine().start(0);
+    Task t = started();
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
     t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
@@ -153,9 +155,7 @@ class CheckpointEngineTest {
    */
   @Test
   void aNewerBarrierEndsTheAlignmentOfAnAbandonedCheckpoint() {
-    services.checkpointing = true;
-    Task t = count(services, store);
-    t.engine().start(0);
+    Task t = started();
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
     t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
@@ -178,9 +178,7 @@ class CheckpointEngineTest {
 
   @Test
   void anAbortEndsTheAlignmentAndTheAbandonedBarrierArrivingLaterIsDropped() {
-    services.checkpointing = true;
-    Task t = count(services, store);
-    t.engine().start(0);
+    Task t = started();
     int in0 = t.inputFrom(SRC0);
     int in1 = t.inputFrom(SRC1);
     t.engine().onDeliver(new Deliver(in0, 0, new CheckpointBarrier(2)));
