@@ -11,8 +11,9 @@ package io.koala.function;
  *     the record was emitted)
  * @param task the task, as {@code operator#index} of the task's vertex
  * @param key the record's key, or null when not known (cut like the record)
- * @param record the record as it entered the task
- * @param recordType the record's class name
+ * @param record the record as it entered the task; for one its source could not read, where it was
+ *     (a partition and an offset, say)
+ * @param recordType the record's class name; null for one its source could not read
  * @param error the failure: its class and message
  * @param timestamp the record's event time ({@code Long.MIN_VALUE}: none)
  */

@@ -20,9 +20,10 @@ import java.util.Locale;
  *
  * <p>Under {@link #deadLetter(long)} a skipped record also becomes a {@link DeadLetter} on the
  * stream {@code DataflowBuilder.deadLetters()}, which the dataflow sends to a sink of its choice;
- * dead letters travel like any record, so an exactly-once sink writes each once. Records a source
- * cannot deserialize, and records that fail on the dead letters' own way to their sink, are skipped
- * (counted and logged) but not dead-lettered.
+ * dead letters travel like any record, so an exactly-once sink writes each once. A record a source
+ * cannot deserialize has no value to send: its dead letter says where it was read, and may come
+ * again after a rollback (at least once). Records that fail on the dead letters' own way to their
+ * sink are skipped (counted and logged) but not dead-lettered.
  *
  * <pre>{@code
  * DataflowBuilder b = Dataflow.builder("orders").onRecordError(RecordErrorPolicy.deadLetter(1_000));

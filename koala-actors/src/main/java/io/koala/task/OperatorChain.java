@@ -51,6 +51,9 @@ final class OperatorChain {
   private final RecordErrors errors;
   private Output<Object> entry;
   private OutputGate output; // where dead letters go; null until opened
+  // dead letters of records the source's reader could not read, from its fetching thread
+  private final java.util.Queue<DeadLetter> unreadable =
+      new java.util.concurrent.ConcurrentLinkedQueue<>();
   private KeyedStateBackend keyed; // null: the chain keeps no keyed state
   private boolean opened; // not so for a holder resumed from a snapshot
   private boolean sinkOpened; // only the sink: a holder resumed from a snapshot
@@ -205,10 +208,39 @@ final class OperatorChain {
   /**
    * Whether a record the source's reader could not read ({@code what}: where it was) is skipped,
    * charged to the source, by the job's policy ({@link
-   * io.koala.connector.SourceContext#skipRecord}). Thread-safe.
+   * io.koala.connector.SourceContext#skipRecord}); if it is and dead letters are sent on from here,
+   * its dead letter waits for the task's thread ({@link #sendUnreadable}). Thread-safe: a reader's
+   * fetching thread may ask.
    */
   boolean skipUnreadable(String what, Exception cause) {
-    return errors.trySkip(chainNames.get(0), 0, what, cause, false);
+    String source = chainNames.get(0);
+    if (!errors.trySkip(source, 0, what, cause, errors.deadLetters())) {
+      return false;
+    }
+    if (errors.deadLetters()) {
+      unreadable.add(
+          new DeadLetter(
+              source,
+              setup.task().toString(),
+              null,
+              what,
+              null,
+              String.valueOf(cause),
+              Long.MIN_VALUE));
+    }
+    return true;
+  }
+
+  /**
+   * Sends the dead letters of the records the source could not read since the last call, on the
+   * task's thread: before each read, and before a snapshot takes the reader's positions, so that a
+   * checkpoint past such a record has its dead letter (one may come again after a rollback to a
+   * checkpoint before the reader handed the record's position over).
+   */
+  void sendUnreadable() {
+    for (DeadLetter d = unreadable.poll(); d != null; d = unreadable.poll()) {
+      output.route(InputEdge.DEAD_LETTERS, d, Long.MIN_VALUE);
+    }
   }
 
   /**

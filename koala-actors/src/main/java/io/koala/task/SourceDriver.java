@@ -268,8 +268,12 @@ final class SourceDriver {
     return watermark;
   }
 
-  /** The position of each split, for checkpoint {@code checkpointId}'s snapshot. */
+  /**
+   * The position of each split, for checkpoint {@code checkpointId}'s snapshot; the dead letters of
+   * the records read past go first.
+   */
   Map<String, Long> positions(long checkpointId) {
+    chain.sendUnreadable();
     if (reader == null) {
       return kept == null ? Map.of() : new TreeMap<>(kept);
     }
@@ -340,6 +344,7 @@ final class SourceDriver {
     if (output.blocked() || paused || reader == null || !chain.ready()) {
       return;
     }
+    chain.sendUnreadable();
     now = host.currentTimeMillis();
     long t0 = host.nanoTime();
     read = 0;

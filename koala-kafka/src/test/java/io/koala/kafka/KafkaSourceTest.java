@@ -9,6 +9,7 @@ import io.koala.dataflow.Dataflow;
 import io.koala.dataflow.DataflowBuilder;
 import io.koala.eventtime.WatermarkStrategy;
 import io.koala.function.DataflowDefinitionException;
+import io.koala.function.DeadLetter;
 import io.koala.function.KeyValue;
 import io.koala.function.RecordErrorPolicy;
 import io.koala.job.JobStatus;
@@ -375,6 +376,40 @@ class KafkaSourceTest {
       await("the readable records counted", () -> job.collected("counts").size() == 97);
       assertThat(job.metrics().recordsSkipped("kafka")).isEqualTo(3);
       assertThat(job.status()).isEqualTo(JobStatus.RUNNING);
+      job.cancel().toCompletableFuture().join();
+    }
+  }
+
+  @Test
+  void underDeadLetterARecordThatCannotBeDeserializedSaysWhereItWas() {
+    String topic = "poison-dead-letter";
+    kafka.createTopic(topic, 2);
+    produce(topic, 2, 0, 100);
+    KafkaSource<String> source =
+        poisoned(topic, (partition, offset) -> offset == 17 || (partition == 0 && offset == 3));
+    DataflowBuilder b =
+        Dataflow.builder("poison-dead-letter")
+            .parallelism(2)
+            .onRecordError(RecordErrorPolicy.deadLetter(5));
+    b.source(source).keyBy((String w) -> w).count("count").sink(SinkSpec.collecting("counts"));
+    b.deadLetters().sink(SinkSpec.collecting("dead"));
+    try (KoalaRuntime runtime = KoalaRuntime.embedded(KoalaConfig.load())) {
+      JobHandle job = runtime.submit(b.build());
+      await("the readable records counted", () -> job.collected("counts").size() == 97);
+      await("the dead letters", () -> job.collected("dead").size() == 3);
+      List<DeadLetter> dead = job.collected("dead");
+      assertThat(dead)
+          .extracting(DeadLetter::record)
+          .containsExactlyInAnyOrder(
+              "partition 0, offset 3", "partition 0, offset 17", "partition 1, offset 17");
+      assertThat(dead)
+          .allSatisfy(
+              d -> {
+                assertThat(d.operator()).isEqualTo("kafka");
+                assertThat(d.recordType()).as("no record was read").isNull();
+                assertThat(d.error()).contains("poison pill");
+              });
+      assertThat(job.metrics().recordsSkipped("kafka")).isEqualTo(3);
       job.cancel().toCompletableFuture().join();
     }
   }
