@@ -9,17 +9,15 @@ import java.util.Set;
 
 /**
  * Faults of what a simulated job runs on, drawn from their own seeded random (so that a run's other
- * draws stay those of its seed until one strikes). With probability {@code p} where they may: a
- * snapshot that cannot be read at a restore (a mount not back yet), a snapshot found corrupt at a
- * restore (once a run, when an older checkpoint is retained to fall back to: the output published
- * since that one is published again), and a checkpoint the journal fails to record. With {@code p /
- * 10} (a checkpoint has a snapshot per task): a snapshot whose write never reports (a hung copier
- * or a lost reply), and a source task that stalls when a checkpoint is triggered (a blocking call)
- * until after the checkpoint's timeout, while the barriers of the others hold channels downstream.
- * Each of those makes the checkpoint or the attempt it strikes fail, and the job roll back at most
- * once for it (not at all when a timed-out checkpoint is tolerated). With {@code p / 2} per task
- * deployed, a step of the task's wall clock, forward or back, as NTP steps a node's clock; it fails
- * nothing.
+ * draws stay those of its seed until one strikes): a snapshot that cannot be read at a restore (a
+ * mount not back yet), a snapshot found corrupt at a restore (once a run, when an older checkpoint
+ * is retained to fall back to: the output published since that one is published again), a
+ * checkpoint the journal fails to record, a snapshot whose write never reports (a hung copier or a
+ * lost reply), and a source task that stalls when a checkpoint is triggered (a blocking call) until
+ * after the checkpoint's timeout, while the barriers of the others hold channels downstream. The
+ * first two strike with probability {@code p} where they may, the last two with {@code p / 10} (a
+ * checkpoint has a snapshot per task); each makes the checkpoint or the attempt it strikes fail,
+ * and the job roll back at most once for it (not at all when a timed-out checkpoint is tolerated).
  */
 final class EnvironmentFaults {
   private final Random random;
@@ -51,40 +49,6 @@ final class EnvironmentFaults {
     }
     corruptStruck = strike(attempt, "snapshot " + file + " of " + task + " corrupt at a restore");
     return corruptStruck;
-  }
-
-  /**
-   * A step of a task's wall clock: from {@code atMillis} of virtual time on, it reads {@code
-   * stepMillis} more (less, when negative). Timers keep their delays, as a scheduler's do.
-   */
-  record ClockStep(long atMillis, long stepMillis) {
-    /** The wall clock at virtual time {@code now}. */
-    long read(long now) {
-      return now >= atMillis ? now + stepMillis : now;
-    }
-  }
-
-  /**
-   * The step of the wall clock of {@code task}, deployed at {@code now} for {@code attempt}: up to
-   * 300 ms either way within 500 ms, or none.
-   */
-  ClockStep clockStep(int attempt, TaskId task, long now) {
-    if (random.nextDouble() >= p / 2) {
-      return new ClockStep(Long.MAX_VALUE, 0);
-    }
-    long step = (random.nextBoolean() ? 1 : -1) * (1 + random.nextInt(300));
-    long at = now + random.nextInt(500);
-    injected.add(
-        "the wall clock of "
-            + task
-            + " steps "
-            + step
-            + " ms at "
-            + at
-            + " ms (attempt "
-            + attempt
-            + ")");
-    return new ClockStep(at, step);
   }
 
   /** Whether the journal fails to record checkpoint {@code checkpointId} of {@code attempt}. */

@@ -45,22 +45,14 @@ final class SimulatedTask implements TaskHost {
   long nextTick;
   boolean finished;
   private final Host host;
-  private final EnvironmentFaults.ClockStep clock; // the wall clock's step, if any
   private long nanos;
 
-  SimulatedTask(
-      TaskId id,
-      int attempt,
-      StateStore store,
-      Host host,
-      long nextTick,
-      EnvironmentFaults.ClockStep clock) {
+  SimulatedTask(TaskId id, int attempt, StateStore store, Host host, long nextTick) {
     this.id = id;
     this.attempt = attempt;
     this.store = store;
     this.host = host;
     this.nextTick = nextTick;
-    this.clock = clock;
   }
 
   Address address() {
@@ -103,7 +95,7 @@ final class SimulatedTask implements TaskHost {
 
   @Override
   public long currentTimeMillis() {
-    return clock.read(host.now()); // the wall clock, which may step; nanoTime never does
+    return host.now();
   }
 
   @Override

@@ -150,14 +150,7 @@ final class SimulatedWorker implements SimulatedTask.Host {
     ExecutionPlan.Vertex vertex = plan.vertex(setup.task().operator());
     StateStore store =
         !vertex.isKeyed() ? null : image == null ? new InMemoryStateStore() : image.restore();
-    SimulatedTask task =
-        new SimulatedTask(
-            setup.task(),
-            attempt,
-            store,
-            this,
-            now() + TICK_MILLIS,
-            sim.environment().clockStep(attempt, setup.task(), now()));
+    SimulatedTask task = new SimulatedTask(setup.task(), attempt, store, this, now() + TICK_MILLIS);
     task.engine = new TaskEngine(setup, vertex, task.store, new KryoSerde(registry), task);
     if (image != null) {
       TaskCheckpoint cp = TaskCheckpoint.decode(image.metadata());

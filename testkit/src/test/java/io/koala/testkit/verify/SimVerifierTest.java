@@ -155,10 +155,10 @@ class SimVerifierTest {
    * With crashes come environment faults: within the first {@link #ENVIRONMENT_SEEDS} seeds each
    * kind strikes — a snapshot unreadable at a restore, one corrupt (the job falls back to the
    * checkpoint before, and what was published since may come twice, no more), the journal failing
-   * to record a checkpoint, a task's wall clock stepping forward or back, a snapshot that never
-   * reports and a source that stalls at a checkpoint's trigger while the others' barriers hold
-   * channels downstream (only the checkpoint timeout, a timer of the simulator, ends them; odd
-   * seeds abandon the checkpoint and go on, even ones roll back) — and no run's output changes.
+   * to record a checkpoint, a snapshot that never reports and a source that stalls at a
+   * checkpoint's trigger while the others' barriers hold channels downstream (only the checkpoint
+   * timeout, a timer of the simulator, ends them; odd seeds abandon the checkpoint and go on, even
+   * ones roll back) — and no run's output changes.
    */
   @Test
   void environmentFaultsOfEveryKindStrikeAndChangeNoOutput() {
@@ -168,8 +168,7 @@ class SimVerifierTest {
             "corrupt at a restore",
             "journal failed",
             "never reports",
-            "stalls at the trigger",
-            "wall clock");
+            "stalls at the trigger");
     java.util.Set<String> struck = new java.util.TreeSet<>();
     long seed = 0;
     while (seed < ENVIRONMENT_SEEDS && struck.size() < kinds.size()) {
