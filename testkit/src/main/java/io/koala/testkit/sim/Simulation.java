@@ -269,13 +269,14 @@ public final class Simulation {
   }
 
   /**
-   * Makes what the job runs on fail ({@link EnvironmentFaults}): a snapshot unreadable at a restore
-   * and the journal failing to record a checkpoint, each with probability {@code p}, and a task's
-   * snapshot whose write never reports and a source that stalls at a checkpoint's trigger, each
-   * with probability {@code p / 10} (a checkpoint has one per task), ended by a checkpoint timeout
-   * of {@value #TIMEOUT_INTERVALS} checkpoint intervals. With an odd seed one timed-out checkpoint
-   * in a row is tolerated (abandoned while the job goes on), with an even one none is. Each fault
-   * rolls the job back at most once, and the output must not change. Needs {@link #checkpoints}.
+   * Makes what the job runs on fail, as {@link EnvironmentFaults} says with probability {@code p}:
+   * snapshots unreadable or corrupt at a restore, the journal failing to record a checkpoint, and a
+   * snapshot whose write never reports or a source that stalls at a checkpoint's trigger (ended by
+   * a checkpoint timeout of {@value #TIMEOUT_INTERVALS} checkpoint intervals). With an odd seed one
+   * timed-out checkpoint in a row is tolerated (abandoned while the job goes on), with an even one
+   * none is. Each fault rolls the job back at most once, and the output must not change but for
+   * what a fallback past a corrupt checkpoint publishes again ({@link Result#republished}). Needs
+   * {@link #checkpoints}.
    */
   public Simulation environmentFaults(double p) {
     if (checkpointing == null) {
